@@ -1,0 +1,61 @@
+"""Load a bot module and give it one calling convention, in or out of the sandbox.
+
+A bot is a directory holding ``bot.py`` (an uploaded file is unpacked into one). ``bot.py`` defines either
+a function ``act(observation, legal_actions)`` or a class ``Bot`` with ``__init__(self, game, seat,
+players, options)`` and ``act(self, observation, legal_actions)``. :func:`load_bot` hides the difference.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+ActFn = Callable[[Any, list], Any]
+
+
+class BotLoadError(Exception):
+    """The bot's module could not be imported or defines neither ``act`` nor ``Bot``."""
+
+
+def load_module(bot_path: str | Path, module_name: str = "bot"):
+    """Import a bot as a fresh module: ``bot_path`` is a ``.py`` file or a directory holding ``bot.py``.
+
+    The file's directory goes first on ``sys.path`` so that a zipped bot can import its own modules.
+    """
+    bot_path = Path(bot_path)
+    path = bot_path if bot_path.is_file() else bot_path / "bot.py"
+    if not path.is_file():
+        raise BotLoadError(f"no bot.py in {bot_path}")
+    bot_dir = path.parent
+    if str(bot_dir) not in sys.path:
+        sys.path.insert(0, str(bot_dir))
+    spec = importlib.util.spec_from_file_location(module_name, path)
+    if spec is None or spec.loader is None:
+        raise BotLoadError(f"cannot import {path}")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def bind(module, *, game: str, seat: int, players: int, options: dict) -> ActFn:
+    """The bot's decision function for one seat of one match."""
+    bot_class = getattr(module, "Bot", None)
+    if isinstance(bot_class, type):
+        instance = bot_class(game, seat, players, options)
+        act = getattr(instance, "act", None)
+        if not callable(act):
+            raise BotLoadError("class Bot has no act(self, observation, legal_actions) method")
+        return act
+    act = getattr(module, "act", None)
+    if callable(act):
+        return act
+    raise BotLoadError("bot.py defines neither act(observation, legal_actions) nor class Bot")
+
+
+def load_bot(bot_path: str | Path, *, game: str, seat: int, players: int, options: dict,
+             module_name: str = "bot") -> ActFn:
+    """Import the bot at ``bot_path`` and bind it to a seat (see :func:`load_module`, :func:`bind`)."""
+    return bind(load_module(bot_path, module_name), game=game, seat=seat, players=players, options=options)
