@@ -172,6 +172,9 @@ class Game(ABC):
     max_players: int = 2
     #: Version of the rules implementation; bump it when a change alters how a recorded match replays.
     rules_version: int = 1
+    #: True when some seat cannot see part of the position (face-down stacks, hidden hands, pending
+    #: choices). Such a game must implement ``State.resample_hidden`` so that it re-deals those parts.
+    hidden_information: bool = False
 
     def default_options(self) -> dict:
         """The options a new match gets when none are given (a fresh dict each call)."""
