@@ -1,0 +1,747 @@
+"""The rules of King of the Dice: The Board Game as a :class:`engines.base.State` (rules DK-2 to DK-10).
+
+The state keeps plain lists indexed by seat and by field, so ``clone`` and playouts stay cheap. Every
+decision point lives in ``phase``; the legal actions of the current decision are built once, cached with
+a hashable key per action, and dropped on every change, so ``apply`` validates with one dict lookup.
+Decisions the rules let the engine take (ED-19) are applied by :meth:`_settle` and logged with
+``"auto": true``.
+"""
+
+from __future__ import annotations
+
+import copy
+from bisect import insort
+from typing import Any
+
+from engines.base import Chance, IllegalAction, State, competition_ranking
+from engines.dice_king import board
+from engines.dice_king.board import (
+    DISTANCE, FIELD_COUNT, FIELD_LANDSCAPE, LANDSCAPE_FIELDS, LANDSCAPES, NEIGHBOURS, START_FIRES,
+    START_GEMS, TILE_COUNT, TILE_LANDSCAPE, tile_name,
+)
+from engines.dice_king.cards import (
+    BRAWLER, CARDS, DWARF, LANDOWNER, STACK_CARDS, STACKS, TAMER, THIEF_CARD, THIEF_GEM,
+)
+from engines.dice_king.conditions import ALL_SIX_MASK, ResultStats
+from engines.dice_king.dice import COLOURS, DICE_COUNT, FACES
+from engines.dice_king.scoring import seat_scores
+
+MARKERS_PER_SEAT = 16
+GOLD_GEMS = 6
+WHITE_GEMS = 18
+DRAGON_FIRES = 15
+MAX_ROLLS = 3
+REMOVED_TILES = 2
+
+ROLL, CLAIM, PLACE, STEAL, TAME, BRAWL = "roll", "claim", "place", "steal", "tame", "brawl"
+ALARM_FIELD, FIRE_SOURCE, GAME_OVER = "alarm_field", "fire_source", "game_over"
+ALARM = "ALARM"
+#: Phases whose single legal action the engine applies itself (ED-19); phases 1 and 2 are always asked.
+FORCED_PHASES = frozenset({PLACE, STEAL, TAME, BRAWL, ALARM_FIELD, FIRE_SOURCE})
+#: Effects that place a marker, so they trigger the 17th-marker check (DK-6.2, ED-22).
+MARKER_EFFECTS = frozenset({DWARF, THIEF_CARD, THIEF_GEM, LANDOWNER})
+JOKER_KINDS = ("pair", "mixed", "super")
+
+_REROLL_SETS = tuple(tuple(die for die in range(DICE_COUNT) if mask >> die & 1) for mask in range(1, 64))
+
+
+def _freeze(value: Any) -> Any:
+    """A hashable stand-in for a JSON value that keeps JSON equality (``1`` is not ``true``)."""
+    kind = type(value)
+    if kind is list or kind is tuple:
+        return tuple(_freeze(item) for item in value)
+    if kind is bool:
+        return ("bool", value)
+    if kind is float:
+        return ("float", value)
+    if kind is dict:
+        return ("dict", tuple(sorted((str(key), _freeze(item)) for key, item in value.items())))
+    return value
+
+
+def action_key(action: Any) -> Any:
+    """The hashable key of an action, equal for actions that are equal as JSON (``TypeError`` for
+    values that are not JSON, such as sets)."""
+    return _freeze(action)
+
+
+class DiceKingState(State):
+    """One position of a match; see the package docstring for observations and actions."""
+
+    def __init__(self, players: int, seed: int) -> None:
+        self.players = players
+        self.chance = Chance(seed)
+        self.history: list[dict] = []
+        self._legal: list | None = None
+        self._keys: dict | None = None
+
+        # Map (DK-2.2 to DK-2.4): per field the tile (-1 none), owner (-1 nobody), fire and gem.
+        self.tile_at = [-1] * FIELD_COUNT
+        self.owner = [-1] * FIELD_COUNT
+        self.fire = [False] * FIELD_COUNT
+        self.gem: list[str | None] = [None] * FIELD_COUNT
+        for field, tile in START_FIRES.items():
+            self.tile_at[field] = tile
+            self.fire[field] = True
+        for field, kind in START_GEMS.items():
+            self.gem[field] = kind
+
+        # Seats (DK-2.1) and the general supply (DK-2.6).
+        self.markers = [MARKERS_PER_SEAT] * players
+        self.gold = [0] * players
+        self.white = [1] * players
+        self.fires = [0] * players
+        self.front: list[list[str]] = [[] for _ in range(players)]
+        self.supers: list[list[str]] = [[] for _ in range(players)]
+        gold_on_map = sum(1 for kind in START_GEMS.values() if kind == "gold")
+        self.supply_gold = GOLD_GEMS - gold_on_map
+        self.supply_white = WHITE_GEMS - (len(START_GEMS) - gold_on_map) - players
+        self.supply_fires = DRAGON_FIRES - len(START_FIRES)
+
+        # ED-15 (1): each stack in ascending card id, shuffled; index 0 is on display.
+        self.stacks: dict[int, list[str]] = {}
+        for stack in STACKS:
+            self.stacks[stack] = self.chance.shuffled(STACK_CARDS[stack])
+        # ED-15 (2): the 28 other tiles, shuffled; items 0 and 1 are removed, the rest is the supply.
+        loose = self.chance.shuffled(t for t in range(TILE_COUNT) if t not in START_FIRES.values())
+        self.removed = sorted(loose[:REMOVED_TILES])
+        self.supply = sorted(loose[REMOVED_TILES:])
+        #: Tiles revealed and put back (DK-6.1) and not drawn since: public knowledge of the supply.
+        self.seen_returned: list[int] = []
+
+        # The turn.
+        self.active = self._roll_off()
+        self.start_player = self.active
+        self.phase = ROLL
+        self.rolls_made = 0
+        self.dice = [0] * DICE_COUNT
+        self.virtual: list[tuple[str, int]] = []
+        self.natural_claimable: list[int] = []
+        self.claimable_now: list[int] = []
+        self.pending: dict | None = None
+        self.winner_by_markers: int | None = None
+        self._start_turn()
+        self._settle()
+
+    # --- the State contract ------------------------------------------------------------------------
+
+    def current_player(self) -> int | None:
+        """The seat to decide, ``None`` once the game is over."""
+        return None if self.phase == GAME_OVER else self.active
+
+    def legal_actions(self) -> list:
+        """The current decision's actions in the canonical order of rules section 12.2."""
+        if self._legal is None:
+            self._build_legal()
+        return list(self._legal)
+
+    def apply(self, action: Any) -> None:
+        """Play one action of ``legal_actions()``; :class:`IllegalAction` (and no change) otherwise."""
+        if self.phase == GAME_OVER:
+            raise IllegalAction("the game is over")
+        if self._keys is None:
+            self._build_legal()
+        try:
+            known = self._keys.get(action_key(action))
+        except TypeError:
+            known = None
+        if known is None:
+            raise IllegalAction(f"illegal action {action!r} in phase {self.phase}")
+        self._dispatch(known, auto=False)
+        self._settle()
+
+    def observation(self, player: int) -> dict:
+        """What ``player`` may know (rules section 12.1): everything but the removed tiles, the supply's
+        content and the order of the stacks below their display cards."""
+        if isinstance(player, bool) or not isinstance(player, int) or not 0 <= player < self.players:
+            raise ValueError(f"no seat {player!r} in a {self.players}-player game")
+        obs = self._public()
+        obs["you"] = player
+        return obs
+
+    def view(self) -> dict:
+        """The whole position, for spectators and replays: the public part plus the hidden parts."""
+        view = self._public()
+        view["removed_tiles"] = [tile_name(tile) for tile in self.removed]
+        view["supply"] = [tile_name(tile) for tile in self.supply]
+        view["stack_order"] = {str(stack): list(self.stacks[stack][1:]) for stack in STACKS}
+        return view
+
+    def is_terminal(self) -> bool:
+        return self.phase == GAME_OVER
+
+    def scores(self) -> list[int]:
+        """Every seat's DK-9.2 score now (the final score once the game is over)."""
+        return seat_scores(self.owner, self.fires, self.gold, self.white)
+
+    def ranking(self) -> list[int]:
+        """Places by score then dragon fires (DK-9.3); a 17th-marker winner is first alone (ED-20)."""
+        totals = self.scores()
+        keys = [
+            (1 if seat == self.winner_by_markers else 0, totals[seat], self.fires[seat])
+            for seat in range(self.players)
+        ]
+        return competition_ranking(keys)
+
+    def clone(self) -> "DiceKingState":
+        twin = copy.copy(self)
+        for name in ("tile_at", "owner", "fire", "gem", "markers", "gold", "white", "fires", "removed",
+                     "supply", "seen_returned", "dice", "virtual", "natural_claimable", "claimable_now",
+                     "history"):
+            setattr(twin, name, list(getattr(self, name)))
+        twin.front = [list(cards) for cards in self.front]
+        twin.supers = [list(cards) for cards in self.supers]
+        twin.stacks = {stack: list(cards) for stack, cards in self.stacks.items()}
+        twin.pending = None if self.pending is None else {**self.pending, "drawn": list(self.pending["drawn"])}
+        twin.chance = copy.deepcopy(self.chance)
+        twin._legal = twin._keys = None
+        return twin
+
+    def resample_hidden(self, player: int, seed: int) -> "DiceKingState":
+        """A copy with the removed tiles, the unseen supply and the stack orders redrawn from ``seed``.
+
+        Public knowledge is kept: the set of unplaced tiles (all tiles minus those on the map or drawn),
+        the tiles known to be in the supply because they were put back, and each display card. Future
+        chance is reseeded too, so the copy does not know the real future rolls.
+        """
+        twin = self.clone()
+        chance = Chance(seed)
+        known = set(self.seen_returned)
+        unknown = sorted(tile for tile in self.removed + self.supply if tile not in known)
+        chance.shuffle(unknown)
+        twin.removed = sorted(unknown[:REMOVED_TILES])
+        twin.supply = sorted(unknown[REMOVED_TILES:] + self.seen_returned)
+        for stack in STACKS:
+            cards = twin.stacks[stack]
+            twin.stacks[stack] = cards[:1] + chance.shuffled(sorted(cards[1:]))
+        twin.chance = Chance(chance.below(2**31))
+        return twin
+
+    # --- turn flow ---------------------------------------------------------------------------------
+
+    def _roll_off(self) -> int:
+        """DK-2.8 and ED-5: most sixes starts; tied leaders roll again, in seat order (ED-15 (3))."""
+        contenders = list(range(self.players))
+        rounds = []
+        while True:
+            sixes = {}
+            rolls = []
+            for seat in contenders:
+                values = [self.chance.die() for _ in range(DICE_COUNT)]
+                sixes[seat] = values.count(6)
+                rolls.append({"seat": seat, "values": values})
+            rounds.append(rolls)
+            best = max(sixes.values())
+            contenders = [seat for seat in contenders if sixes[seat] == best]
+            if len(contenders) == 1:
+                break
+        self.history.append({"event": "start_roll_off", "rounds": rounds, "start_player": contenders[0]})
+        return contenders[0]
+
+    def _start_turn(self) -> None:
+        self.rolls_made = 0
+        self.dice = [0] * DICE_COUNT
+        self.virtual = []
+        self.natural_claimable = []
+        self.claimable_now = []
+        self.pending = None
+        self.history.append({"seat": self.active, "event": "start_turn"})
+        if not any(self.stacks[stack] for stack in STACKS):
+            # ED-12 / DK-10.9: no cards left, so no rolling; the turn is an alarm without a superjoker.
+            self.pending = {"effect": ALARM, "card": None, "drawn": [], "to_place": 1}
+            self._draw(1)
+            self._set_phase(ALARM_FIELD)
+            return
+        self._roll(range(DICE_COUNT))
+        self._set_phase(ROLL)
+
+    def _roll(self, dice) -> None:
+        rolled = list(dice)
+        for die in rolled:
+            self.dice[die] = self.chance.die()
+        self.rolls_made += 1
+        self.history.append({"seat": self.active, "event": "roll", "roll": self.rolls_made, "dice": rolled,
+                             "values": list(self.dice)})
+
+    def _set_phase(self, phase: str) -> None:
+        self.phase = phase
+        self._legal = self._keys = None
+
+    def _end_turn(self) -> None:
+        self.pending = None
+        self.history.append({"seat": self.active, "event": "end_turn"})
+        if not self.supply:
+            self._game_over("supply_empty")
+            return
+        self.active = (self.active + 1) % self.players
+        self._start_turn()
+
+    def _game_over(self, reason: str) -> None:
+        self._set_phase(GAME_OVER)
+        self.history.append({"event": "game_over", "reason": reason, "scores": self.scores(),
+                             "ranking": self.ranking()})
+
+    def _settle(self) -> None:
+        """Apply every forced decision (exactly one legal option outside phases 1 and 2, ED-19)."""
+        while self.phase in FORCED_PHASES:
+            legal = self._build_legal()
+            if len(legal) != 1:
+                return
+            self._dispatch(legal[0], auto=True)
+
+    # --- results and claimability (DK-3.4 to DK-3.7) -----------------------------------------------
+
+    def _natural_dice(self) -> list[tuple[str, int]]:
+        return [(FACES[die][value - 1], value) for die, value in enumerate(self.dice)]
+
+    def _virtual_subsets(self):
+        natural = self._natural_dice()
+        count = len(self.virtual)
+        for mask in range(1 << count):
+            yield natural + [self.virtual[index] for index in range(count) if mask >> index & 1]
+
+    def _final_stats(self) -> ResultStats:
+        return ResultStats(self._natural_dice() + self.virtual)
+
+    def _claimable_stacks(self, with_virtual: bool) -> list[int]:
+        """Display stacks whose condition holds for the natural result plus some subset of the virtual
+        dice (DK-3.7, ED-21), or for the natural result alone."""
+        natural = ResultStats(self._natural_dice())
+        final = self._final_stats() if with_virtual and self.virtual else natural
+        subsets = None
+        found = []
+        for stack in STACKS:
+            cards = self.stacks[stack]
+            if not cards:
+                continue
+            condition = CARDS[cards[0]].condition
+            if condition.holds(final) or condition.holds(natural):
+                found.append(stack)
+            elif with_virtual and condition.has_order and len(self.virtual) > 1:
+                if subsets is None:
+                    subsets = [ResultStats(dice) for dice in self._virtual_subsets()]
+                if any(condition.holds(result) for result in subsets):
+                    found.append(stack)
+        return found
+
+    def _tiers(self, card_id: str) -> int:
+        """Tiers met by the best subset of virtual dice (DK-6.4)."""
+        condition = CARDS[card_id].condition
+        if not condition.has_order:
+            return condition.tiers_met(self._final_stats())
+        return max(condition.tiers_met(ResultStats(dice)) for dice in self._virtual_subsets())
+
+    # --- legal actions -----------------------------------------------------------------------------
+
+    def _build_legal(self) -> list:
+        builder = {
+            ROLL: self._legal_roll, CLAIM: self._legal_claim, PLACE: self._legal_place,
+            STEAL: self._legal_steal, TAME: self._legal_tame, BRAWL: self._legal_brawl,
+            ALARM_FIELD: self._legal_alarm_field, FIRE_SOURCE: self._legal_fire_source,
+        }.get(self.phase)
+        legal = builder() if builder else []
+        self._legal = legal
+        self._keys = {action_key(action): action for action in legal}
+        return legal
+
+    def _legal_roll(self) -> list:
+        legal = [{"reroll": list(dice)} for dice in _REROLL_SETS] if self.rolls_made < MAX_ROLLS else []
+        legal.append({"stop": True})
+        return legal
+
+    def _legal_claim(self) -> list:
+        seat = self.active
+        jokers: dict[tuple[str, int], int] = {}
+        for card_id in self.front[seat]:
+            joker = CARDS[card_id].joker
+            jokers[joker] = jokers.get(joker, 0) + 1
+        supers = len(self.supers[seat])
+        legal = []
+        for colour in COLOURS:
+            for value in range(1, 7):
+                fronts = jokers.get((colour, value), 0)
+                if fronts >= 2:
+                    legal.append({"joker": [colour, value, "pair"]})
+                if fronts >= 1 and supers >= 1:
+                    legal.append({"joker": [colour, value, "mixed"]})
+                if supers >= 2:
+                    legal.append({"joker": [colour, value, "super"]})
+        legal.extend({"claim": stack} for stack in self.claimable_now)
+        if not self.natural_claimable:
+            legal.extend({"alarm": stack} for stack in STACKS if self.stacks[stack])
+        return legal
+
+    def _free_fields(self, tile: int) -> list[int]:
+        return [field for field in LANDSCAPE_FIELDS[TILE_LANDSCAPE[tile]] if self.tile_at[field] < 0]
+
+    def _legal_place(self) -> list:
+        return [
+            {"place": [tile_name(tile), field]}
+            for tile in sorted(self.pending["drawn"])
+            for field in self._free_fields(tile)
+        ]
+
+    def _legal_steal(self) -> list:
+        legal = []
+        effect = self.pending["effect"]
+        for seat in range(self.players):
+            if seat == self.active:
+                continue
+            if effect == THIEF_CARD:
+                legal.extend({"steal_card": [seat, card_id]} for card_id in self.front[seat])
+        if effect == THIEF_GEM:
+            for seat in range(self.players):
+                if seat == self.active:
+                    continue
+                if self.gold[seat]:
+                    legal.append({"steal_gem": [seat, "gold"]})
+                if self.white[seat]:
+                    legal.append({"steal_gem": [seat, "white"]})
+        legal.append({"pass": True})
+        return legal
+
+    def _legal_tame(self) -> list:
+        return [{"tame": field} for field in range(FIELD_COUNT) if self.fire[field]]
+
+    def _legal_brawl(self) -> list:
+        return [{"brawl": field} for field in self._nearest_opponent_fields()]
+
+    def _legal_alarm_field(self) -> list:
+        return [{"alarm_field": field} for field in self._free_fields(self.pending["drawn"][0])]
+
+    def _legal_fire_source(self) -> list:
+        return [{"fire_from": seat} for seat in range(self.players) if seat != self.active and self.fires[seat]]
+
+    def _nearest_opponent_fields(self) -> list[int]:
+        """Opponent marker fields at the smallest distance to an own field (DK-8.3); all of them if the
+        player has no field."""
+        seat = self.active
+        own = [field for field in range(FIELD_COUNT) if self.owner[field] == seat]
+        theirs = [field for field in range(FIELD_COUNT) if self.owner[field] >= 0 and self.owner[field] != seat]
+        if not own or not theirs:
+            return theirs
+        distance = {field: min(DISTANCE[field][mine] for mine in own) for field in theirs}
+        nearest = min(distance.values())
+        return [field for field in theirs if distance[field] == nearest]
+
+    # --- applying actions --------------------------------------------------------------------------
+
+    def _dispatch(self, action: dict, *, auto: bool) -> None:
+        entry = {"seat": self.active, "action": action}
+        if auto:
+            entry["auto"] = True
+        self.history.append(entry)
+        (kind, argument), = action.items()
+        self._legal = self._keys = None
+        if kind == "reroll":
+            self._roll(argument)
+        elif kind == "stop":
+            self.natural_claimable = self._claimable_stacks(with_virtual=False)
+            self.claimable_now = list(self.natural_claimable)
+            self._set_phase(CLAIM)
+        elif kind == "joker":
+            self._spend_joker(*argument)
+        elif kind == "claim":
+            self._claim(argument)
+        elif kind == "alarm":
+            self._alarm(argument)
+        elif kind == "place":
+            self._place(board.tile_number(argument[0]), argument[1])
+        elif kind == "steal_card":
+            victim, card_id = argument
+            self.front[victim].remove(card_id)
+            insort(self.front[self.active], card_id)
+            self._finish_card()
+        elif kind == "steal_gem":
+            victim, kind_of_gem = argument
+            if kind_of_gem == "gold":
+                self.gold[victim] -= 1
+                self.gold[self.active] += 1
+            else:
+                self.white[victim] -= 1
+                self.white[self.active] += 1
+            self._finish_card()
+        elif kind == "pass":
+            self._finish_card()
+        elif kind == "tame":
+            self._tame(argument)
+        elif kind == "brawl":
+            self._brawl(argument)
+        elif kind == "alarm_field":
+            self._alarm_field(argument)
+        elif kind == "fire_from":
+            self._move_fire_from(argument)
+        else:  # pragma: no cover - every legal kind is handled above
+            raise AssertionError(kind)
+
+    def _spend_joker(self, colour: str, value: int, kind: str) -> None:
+        """DK-5.2 with the card choice of ED-17; spent cards leave the game (ED-8)."""
+        seat = self.active
+        matching = [card_id for card_id in self.front[seat] if CARDS[card_id].joker == (colour, value)]
+        if kind == "pair":
+            spent = matching[:2]
+            for card_id in spent:
+                self.front[seat].remove(card_id)
+        elif kind == "mixed":
+            spent = [matching[0], self.supers[seat][0]]
+            self.front[seat].remove(spent[0])
+            self.supers[seat].pop(0)
+        else:
+            spent = self.supers[seat][:2]
+            del self.supers[seat][:2]
+        self.virtual.append((colour, value))
+        self.history.append({"seat": seat, "event": "joker", "spent": spent, "die": [colour, value]})
+        self.claimable_now = self._claimable_stacks(with_virtual=True)
+        self._set_phase(CLAIM)
+
+    def _claim(self, stack: int) -> None:
+        seat = self.active
+        card_id = self.stacks[stack].pop(0)
+        card = CARDS[card_id]
+        insort(self.front[seat], card_id)
+        self.pending = {"effect": card.effect, "card": card_id, "drawn": [], "to_place": 0}
+        if card.effect == DWARF:
+            self.pending["tiers"] = self._tiers(card_id)
+        self.history.append({"seat": seat, "event": "claimed", "card": card_id, "effect": card.effect,
+                             **({"tiers": self.pending["tiers"]} if card.effect == DWARF else {})})
+        effect = card.effect
+        if effect in MARKER_EFFECTS and self._wins_by_markers():
+            return
+        if effect == DWARF:
+            self._draw_and_place(self.pending["tiers"], 1)
+        elif effect == THIEF_CARD:
+            self._draw_and_place(2, 1)
+        elif effect == THIEF_GEM:
+            self._draw_and_place(1, 1)
+        elif effect == LANDOWNER:
+            self._draw_and_place(2, 2)
+        elif effect == TAMER:
+            if not any(self.fire):
+                self.history.append({"seat": seat, "event": "no_effect", "why": "no dragon fire on the map"})
+                self._finish_card()
+            elif not self._wins_by_markers():
+                self._set_phase(TAME)
+        elif effect == BRAWLER:
+            if not any(holder >= 0 and holder != seat for holder in self.owner):
+                self.history.append({"seat": seat, "event": "no_effect", "why": "no opponent marker"})
+                self._finish_card()
+            elif not self._wins_by_markers():
+                self._set_phase(BRAWL)
+
+    def _wins_by_markers(self) -> bool:
+        """DK-6.2: a seat that must place a marker and has none left wins at once."""
+        if self.markers[self.active]:
+            return False
+        self.winner_by_markers = self.active
+        self.history.append({"seat": self.active, "event": "wins_17th_marker"})
+        self._game_over("17th_marker")
+        return True
+
+    def _draw(self, count: int) -> None:
+        """ED-15 (4): each tile is item ``below(len(supply))`` of the supply list, in draw order."""
+        drawn = []
+        for _ in range(min(count, len(self.supply))):
+            tile = self.supply.pop(self.chance.below(len(self.supply)))
+            if tile in self.seen_returned:
+                self.seen_returned.remove(tile)
+            drawn.append(tile)
+        self.pending["drawn"].extend(drawn)
+        self.history.append({"seat": self.active, "event": "draw", "tiles": [tile_name(t) for t in drawn]})
+
+    def _draw_and_place(self, draw: int, place: int) -> None:
+        """DK-6.1: draw ``draw`` tiles, then ask for ``place`` placements (fewer if fewer were drawn)."""
+        self._draw(draw)
+        self.pending["to_place"] = min(place, len(self.pending["drawn"]))
+        self._set_phase(PLACE)
+
+    def _put_marker(self, field: int) -> None:
+        """Put one of the active seat's markers on ``field`` and take the gem lying there."""
+        seat = self.active
+        self.owner[field] = seat
+        self.markers[seat] -= 1
+        gem = self.gem[field]
+        if gem is not None:
+            self.gem[field] = None
+            if gem == "gold":
+                self.gold[seat] += 1
+            else:
+                self.white[seat] += 1
+            self.history.append({"seat": seat, "event": "gem_from_field", "field": field, "gem": gem})
+
+    def _place(self, tile: int, field: int) -> None:
+        pending = self.pending
+        pending["drawn"].remove(tile)
+        pending["to_place"] -= 1
+        self.tile_at[field] = tile
+        self._put_marker(field)
+        if pending["to_place"] > 0 and pending["drawn"]:
+            # ED-22: the landowner's second marker is checked before it is asked for.
+            if not self._wins_by_markers():
+                self._set_phase(PLACE)
+            return
+        if pending["drawn"]:
+            for back in pending["drawn"]:
+                insort(self.supply, back)
+                insort(self.seen_returned, back)
+            self.history.append({"seat": self.active, "event": "tiles_returned",
+                                 "tiles": [tile_name(t) for t in sorted(pending["drawn"])]})
+            pending["drawn"] = []
+        effect = pending["effect"]
+        if effect in (THIEF_CARD, THIEF_GEM):
+            self._set_phase(STEAL)
+            return
+        if effect == DWARF and pending["tiers"] == 3:
+            self._gem_reward("complete_condition")
+        self._finish_card()
+
+    def _gem_reward(self, reason: str) -> None:
+        """DK-6.3 / ED-9: gold while any is in the general supply, then white, else nothing."""
+        seat = self.active
+        if self.supply_gold:
+            self.supply_gold -= 1
+            self.gold[seat] += 1
+            gem = "gold"
+        elif self.supply_white:
+            self.supply_white -= 1
+            self.white[seat] += 1
+            gem = "white"
+        else:
+            gem = None
+        self.history.append({"seat": seat, "event": "gem_reward", "reason": reason, "gem": gem})
+
+    def _finish_card(self) -> None:
+        """After the effect: the 6-straight bonus (DK-3.10), then the end of the turn."""
+        card = CARDS[self.pending["card"]]
+        if card.condition.has_straight and self._final_stats().present & ALL_SIX_MASK == ALL_SIX_MASK:
+            self._gem_reward("six_straight")
+        self._end_turn()
+
+    def _tame(self, field: int) -> None:
+        seat = self.active
+        self.fire[field] = False
+        self.fires[seat] += 1
+        self._put_marker(field)
+        self._finish_card()
+
+    def _brawl(self, field: int) -> None:
+        victim = self.owner[field]
+        self.markers[victim] += 1
+        self.history.append({"seat": self.active, "event": "brawl", "field": field, "victim": victim})
+        self._put_marker(field)
+        self._finish_card()
+
+    def _alarm(self, stack: int) -> None:
+        """DK-7.1: the chosen display card becomes a superjoker, then the alarm tile is drawn."""
+        seat = self.active
+        card_id = self.stacks[stack].pop(0)
+        insort(self.supers[seat], card_id)
+        self.pending = {"effect": ALARM, "card": card_id, "drawn": [], "to_place": 1}
+        self.history.append({"seat": seat, "event": "superjoker", "card": card_id})
+        self._draw(1)
+        self._set_phase(ALARM_FIELD)
+
+    def _alarm_field(self, field: int) -> None:
+        """DK-7.2 and DK-7.3: the tile goes on the field, nobody owns it, a dragon fire comes from the
+        general supply, else the own zone, else an opponent's zone of the player's choice."""
+        seat = self.active
+        tile = self.pending["drawn"].pop()
+        self.pending["to_place"] = 0
+        self.tile_at[field] = tile
+        self.pending["field"] = field
+        if self.supply_fires:
+            self.supply_fires -= 1
+            self._light(field, "supply")
+        elif self.fires[seat]:
+            self.fires[seat] -= 1
+            self._light(field, seat)
+        elif any(self.fires[other] for other in range(self.players) if other != seat):
+            self._set_phase(FIRE_SOURCE)
+        else:
+            self.history.append({"seat": seat, "event": "no_fire", "field": field})
+            self._end_turn()
+
+    def _move_fire_from(self, victim: int) -> None:
+        self.fires[victim] -= 1
+        self._light(self.pending["field"], victim)
+
+    def _light(self, field: int, source: Any) -> None:
+        self.fire[field] = True
+        self.history.append({"seat": self.active, "event": "fire", "field": field, "from": source})
+        self._end_turn()
+
+    # --- observation -------------------------------------------------------------------------------
+
+    def _public(self) -> dict:
+        scores = self.scores()
+        over = self.phase == GAME_OVER
+        pending = None
+        if self.pending is not None:
+            pending = {"effect": self.pending["effect"], "card": self.pending["card"],
+                       "drawn": [tile_name(tile) for tile in self.pending["drawn"]],
+                       "to_place": self.pending["to_place"]}
+            if "tiers" in self.pending:
+                pending["tiers"] = self.pending["tiers"]
+            if "field" in self.pending:
+                pending["field"] = self.pending["field"]
+        display = []
+        for stack in STACKS:
+            cards = self.stacks[stack]
+            if cards:
+                card = CARDS[cards[0]]
+                display.append({"stack": stack, "card": card.id, "effect": card.effect,
+                                "condition": card.condition.text, "joker": list(card.joker)})
+            else:
+                display.append({"stack": stack, "card": None})
+        unplaced = [0] * len(LANDSCAPES)
+        for tile in self.supply:
+            unplaced[TILE_LANDSCAPE[tile]] += 1
+        for tile in self.removed:
+            unplaced[TILE_LANDSCAPE[tile]] += 1
+        returned = [0] * len(LANDSCAPES)
+        for tile in self.seen_returned:
+            returned[TILE_LANDSCAPE[tile]] += 1
+        return {
+            "game": "dice_king",
+            "players": self.players,
+            "to_act": self.current_player(),
+            "phase": self.phase,
+            "turn": {
+                "active": self.active,
+                "rolls_made": self.rolls_made,
+                "dice": [
+                    {"die": die, "value": value, "colour": FACES[die][value - 1]}
+                    for die, value in enumerate(self.dice)
+                ] if self.rolls_made else [],
+                "virtual_dice": [{"colour": colour, "value": value} for colour, value in self.virtual],
+                "natural_claimable": list(self.natural_claimable),
+                "claimable_now": list(self.claimable_now),
+                "pending": pending,
+            },
+            "display": display,
+            "stack_remaining": {str(stack): sorted(self.stacks[stack][1:]) for stack in STACKS},
+            "map": [
+                {"field": field, "landscape": FIELD_LANDSCAPE[field],
+                 "tile": tile_name(self.tile_at[field]) if self.tile_at[field] >= 0 else None,
+                 "owner": self.owner[field] if self.owner[field] >= 0 else None,
+                 "fire": self.fire[field], "gem": self.gem[field], "neighbours": list(NEIGHBOURS[field])}
+                for field in range(FIELD_COUNT)
+            ],
+            "seats": [
+                {"seat": seat, "markers_left": self.markers[seat],
+                 "gems": {"gold": self.gold[seat], "white": self.white[seat]}, "fires": self.fires[seat],
+                 "front_cards": [{"card": card_id, "joker": list(CARDS[card_id].joker)}
+                                 for card_id in self.front[seat]],
+                 "superjokers": list(self.supers[seat]), "score_now": scores[seat]}
+                for seat in range(self.players)
+            ],
+            "general_supply": {"gold": self.supply_gold, "white": self.supply_white, "fires": self.supply_fires},
+            "tiles": {
+                "supply_count": len(self.supply),
+                "removed_count": len(self.removed),
+                "unplaced_by_landscape": dict(zip(LANDSCAPES, unplaced)),
+                "seen_returned_by_landscape": dict(zip(LANDSCAPES, returned)),
+            },
+            "dice_table": list(FACES),
+            "history": list(self.history),
+            "winner": [seat for seat, place in enumerate(self.ranking()) if place == 1] if over else None,
+        }
