@@ -1,0 +1,399 @@
+"""Play one match: a game engine and one sandboxed process per bot, no database.
+
+:func:`play_match` deals the game, starts every bot through the sandbox, asks the seat to move for each
+decision and applies its answer. A bot that crashes, times out, runs out of memory, answers garbage or an
+illegal action forfeits: it is killed, placed last with the reason recorded, and the first legal action is
+taken for it from then on, so the match always finishes for the others. Failures of the sandbox itself
+raise :class:`SandboxFault` instead, so that the caller can retry the match without blaming anyone.
+
+Timing is a chess clock: every decision may use ``Limits.move_ms``; anything beyond that is drawn from
+``Limits.bank_ms``, and a decision that exhausts both is a ``timeout``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import select
+import time
+from dataclasses import dataclass, field
+
+import engines
+from bots.sandbox.errors import SandboxFault, SandboxUnavailable
+from bots.sandbox.policy import Limits
+from bots.sandbox.process import BotProcess
+
+__all__ = [
+    "OUTCOMES",
+    "BotSpec",
+    "Limits",
+    "MatchResult",
+    "SandboxFault",
+    "SandboxUnavailable",
+    "SeatResult",
+    "play_match",
+    "play_match_in_process",
+]
+
+OUTCOMES = ("ok", "timeout", "crash", "memory", "illegal_action", "bad_output")
+# How long a bot may keep writing its log after the match before it is cut off.
+_END_GRACE_S = 0.05
+_READ_CHUNK = 1 << 16
+
+
+@dataclass(frozen=True)
+class BotSpec:
+    """One seat's bot: ``name`` is shown in results, ``code`` is ``bot.py`` source or a zip with it."""
+
+    name: str
+    code: bytes
+
+
+@dataclass
+class SeatResult:
+    bot: str
+    score: int
+    place: int
+    outcome: str
+    reason: str
+    time_used_ms: int
+    log: str
+
+
+@dataclass
+class MatchResult:
+    game: str
+    players: int
+    seed: int
+    options: dict
+    actions: list
+    seats: list[SeatResult]
+    duration_s: float
+    #: Whether the bots ran without isolation (the explicit unsafe opt-in).
+    unsafe: bool = False
+
+    def to_json(self) -> dict:
+        """The ``play --json`` object of DESIGN.md section 7."""
+        return {
+            "game": self.game,
+            "players": self.players,
+            "seed": self.seed,
+            "options": self.options,
+            "seats": [
+                {"bot": s.bot, "score": s.score, "place": s.place, "outcome": s.outcome, "reason": s.reason}
+                for s in self.seats
+            ],
+            "actions": self.actions,
+            "duration_s": self.duration_s,
+        }
+
+
+class LogBuffer:
+    """A bot's log capped at ``limit`` bytes: the head and the tail are kept, the middle is counted."""
+
+    def __init__(self, limit: int) -> None:
+        self.head_limit = limit // 2
+        self.tail_limit = limit - self.head_limit
+        self.head = bytearray()
+        self.tail = bytearray()
+        self.dropped = 0
+
+    def feed(self, data: bytes) -> None:
+        room = self.head_limit - len(self.head)
+        if room > 0:
+            self.head += data[:room]
+            data = data[room:]
+        if not data:
+            return
+        self.tail += data
+        excess = len(self.tail) - self.tail_limit
+        if excess > 0:
+            self.dropped += excess
+            del self.tail[:excess]
+
+    def text(self) -> str:
+        middle = f"\n[... {self.dropped} bytes of log dropped ...]\n".encode() if self.dropped else b""
+        return bytes(self.head + middle + self.tail).decode("utf-8", errors="replace")
+
+
+class _Forfeit(Exception):
+    def __init__(self, outcome: str, reason: str) -> None:
+        super().__init__(reason)
+        self.outcome = outcome
+        self.reason = reason
+
+
+@dataclass
+class _Seat:
+    index: int
+    spec: BotSpec
+    limits: Limits
+    process: BotProcess | None = None
+    log: LogBuffer = field(init=False)
+    inbox: bytearray = field(default_factory=bytearray)
+    outcome: str = "ok"
+    reason: str = ""
+    time_used_ms: int = 0
+    bank_left_ms: int = 0
+    log_open: bool = True
+
+    def __post_init__(self) -> None:
+        self.log = LogBuffer(self.limits.log_bytes)
+        self.bank_left_ms = self.limits.bank_ms
+
+    @property
+    def live(self) -> bool:
+        return self.outcome == "ok" and self.process is not None
+
+    def drain_log(self) -> None:
+        """Read whatever log is waiting, without blocking."""
+        if self.process is None or not self.log_open:
+            return
+        while True:
+            try:
+                data = os.read(self.process.log, _READ_CHUNK)
+            except BlockingIOError:
+                return
+            except OSError:
+                self.log_open = False
+                return
+            if not data:
+                self.log_open = False
+                return
+            self.log.feed(data)
+
+    def send(self, message: dict, deadline: float) -> None:
+        """Write one protocol line, draining the log meanwhile; a full pipe past ``deadline`` times out."""
+        pending = memoryview((json.dumps(message, separators=(",", ":")) + "\n").encode())
+        process = self.process
+        while pending:
+            try:
+                written = os.write(process.to_bot, pending)
+                pending = pending[written:]
+                continue
+            except BlockingIOError:
+                pass
+            except (BrokenPipeError, OSError):
+                raise self._ended() from None
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                raise _Forfeit("timeout", "the bot stopped reading its input")
+            readers = [process.log] if self.log_open else []
+            readable, _, _ = select.select(readers, [process.to_bot], [], remaining)
+            if readable:
+                self.drain_log()
+
+    def receive(self, deadline: float, what: str) -> dict:
+        """The next protocol line from the bot, parsed, or :class:`_Forfeit` (SandboxFault if ours)."""
+        process = self.process
+        while True:
+            newline = self.inbox.find(b"\n")
+            if newline >= 0:
+                line = bytes(self.inbox[:newline])
+                del self.inbox[: newline + 1]
+                return _parse_reply(line)
+            if len(self.inbox) > self.limits.max_message_bytes:
+                raise _Forfeit("bad_output", f"answer longer than {self.limits.max_message_bytes} bytes")
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                raise _Forfeit("timeout", f"no answer {what}")
+            readers = [process.from_bot] + ([process.log] if self.log_open else [])
+            readable, _, _ = select.select(readers, [], [], remaining)
+            if process.log in readable:
+                self.drain_log()
+            if process.from_bot in readable:
+                try:
+                    data = os.read(process.from_bot, _READ_CHUNK)
+                except BlockingIOError:
+                    continue
+                if not data:
+                    raise self._ended()
+                self.inbox += data
+
+    def _ended(self) -> _Forfeit:
+        self.drain_log()
+        if self.process.memory_exceeded():
+            return _Forfeit("memory", f"the bot exceeded its memory limit of {self.limits.memory_mb} MiB")
+        return _Forfeit("crash", "the bot's process ended without answering")
+
+    def forfeit(self, outcome: str, reason: str) -> None:
+        self.outcome = outcome
+        self.reason = reason
+        self.stop()
+
+    def stop(self) -> None:
+        if self.process is not None:
+            self.drain_log()
+            self.process.kill()
+            self.drain_log()
+            self.process.close()
+
+
+def _parse_reply(line: bytes) -> dict:
+    try:
+        reply = json.loads(line)
+    except (ValueError, UnicodeDecodeError):
+        raise _Forfeit("bad_output", f"the answer is not JSON: {line[:80]!r}") from None
+    if not isinstance(reply, dict):
+        raise _Forfeit("bad_output", f"the answer is not a JSON object: {line[:80]!r}")
+    kind = reply.get("type")
+    if kind == "sandbox_error":
+        raise SandboxFault(str(reply.get("message", "the sandbox failed to start the bot")))
+    if kind == "error":
+        outcome = reply.get("kind") if reply.get("kind") in ("crash", "memory", "bad_output") else "crash"
+        message = str(reply.get("message", ""))[:2000]
+        if outcome == "memory":
+            return_reason = f"the bot ran out of memory: {message}"
+        else:
+            return_reason = f"the bot raised {message}" if outcome == "crash" else message
+        raise _Forfeit(outcome, return_reason)
+    return reply
+
+
+def _places(engine_ranking: list[int], faulted: list[bool]) -> list[int]:
+    """Engine places among the seats that finished cleanly; every forfeited seat shares the last place."""
+    keys = [(0, 0) if bad else (1, -place) for place, bad in zip(engine_ranking, faulted)]
+    return engines.competition_ranking(keys)
+
+
+def play_match(game: str, bots: list[BotSpec], *, seed: int, options: dict | None = None,
+               limits: Limits | None = None, allow_unsafe: bool = False, sandbox=None) -> MatchResult:
+    """Play one match of ``game`` between ``bots`` (seat order as given), each in its own sandbox.
+
+    ``sandbox`` defaults to this process's shared sandbox (see :func:`bots.sandbox.get_sandbox`); a bot's
+    faults are results, while :class:`SandboxFault` means the match should be retried. ``ValueError`` for a
+    bad player count or options.
+    """
+    from bots.sandbox import get_sandbox
+
+    limits = limits or Limits()
+    if sandbox is None:
+        sandbox = get_sandbox(allow_unsafe=allow_unsafe)
+    started = time.monotonic()
+    engine = engines.get(game)
+    state = engine.new_state(len(bots), seed, options)
+    resolved_options = engine.resolve_options(options)
+    seats = [_Seat(index, spec, limits) for index, spec in enumerate(bots)]
+    actions: list = []
+    try:
+        for seat in seats:
+            seat.process = sandbox.spawn(seat.spec.code, limits)
+        _start_all(seats, game, resolved_options)
+        while not state.is_terminal():
+            player = state.current_player()
+            legal = state.legal_actions()
+            seat = seats[player]
+            action = legal[0]
+            if seat.live:
+                try:
+                    action = _decide(seat, state.observation(player), legal)
+                except _Forfeit as fault:
+                    seat.forfeit(fault.outcome, fault.reason)
+                    action = legal[0]
+            state.apply(action)
+            actions.append(action)
+        _end_all(seats, state)
+    finally:
+        for seat in seats:
+            seat.stop()
+    faulted = [seat.outcome != "ok" for seat in seats]
+    places = _places(state.ranking(), faulted)
+    scores = state.scores()
+    return MatchResult(
+        game=game, players=len(bots), seed=seed, options=resolved_options, actions=actions,
+        seats=[SeatResult(bot=seat.spec.name, score=scores[seat.index], place=places[seat.index],
+                          outcome=seat.outcome, reason=seat.reason, time_used_ms=seat.time_used_ms,
+                          log=seat.log.text()) for seat in seats],
+        duration_s=round(time.monotonic() - started, 3),
+        unsafe=bool(getattr(sandbox, "unsafe", False)),
+    )
+
+
+def _start_all(seats: list[_Seat], game: str, options: dict) -> None:
+    """Send ``start`` to every bot at once, then collect the ``ready`` answers (imports run in parallel)."""
+    deadline = time.monotonic() + seats[0].limits.start_ms / 1000 if seats else 0
+    players = len(seats)
+    for seat in seats:
+        message = {"type": "start", "game": game, "seat": seat.index, "players": players, "options": options,
+                   "move_ms": seat.limits.move_ms, "bank_ms": seat.limits.bank_ms}
+        try:
+            seat.send(message, deadline)
+        except _Forfeit as fault:
+            seat.forfeit(fault.outcome, fault.reason)
+    for seat in seats:
+        if not seat.live:
+            continue
+        try:
+            reply = seat.receive(deadline, f"to start within {seat.limits.start_ms} ms")
+            if reply.get("type") != "ready":
+                raise _Forfeit("bad_output", f"expected ready, got {json.dumps(reply)[:80]}")
+        except _Forfeit as fault:
+            seat.forfeit(fault.outcome, fault.reason)
+
+
+def _decide(seat: _Seat, observation: dict, legal: list):
+    """Ask ``seat`` for its action; charge the clock; :class:`_Forfeit` for any fault."""
+    allowance_ms = seat.limits.move_ms + seat.bank_left_ms
+    began = time.monotonic()
+    deadline = began + allowance_ms / 1000
+    try:
+        seat.send({"type": "act", "observation": observation, "legal_actions": legal,
+                   "time_left_ms": allowance_ms}, deadline)
+        reply = seat.receive(deadline, f"within {seat.limits.move_ms} ms plus a bank of {seat.bank_left_ms} ms")
+    finally:
+        used_ms = int((time.monotonic() - began) * 1000)
+        seat.time_used_ms += used_ms
+        seat.bank_left_ms = max(0, seat.bank_left_ms - max(0, used_ms - seat.limits.move_ms))
+    if reply.get("type") != "action" or "action" not in reply:
+        raise _Forfeit("bad_output", f"expected an action, got {json.dumps(reply)[:80]}")
+    try:
+        return engines.find_action(legal, reply["action"])
+    except engines.IllegalAction as exc:
+        raise _Forfeit("illegal_action", str(exc)[:300]) from None
+
+
+def _end_all(seats: list[_Seat], state) -> None:
+    message = {"type": "end", "scores": state.scores(), "ranking": state.ranking()}
+    deadline = time.monotonic() + _END_GRACE_S
+    for seat in seats:
+        if seat.live:
+            try:
+                seat.send(message, deadline)
+            except _Forfeit:
+                pass
+    for seat in seats:
+        if seat.live and seat.log_open:
+            remaining = deadline - time.monotonic()
+            if remaining > 0:
+                select.select([seat.process.log], [], [], remaining)
+            seat.drain_log()
+
+
+def play_match_in_process(game: str, bots: list[BotSpec], *, seed: int,
+                          options: dict | None = None) -> MatchResult:
+    """The same match with every bot called in this process: no isolation, no clock. Benchmarks only."""
+    from bots.loader import load_bot
+    from bots.sandbox.codecache import CodeCache
+
+    started = time.monotonic()
+    engine = engines.get(game)
+    state = engine.new_state(len(bots), seed, options)
+    resolved_options = engine.resolve_options(options)
+    cache = CodeCache()
+    acts = [load_bot(cache.path_for(spec.code), game=game, seat=index, players=len(bots),
+                     options=resolved_options, module_name=f"_inprocess_bot_{index}")
+            for index, spec in enumerate(bots)]
+    actions = []
+    while not state.is_terminal():
+        player = state.current_player()
+        legal = state.legal_actions()
+        action = engines.find_action(legal, acts[player](state.observation(player), legal))
+        state.apply(action)
+        actions.append(action)
+    scores, ranking = state.scores(), state.ranking()
+    return MatchResult(
+        game=game, players=len(bots), seed=seed, options=resolved_options, actions=actions,
+        seats=[SeatResult(bot=spec.name, score=scores[i], place=ranking[i], outcome="ok", reason="",
+                          time_used_ms=0, log="") for i, spec in enumerate(bots)],
+        duration_s=round(time.monotonic() - started, 3), unsafe=True,
+    )

@@ -1,0 +1,79 @@
+"""The explicit opt-in for local work: every bot in a plain child process, with no isolation.
+
+Bots started here can read the project, reach the network and signal other processes of the same user.
+Only rlimits bound them. :class:`UnsafeSandbox` exists so that a developer on a machine without user
+namespaces can still play; it is never chosen implicitly and it says so loudly in the logs.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import resource
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+from bots.sandbox.codecache import CodeCache
+from bots.sandbox.policy import Limits
+from bots.sandbox.process import BotProcess
+
+logger = logging.getLogger("bots.sandbox")
+
+WARNING = "UNSAFE MODE: bots run WITHOUT isolation (network, files and processes of this user are reachable)"
+
+_PROJECT_ROOT = str(Path(__file__).resolve().parents[2])
+_BOOTSTRAP = f"import sys; sys.path.insert(0, {_PROJECT_ROOT!r}); from bots.sdk import main; main()"
+
+
+class _ChildProcess(BotProcess):
+    def __init__(self, popen: subprocess.Popen) -> None:
+        super().__init__(popen.stdin.fileno(), popen.stdout.fileno(), popen.stderr.fileno())
+        self._popen = popen
+
+    def kill(self) -> None:
+        if self._popen.returncode is None:
+            try:
+                os.killpg(self._popen.pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+            self._popen.wait()
+
+    def close(self) -> None:
+        self.kill()
+        for stream in (self._popen.stdin, self._popen.stdout, self._popen.stderr):
+            try:
+                stream.close()
+            except OSError:
+                pass
+        self._closed = True
+
+
+class UnsafeSandbox:
+    """Starts each bot as ``python -I -m bots.sdk`` in its own session, limited by rlimits only."""
+
+    unsafe = True
+    mode = "unsafe"
+
+    def __init__(self, cache_dir: str | Path | None = None) -> None:
+        self.cache = CodeCache(cache_dir)
+        logger.warning(WARNING)
+
+    def spawn(self, code: bytes, limits: Limits) -> BotProcess:
+        bot_dir = self.cache.path_for(code)
+
+        def confine() -> None:
+            memory = limits.memory_mb * 1024 * 1024
+            resource.setrlimit(resource.RLIMIT_AS, (memory * 4, memory * 4))
+            resource.setrlimit(resource.RLIMIT_CPU, (limits.cpu_seconds, limits.cpu_seconds + 1))
+
+        popen = subprocess.Popen(
+            [sys.executable, "-I", "-c", _BOOTSTRAP, str(bot_dir)],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+            cwd=bot_dir, env={"OPENBLAS_NUM_THREADS": "1"}, start_new_session=True, preexec_fn=confine,
+        )
+        return _ChildProcess(popen)
+
+    def close(self) -> None:
+        pass

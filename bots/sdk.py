@@ -1,0 +1,130 @@
+"""What runs inside the sandbox: load one bot and speak the JSON-lines protocol for it.
+
+The referee and the bot process exchange one JSON object per line (DESIGN.md section 3)::
+
+    referee -> bot  {"type": "start", "game", "seat", "players", "options", "move_ms", "bank_ms"}
+    bot -> referee  {"type": "ready"}
+    referee -> bot  {"type": "act", "observation", "legal_actions", "time_left_ms"}
+    bot -> referee  {"type": "action", "action": ...}
+    referee -> bot  {"type": "end", "scores", "ranking"}          (no answer; the process exits)
+
+When the bot cannot go on the SDK answers ``{"type": "error", "kind": "crash" | "memory", "message"}``
+instead and exits. The protocol travels on private descriptors: before the bot's module is imported,
+file descriptors 0 and 1 are moved out of the way, standard input becomes ``/dev/null`` and standard
+output joins standard error, which is the bot's log. So whatever the bot prints goes to its log, and
+reading ``sys.stdin`` cannot steal the referee's messages.
+
+This module imports only the standard library and :mod:`bots.loader`, because it is loaded into the
+sandbox's zygote and, in the fresh-interpreter mode, copied into the sandbox's runtime folder.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import traceback
+
+from bots.loader import BotLoadError, bind, load_module
+
+# Longest line the SDK reads from the referee; observations are far smaller.
+MAX_MESSAGE_BYTES = 64 * 1024 * 1024
+# Traceback text sent back to the referee (the whole traceback also goes to the log).
+MAX_ERROR_CHARS = 2000
+
+
+class _Channel:
+    """The protocol descriptors, moved away from 0 and 1 so the bot cannot disturb them by accident."""
+
+    def __init__(self) -> None:
+        self.reader = os.fdopen(os.dup(0), "rb", buffering=1 << 16)
+        self.writer_fd = os.dup(1)
+        devnull = os.open(os.devnull, os.O_RDONLY)
+        os.dup2(devnull, 0)
+        os.close(devnull)
+        os.dup2(2, 1)
+        # Line-buffered logs survive a kill at the end of the match.
+        sys.stdout = open(1, "w", encoding="utf-8", errors="replace", buffering=1, closefd=False)
+        sys.stderr = open(2, "w", encoding="utf-8", errors="replace", buffering=1, closefd=False)
+        sys.stdin = open(0, encoding="utf-8", closefd=False)
+
+    def receive(self) -> dict | None:
+        line = self.reader.readline(MAX_MESSAGE_BYTES)
+        if not line:
+            return None
+        return json.loads(line)
+
+    def send(self, message: dict) -> None:
+        data = (json.dumps(message, separators=(",", ":")) + "\n").encode()
+        view = memoryview(data)
+        while view:
+            written = os.write(self.writer_fd, view)
+            view = view[written:]
+
+
+def _error(kind: str, exc: BaseException) -> dict:
+    text = "".join(traceback.format_exception(exc))
+    sys.stderr.write(text)
+    sys.stderr.flush()
+    summary = "".join(traceback.format_exception_only(exc)).strip()
+    return {"type": "error", "kind": kind, "message": summary[-MAX_ERROR_CHARS:]}
+
+
+def _fault_kind(exc: BaseException) -> str:
+    return "memory" if isinstance(exc, MemoryError) else "crash"
+
+
+def serve(bot_path: str) -> int:
+    """Run the protocol for the bot at ``bot_path`` (a ``.py`` file or a folder with ``bot.py``).
+
+    Returns the process exit status: 0 after ``end``, 1 after reporting an error.
+    """
+    channel = _Channel()
+    act = None
+    while True:
+        message = channel.receive()
+        if message is None:
+            return 0
+        kind = message.get("type")
+        if kind == "start":
+            try:
+                module = load_module(bot_path)
+                act = bind(module, game=message["game"], seat=message["seat"], players=message["players"],
+                           options=message.get("options") or {})
+            except BotLoadError as exc:
+                channel.send({"type": "error", "kind": "crash", "message": str(exc)})
+                return 1
+            except BaseException as exc:  # the bot's import may raise anything, SystemExit included
+                channel.send(_error(_fault_kind(exc), exc))
+                return 1
+            channel.send({"type": "ready"})
+        elif kind == "act":
+            if act is None:
+                channel.send({"type": "error", "kind": "crash", "message": "act before start"})
+                return 1
+            try:
+                action = act(message["observation"], message["legal_actions"])
+            except BaseException as exc:
+                channel.send(_error(_fault_kind(exc), exc))
+                return 1
+            try:
+                channel.send({"type": "action", "action": action})
+            except (TypeError, ValueError) as exc:
+                channel.send({"type": "error", "kind": "bad_output",
+                              "message": f"the action is not JSON: {exc}"})
+                return 1
+        elif kind == "end":
+            return 0
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Entry point of a fresh interpreter: ``python -m bots.sdk BOT_PATH``."""
+    argv = sys.argv[1:] if argv is None else argv
+    status = serve(argv[0] if argv else ".")
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(status)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,75 @@
+"""A tiny game registered for the sandbox tests, so they never depend on another engine's progress.
+
+``race``: two or more seats take turns saying a number from 1 to 3; the running total starts at 0 and the
+game ends when it reaches ``target`` (default 12). Each seat scores the sum of the numbers it said.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+import engines
+from engines.base import Game, IllegalAction, State, competition_ranking
+
+
+class RaceState(State):
+    def __init__(self, players: int, target: int) -> None:
+        self.players = players
+        self.target = target
+        self.total = 0
+        self.turn = 0
+        self.said = [0] * players
+
+    def current_player(self):
+        return None if self.is_terminal() else self.turn % self.players
+
+    def legal_actions(self):
+        if self.is_terminal():
+            return []
+        return [n for n in (1, 2, 3) if self.total + n <= self.target]
+
+    def apply(self, action):
+        if isinstance(action, bool) or action not in self.legal_actions():
+            raise IllegalAction(f"illegal action {action!r}")
+        self.said[self.turn % self.players] += action
+        self.total += action
+        self.turn += 1
+
+    def observation(self, player):
+        return {"total": self.total, "target": self.target, "seat": player, "said": list(self.said)}
+
+    def view(self):
+        return {"total": self.total, "said": list(self.said)}
+
+    def is_terminal(self):
+        return self.total >= self.target
+
+    def scores(self):
+        return list(self.said)
+
+    def ranking(self):
+        return competition_ranking(self.said)
+
+
+class RaceGame(Game):
+    name = "race"
+    title = "Race"
+    min_players = 2
+    max_players = 4
+
+    def default_options(self):
+        return {"target": 12}
+
+    def new_state(self, players, seed, options=None):
+        self.check_players(players)
+        return RaceState(players, self.resolve_options(options)["target"])
+
+
+@pytest.fixture
+def race():
+    """Registers the ``race`` game for one test and removes it afterwards."""
+    game = engines.register(RaceGame())
+    yield game.name
+    engines._registry.pop(game.name, None)
+
+
