@@ -60,9 +60,27 @@ def _freeze(value: Any) -> Any:
 
 
 def action_key(action: Any) -> Any:
-    """The hashable key of an action, equal for actions that are equal as JSON (``TypeError`` for
-    values that are not JSON, such as sets)."""
-    return _freeze(action)
+    """The hashable key of an action, equal for actions that are equal as JSON.
+
+    Every action is a one-entry object whose value is ``true``, an integer or a short list of integers
+    and strings, so those shapes take a fast path; anything else goes through :func:`_freeze` (and raises
+    ``TypeError`` for values that are not JSON, such as sets).
+    """
+    if type(action) is not dict or len(action) != 1:
+        return ("other", _freeze(action))
+    for kind, value in action.items():
+        value_type = type(value)
+        if value_type is int or value_type is str:
+            return (kind, value)
+        if value_type is list:
+            return (kind, tuple(item if type(item) is int or type(item) is str else _freeze(item)
+                                for item in value))
+        return (kind, _freeze(value))
+
+
+_ROLL_KEYS = {action_key(action): action for action in
+              [{"reroll": list(dice)} for dice in _REROLL_SETS] + [{"stop": True}]}
+_STOP_KEYS = {action_key({"stop": True}): {"stop": True}}
 
 
 class DiceKingState(State):
@@ -334,19 +352,21 @@ class DiceKingState(State):
     # --- legal actions -----------------------------------------------------------------------------
 
     def _build_legal(self) -> list:
+        if self.phase == ROLL:
+            # The roll phase is the most frequent decision and always offers the same actions.
+            can_reroll = self.rolls_made < MAX_ROLLS
+            self._keys = _ROLL_KEYS if can_reroll else _STOP_KEYS
+            self._legal = [{"reroll": list(dice)} for dice in _REROLL_SETS] if can_reroll else []
+            self._legal.append({"stop": True})
+            return self._legal
         builder = {
-            ROLL: self._legal_roll, CLAIM: self._legal_claim, PLACE: self._legal_place,
+            CLAIM: self._legal_claim, PLACE: self._legal_place,
             STEAL: self._legal_steal, TAME: self._legal_tame, BRAWL: self._legal_brawl,
             ALARM_FIELD: self._legal_alarm_field, FIRE_SOURCE: self._legal_fire_source,
         }.get(self.phase)
         legal = builder() if builder else []
         self._legal = legal
         self._keys = {action_key(action): action for action in legal}
-        return legal
-
-    def _legal_roll(self) -> list:
-        legal = [{"reroll": list(dice)} for dice in _REROLL_SETS] if self.rolls_made < MAX_ROLLS else []
-        legal.append({"stop": True})
         return legal
 
     def _legal_claim(self) -> list:
@@ -427,11 +447,12 @@ class DiceKingState(State):
     # --- applying actions --------------------------------------------------------------------------
 
     def _dispatch(self, action: dict, *, auto: bool) -> None:
-        entry = {"seat": self.active, "action": action}
+        (kind, argument), = action.items()
+        # The logged action is a private copy, so nothing shared with callers can change the log.
+        entry = {"seat": self.active, "action": {kind: list(argument) if type(argument) is list else argument}}
         if auto:
             entry["auto"] = True
         self.history.append(entry)
-        (kind, argument), = action.items()
         self._legal = self._keys = None
         if kind == "reroll":
             self._roll(argument)
