@@ -66,13 +66,16 @@ class Kingdom:
     """A seat's kingdom: cells, open cells per terrain, bounding box, placed and discarded dominoes."""
 
     __slots__ = ("frame", "terrain", "crowns", "open_for", "min_r", "max_r", "min_c", "max_c",
-                 "placed", "discarded", "_summary")
+                 "placed", "discarded", "codes", "_summary")
 
     def __init__(self, frame: Frame) -> None:
         self.frame = frame
         self.terrain = [EMPTY] * frame.cells
         self.crowns = [0] * frame.cells
         self.terrain[frame.castle] = CASTLE
+        # The grid's cell strings, kept up to date so that observations need not rebuild them.
+        self.codes = [""] * frame.cells
+        self.codes[frame.castle] = cell_code(CASTLE, 0)
         # The castle is wild (KD-4.4), so its empty neighbours are open to every terrain.
         castle_open = set(frame.adjacent[frame.castle])
         self.open_for = [set() if t not in TERRAINS else set(castle_open) for t in range(CASTLE + 1)]
@@ -87,6 +90,7 @@ class Kingdom:
         twin.frame = self.frame
         twin.terrain = self.terrain[:]
         twin.crowns = self.crowns[:]
+        twin.codes = self.codes[:]
         twin.open_for = [set(cells) for cells in self.open_for]
         twin.min_r, twin.max_r, twin.min_c, twin.max_c = self.min_r, self.max_r, self.min_c, self.max_c
         twin.placed = [entry[:] for entry in self.placed]
@@ -131,6 +135,7 @@ class Kingdom:
         terrain = self.terrain
         terrain[a], self.crowns[a] = ta, ca
         terrain[b], self.crowns[b] = tb, cb
+        self.codes[a], self.codes[b] = cell_code(ta, ca), cell_code(tb, cb)
         for cells in self.open_for:
             cells.discard(a)
             cells.discard(b)
@@ -211,8 +216,7 @@ class Kingdom:
 
     def grid(self) -> list[list[str]]:
         """The frame as the rules' grid of cell strings (section 11.1)."""
-        size, terrain, crowns = self.frame.size, self.terrain, self.crowns
-        codes = [cell_code(terrain[i], crowns[i]) for i in range(self.frame.cells)]
+        size, codes = self.frame.size, self.codes
         return [codes[r * size:(r + 1) * size] for r in range(size)]
 
     def to_json(self, seat: int) -> dict:
