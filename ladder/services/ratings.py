@@ -462,6 +462,20 @@ def fit_bradley_terry(
     }
 
 
+def fit_tournament(
+    matches: Iterable[MatchSeats], *, prior_sd: float = DEFAULT_PRIOR_SD, confidence: float = 0.95
+) -> dict[Hashable, FittedRating]:
+    """``fit_bradley_terry`` on the weighted pairwise results of whole matches, for every bot seated.
+
+    The tournament counterpart of ``standings``: same match data, one ``FittedRating`` per bot.
+    """
+    matches = [_seats(match) for match in matches]
+    bots = [seat.bot_id for match in matches for seat in match]
+    return fit_bradley_terry(
+        match_pairwise_results(matches), bots=bots, prior_sd=prior_sd, confidence=confidence
+    )
+
+
 def _newton_minimize(function, gradient, hessian, start: np.ndarray, max_steps: int = 100) -> np.ndarray:
     """Minimum of a smooth, strictly convex function by Newton's method with step halving.
 

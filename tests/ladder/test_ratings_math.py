@@ -21,6 +21,7 @@ from ladder.services.ratings import (
     elo_deltas,
     expected_score,
     fit_bradley_terry,
+    fit_tournament,
     k_factor,
     match_pairwise_results,
     match_points,
@@ -417,3 +418,11 @@ def test_fit_recovers_order_from_four_player_matches():
         played.append([(bot, place, 0, False) for place, bot in enumerate(order, start=1)])
     fit = fit_bradley_terry(match_pairwise_results(played))
     assert sorted(fit, key=lambda bot: fit[bot].rating) == bots
+
+
+def test_fit_tournament_rates_every_seated_bot_from_whole_matches():
+    fit = fit_tournament(TOURNAMENT)
+    assert list(fit) == ["a", "b", "c", "d"]
+    assert fit == fit_bradley_terry(match_pairwise_results(TOURNAMENT))
+    # b won 4 of its 5 pairwise results, d lost all 3 of its own.
+    assert fit["b"].rating > fit["a"].rating > fit["c"].rating > fit["d"].rating
