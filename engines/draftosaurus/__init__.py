@@ -79,6 +79,8 @@ class Draftosaurus(Game):
     min_players = 2
     max_players = 5
     rules_version = 1
+    #: Hands, the bag's order and pending choices are secret; resample_hidden re-deals them.
+    hidden_information = True
 
     def default_options(self) -> dict:
         return {"board": "summer", "mode": "single"}
