@@ -68,6 +68,8 @@ class DiceKing(Game):
     min_players = 2
     max_players = 4
     rules_version = 1
+    #: Removed tiles, the supply's content and the stack orders are secret (rules section 12.1).
+    hidden_information = True
 
     def default_options(self) -> dict:
         """No options: the game has one rule set."""
