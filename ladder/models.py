@@ -1,0 +1,287 @@
+"""The ladder's durable state (DESIGN.md section 4). The database is the source of truth.
+
+Invariants live in the database as constraints, so that every writer (web, workers, admin, shell) is held
+to them. Business logic lives in ``ladder.services``; these classes only describe data.
+"""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+from django.db.models import F, Q
+from django.db.models.functions import Lower
+
+INITIAL_ELO = 1500.0
+
+
+class TimeStampedModel(models.Model):
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        abstract = True
+
+
+class Game(TimeStampedModel):
+    """A game with an installed engine; rows mirror ``engines.names()`` (see services.games)."""
+
+    slug = models.SlugField(max_length=40, unique=True)
+    title = models.CharField(max_length=100)
+    min_players = models.PositiveSmallIntegerField()
+    max_players = models.PositiveSmallIntegerField()
+    default_options = models.JSONField(default=dict, blank=True)
+    # False when the engine is no longer installed: its history stays, no new matches are scheduled.
+    available = models.BooleanField(default=True)
+
+    class Meta:
+        ordering = ["id"]
+        constraints = [
+            models.CheckConstraint(condition=Q(min_players__gte=1), name="game_min_players_positive"),
+            models.CheckConstraint(condition=Q(max_players__gte=F("min_players")), name="game_player_range"),
+        ]
+
+    def __str__(self) -> str:
+        return self.slug
+
+
+class Bot(TimeStampedModel):
+    """A named bot of one owner for one game; its code lives in :class:`BotVersion` rows."""
+
+    owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="bots")
+    game = models.ForeignKey(Game, on_delete=models.PROTECT, related_name="bots")
+    name = models.CharField(max_length=64)
+    active = models.BooleanField(default=True)
+
+    class Meta:
+        ordering = ["id"]
+        constraints = [
+            models.UniqueConstraint(Lower("name"), "game", name="bot_unique_name_per_game"),
+            models.CheckConstraint(condition=~Q(name=""), name="bot_name_not_empty"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.name} ({self.game_id})"
+
+
+class BotVersion(TimeStampedModel):
+    """One uploaded revision of a bot: the code bytes (``bot.py`` source or a zip) and their checksum.
+
+    Code is stored in the database so that workers on other machines need no shared disk; they cache it
+    by ``sha256``.
+    """
+
+    class Kind(models.TextChoices):
+        PY = "py", "bot.py"
+        ZIP = "zip", "zip archive"
+
+    class Validation(models.TextChoices):
+        PENDING = "pending"
+        ACCEPTED = "accepted"
+        REJECTED = "rejected"
+
+    bot = models.ForeignKey(Bot, on_delete=models.CASCADE, related_name="versions")
+    number = models.PositiveIntegerField()
+    code = models.BinaryField()
+    sha256 = models.CharField(max_length=64, db_index=True)
+    size = models.PositiveIntegerField()
+    kind = models.CharField(max_length=3, choices=Kind.choices, default=Kind.PY)
+    validation_status = models.CharField(max_length=10, choices=Validation.choices, default=Validation.PENDING)
+    validation_message = models.TextField(blank=True, default="")
+
+    class Meta:
+        ordering = ["bot_id", "number"]
+        constraints = [
+            models.UniqueConstraint(fields=["bot", "number"], name="botversion_unique_number"),
+            models.CheckConstraint(condition=Q(number__gte=1), name="botversion_number_positive"),
+            models.CheckConstraint(condition=Q(size__gte=1), name="botversion_code_not_empty"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.bot.name} v{self.number}"
+
+
+class Tournament(TimeStampedModel):
+    """A set of matches between chosen bots: a round robin, or the continuous ladder of one game."""
+
+    class Kind(models.TextChoices):
+        ROUND_ROBIN = "round_robin"
+        LADDER = "ladder"
+
+    class Status(models.TextChoices):
+        RUNNING = "running"
+        FINISHED = "finished"
+        CANCELLED = "cancelled"
+
+    game = models.ForeignKey(Game, on_delete=models.PROTECT, related_name="tournaments")
+    name = models.CharField(max_length=100)
+    kind = models.CharField(max_length=12, choices=Kind.choices, default=Kind.ROUND_ROBIN)
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.RUNNING)
+    players_per_match = models.PositiveSmallIntegerField()
+    games_per_pairing = models.PositiveSmallIntegerField(default=1)
+    options = models.JSONField(default=dict, blank=True)
+    seed = models.BigIntegerField()
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="tournaments"
+    )
+    bots = models.ManyToManyField(Bot, related_name="tournaments", blank=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-id"]
+        constraints = [
+            models.CheckConstraint(condition=Q(players_per_match__gte=1), name="tournament_players_positive"),
+            models.CheckConstraint(condition=Q(games_per_pairing__gte=1), name="tournament_games_positive"),
+            models.UniqueConstraint(fields=["game"], condition=Q(kind="ladder"), name="tournament_one_ladder_per_game"),
+            models.CheckConstraint(
+                condition=~Q(status="finished") | Q(finished_at__isnull=False), name="tournament_finished_has_time"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class Match(TimeStampedModel):
+    """One game between seated bot versions: ``(game, players, seed, options, actions)`` replays it.
+
+    Lifecycle: queued -> running (claimed by a worker with a lease and an attempt token) -> finished, or
+    failed after ``MATCH_MAX_ATTEMPTS`` sandbox faults. A running match whose lease expired goes back to
+    queued; only the holder of the current token may record the result.
+    """
+
+    class Status(models.TextChoices):
+        QUEUED = "queued"
+        RUNNING = "running"
+        FINISHED = "finished"
+        FAILED = "failed"
+
+    game = models.ForeignKey(Game, on_delete=models.PROTECT, related_name="matches")
+    tournament = models.ForeignKey(Tournament, on_delete=models.CASCADE, related_name="matches")
+    # Position of the match in its tournament's schedule; its seed is derived from it.
+    index = models.PositiveIntegerField()
+    players = models.PositiveSmallIntegerField()
+    seed = models.BigIntegerField()
+    options = models.JSONField(default=dict, blank=True)
+    actions = models.JSONField(default=list, blank=True)
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.QUEUED)
+    # Lower runs first where the broker supports it; tournaments 0, the ladder 5.
+    priority = models.PositiveSmallIntegerField(default=0)
+    attempts = models.PositiveSmallIntegerField(default=0)
+    attempt_token = models.UUIDField(null=True, blank=True)
+    lease_expires_at = models.DateTimeField(null=True, blank=True)
+    enqueued_at = models.DateTimeField(null=True, blank=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+    duration_s = models.FloatField(null=True, blank=True)
+    worker = models.CharField(max_length=200, blank=True, default="")
+    failure_reason = models.TextField(blank=True, default="")
+
+    class Meta:
+        ordering = ["-id"]
+        verbose_name_plural = "matches"
+        constraints = [
+            models.UniqueConstraint(fields=["tournament", "index"], name="match_unique_index"),
+            models.CheckConstraint(condition=Q(players__gte=1), name="match_players_positive"),
+            models.CheckConstraint(
+                condition=~Q(status="running") | Q(attempt_token__isnull=False, lease_expires_at__isnull=False),
+                name="match_running_has_lease",
+            ),
+            models.CheckConstraint(
+                condition=~Q(status__in=["finished", "failed"]) | Q(finished_at__isnull=False),
+                name="match_done_has_time",
+            ),
+        ]
+        indexes = [
+            models.Index(fields=["status", "lease_expires_at"], name="match_status_lease"),
+            models.Index(fields=["tournament", "status"], name="match_tournament_status"),
+        ]
+
+    def __str__(self) -> str:
+        return f"match {self.pk} ({self.game_id}, {self.status})"
+
+
+class Seat(models.Model):
+    """One player of a match: the bot version seated there and, once finished, its result."""
+
+    class Outcome(models.TextChoices):
+        OK = "ok"
+        TIMEOUT = "timeout"
+        CRASH = "crash"
+        MEMORY = "memory"
+        ILLEGAL_ACTION = "illegal_action"
+        BAD_OUTPUT = "bad_output"
+
+    match = models.ForeignKey(Match, on_delete=models.CASCADE, related_name="seats")
+    position = models.PositiveSmallIntegerField()
+    bot = models.ForeignKey(Bot, on_delete=models.PROTECT, related_name="seats")
+    bot_version = models.ForeignKey(BotVersion, on_delete=models.PROTECT, related_name="seats")
+    score = models.IntegerField(null=True, blank=True)
+    place = models.PositiveSmallIntegerField(null=True, blank=True)
+    # Kept as text rather than restricted to Outcome so a newer referee's outcome is still recorded.
+    outcome = models.CharField(max_length=20, blank=True, default="")
+    reason = models.TextField(blank=True, default="")
+    time_used_ms = models.PositiveIntegerField(null=True, blank=True)
+    log = models.TextField(blank=True, default="")
+    rating_before = models.FloatField(null=True, blank=True)
+    rating_after = models.FloatField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["match_id", "position"]
+        constraints = [
+            models.UniqueConstraint(fields=["match", "position"], name="seat_unique_position"),
+            models.UniqueConstraint(fields=["match", "bot"], name="seat_bot_once_per_match"),
+            models.CheckConstraint(condition=Q(place__isnull=True) | Q(place__gte=1), name="seat_place_positive"),
+        ]
+
+    def __str__(self) -> str:
+        return f"seat {self.position} of match {self.match_id}"
+
+
+class Rating(TimeStampedModel):
+    """A bot's Elo in one game and its record. Wins/draws/losses count sole first place, shared first
+    place and anything else, so they sum to ``games`` in games of any size."""
+
+    bot = models.ForeignKey(Bot, on_delete=models.CASCADE, related_name="ratings")
+    game = models.ForeignKey(Game, on_delete=models.PROTECT, related_name="ratings")
+    elo = models.FloatField(default=INITIAL_ELO)
+    games = models.PositiveIntegerField(default=0)
+    wins = models.PositiveIntegerField(default=0)
+    draws = models.PositiveIntegerField(default=0)
+    losses = models.PositiveIntegerField(default=0)
+
+    class Meta:
+        ordering = ["-elo", "id"]
+        constraints = [
+            models.UniqueConstraint(fields=["bot", "game"], name="rating_unique_bot_game"),
+            models.CheckConstraint(
+                condition=Q(games=F("wins") + F("draws") + F("losses")), name="rating_record_adds_up"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.bot_id}@{self.game_id}: {self.elo:.1f}"
+
+
+class RatingChange(models.Model):
+    """The rating history: one row per rated seat. Unique per seat, so a match is rated at most once.
+
+    Rows are inserted while the rating rows are locked, so their ids give an order of application that
+    ``rebuild_ratings`` can replay exactly.
+    """
+
+    seat = models.OneToOneField(Seat, on_delete=models.CASCADE, related_name="rating_change")
+    match = models.ForeignKey(Match, on_delete=models.CASCADE, related_name="rating_changes")
+    bot = models.ForeignKey(Bot, on_delete=models.CASCADE, related_name="rating_changes")
+    game = models.ForeignKey(Game, on_delete=models.PROTECT, related_name="rating_changes")
+    before = models.FloatField()
+    after = models.FloatField()
+    delta = models.FloatField()
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["id"]
+        indexes = [models.Index(fields=["bot", "id"], name="ratingchange_bot_history")]
+
+    def __str__(self) -> str:
+        return f"{self.bot_id} {self.delta:+.1f} in match {self.match_id}"

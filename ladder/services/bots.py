@@ -1,0 +1,113 @@
+"""Uploading bots and new versions: validation, storage of the code bytes, the bot's rating row."""
+
+from __future__ import annotations
+
+import re
+
+from django.conf import settings
+from django.contrib.auth.models import AbstractBaseUser
+from django.db import IntegrityError, transaction
+from django.db.models import Max
+
+from ladder.models import Bot, BotVersion, Rating
+from ladder.services.errors import ServiceError
+from ladder.services.games import game_get
+
+BOT_NAME_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
+
+
+def sandbox_limits():
+    """The sandbox limits from settings, as the referee's ``Limits``."""
+    from bots.referee import Limits
+
+    return Limits(
+        move_ms=settings.BOTS_MOVE_MS,
+        bank_ms=settings.BOTS_BANK_MS,
+        memory_mb=settings.BOTS_MEMORY_MB,
+        log_bytes=settings.BOTS_LOG_BYTES,
+    )
+
+
+def bot_code_check(*, data: bytes, filename: str, game_slug: str):
+    """Validate an upload with ``bots.validate`` (format checks and a smoke match in the sandbox).
+
+    Returns the validator's ``ValidatedBot``; raises ServiceError with what to fix.
+    """
+    from bots.validate import ValidationError, validate_upload
+
+    if len(data) > settings.BOTS_MAX_UPLOAD_BYTES:
+        raise ServiceError(
+            f"the upload is {len(data)} bytes; the limit is {settings.BOTS_MAX_UPLOAD_BYTES}", field="code"
+        )
+    try:
+        return validate_upload(
+            data, filename, game=game_slug, limits=sandbox_limits(), allow_unsafe=settings.BOTS_ALLOW_UNSAFE
+        )
+    except ValidationError as exc:
+        raise ServiceError(exc.message, field="code", detail=getattr(exc, "log_tail", "") or "") from exc
+
+
+def _version_add(*, bot: Bot, validated) -> BotVersion:
+    number = (bot.versions.aggregate(n=Max("number"))["n"] or 0) + 1
+    return BotVersion.objects.create(
+        bot=bot,
+        number=number,
+        code=validated.code,
+        sha256=validated.sha256,
+        size=validated.size,
+        kind=validated.kind,
+        validation_status=BotVersion.Validation.ACCEPTED,
+        validation_message=validated.message or "",
+    )
+
+
+def bot_create(*, owner: AbstractBaseUser, game_slug: str, name: str, data: bytes, filename: str) -> Bot:
+    """Create a bot with version 1 from an upload, and its rating row at the initial Elo.
+
+    Raises ServiceError for an unknown game, a bad or taken name, or code that fails validation.
+    """
+    game = game_get(slug=game_slug)
+    if not BOT_NAME_PATTERN.match(name or ""):
+        raise ServiceError(
+            "a bot name is 1 to 64 letters, digits, '_', '.' or '-', starting with a letter or digit", field="name"
+        )
+    if Bot.objects.filter(game=game, name__iexact=name).exists():
+        raise ServiceError(f"a {game.slug} bot called {name!r} already exists; pick another name", field="name")
+    validated = bot_code_check(data=data, filename=filename, game_slug=game.slug)
+    try:
+        with transaction.atomic():
+            bot = Bot.objects.create(owner=owner, game=game, name=name)
+            _version_add(bot=bot, validated=validated)
+            Rating.objects.create(bot=bot, game=game)
+    except IntegrityError as exc:
+        # Two uploads raced for the same name; the unique constraint decided.
+        raise ServiceError(f"a {game.slug} bot called {name!r} already exists; pick another name",
+                           field="name") from exc
+    return bot
+
+
+def bot_version_create(*, bot: Bot, data: bytes, filename: str) -> BotVersion:
+    """Add a new version to ``bot`` (it keeps its rating); the newest accepted version plays from now on."""
+    validated = bot_code_check(data=data, filename=filename, game_slug=bot.game.slug)
+    with transaction.atomic():
+        # Lock the bot so two concurrent uploads get consecutive numbers.
+        locked = Bot.objects.select_for_update().get(pk=bot.pk)
+        return _version_add(bot=locked, validated=validated)
+
+
+def bot_current_version(*, bot: Bot) -> BotVersion | None:
+    """The newest accepted version of ``bot``, or None."""
+    return bot.versions.filter(validation_status=BotVersion.Validation.ACCEPTED).order_by("-number").first()
+
+
+def bot_set_active(*, bot: Bot, active: bool) -> Bot:
+    """Include (True) or exclude (False) the bot from new tournaments and the ladder."""
+    Bot.objects.filter(pk=bot.pk).update(active=active)
+    bot.active = active
+    return bot
+
+
+def bot_code_by_sha256(*, sha256s: list[str]) -> dict[str, bytes]:
+    """The code bytes for each checksum that is stored (workers fetch only what their cache lacks)."""
+    rows = BotVersion.objects.filter(sha256__in=set(sha256s)).values_list("sha256", "code").distinct()
+    return {sha: bytes(code) for sha, code in rows}

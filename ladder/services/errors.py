@@ -1,0 +1,14 @@
+"""The one exception services raise for input a user can fix; the API turns it into a 400."""
+
+from __future__ import annotations
+
+
+class ServiceError(Exception):
+    """A request the service refuses. ``message`` says what to fix; ``field`` names the input at fault."""
+
+    def __init__(self, message: str, *, field: str | None = None, detail: str = "") -> None:
+        super().__init__(message)
+        self.message = message
+        self.field = field
+        # Extra text for the user, e.g. the tail of a bot's log from a failed smoke match.
+        self.detail = detail

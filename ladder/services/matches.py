@@ -1,0 +1,213 @@
+"""The life of a match on the workers: claim, record, release after a fault, reconcile.
+
+``run_match`` (workers/tasks.py) is made safe to deliver twice, to lose, or to interrupt by three rules:
+
+1. :func:`match_claim` locks the match row and only takes a queued match (or a running one whose lease
+   expired). It marks it running with a fresh attempt token and a lease; a second delivery finds it
+   running or done and does nothing.
+2. The referee plays the match outside any transaction (no Django there).
+3. :func:`match_record_result` writes the actions, the seats and the rating changes in one transaction,
+   and only if the match is still running under the same token: a worker whose lease was taken over
+   cannot record a stale result, and a result is never recorded twice.
+
+:func:`matches_reconcile` (periodic) puts matches whose lease expired back in the queue and re-sends
+messages for matches left queued too long, so a killed worker or a flushed broker delays matches but
+never loses them.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+import uuid
+from datetime import datetime, timedelta
+
+from django.conf import settings
+from django.db import transaction
+from django.db.models import Q
+from django.utils import timezone
+
+from ladder.models import Match, Seat
+from ladder.services.enqueue import matches_enqueue_on_commit
+from ladder.services.rating_updates import ratings_apply_match
+from ladder.services.tournaments import tournament_finish_if_done
+
+logger = logging.getLogger(__name__)
+
+
+@dataclasses.dataclass(frozen=True)
+class ClaimedSeat:
+    position: int
+    bot_name: str
+    bot_version_id: int
+    sha256: str
+
+
+@dataclasses.dataclass(frozen=True)
+class ClaimedMatch:
+    """What the referee needs to play a claimed match, and the token that proves the claim."""
+
+    match_id: int
+    token: str
+    game: str
+    players: int
+    seed: int
+    options: dict
+    seats: list[ClaimedSeat]
+
+
+def match_claim(*, match_id: int, worker: str = "", now: datetime | None = None) -> ClaimedMatch | None:
+    """Take the match for this worker, or None if it is gone, done, or held by another live worker."""
+    now = now or timezone.now()
+    with transaction.atomic():
+        match = (
+            Match.objects.select_for_update()
+            .filter(Q(status=Match.Status.QUEUED) | Q(status=Match.Status.RUNNING, lease_expires_at__lt=now),
+                    id=match_id)
+            .select_related("game")
+            .first()
+        )
+        if match is None:
+            return None
+        match.status = Match.Status.RUNNING
+        match.attempts += 1
+        match.attempt_token = uuid.uuid4()
+        match.lease_expires_at = now + timedelta(seconds=settings.MATCH_LEASE_S)
+        match.started_at = now
+        match.worker = worker[:200]
+        match.save(update_fields=["status", "attempts", "attempt_token", "lease_expires_at", "started_at",
+                                  "worker", "updated_at"])
+        seats = list(match.seats.select_related("bot", "bot_version").order_by("position"))
+    return ClaimedMatch(
+        match_id=match.id,
+        token=str(match.attempt_token),
+        game=match.game.slug,
+        players=match.players,
+        seed=match.seed,
+        options=match.options,
+        seats=[
+            ClaimedSeat(position=s.position, bot_name=s.bot.name, bot_version_id=s.bot_version_id,
+                        sha256=s.bot_version.sha256)
+            for s in seats
+        ],
+    )
+
+
+def _locked_if_held(match_id: int, token: str) -> Match | None:
+    return (
+        Match.objects.select_for_update()
+        .filter(id=match_id, status=Match.Status.RUNNING, attempt_token=token)
+        .first()
+    )
+
+
+def match_record_result(*, match_id: int, token: str, result) -> bool:
+    """Store a played match (a ``bots.referee.MatchResult``) with its seats and rating changes, atomically.
+
+    Returns False, changing nothing, unless the match is running under ``token``: the caller lost its
+    claim (lease expired and taken over) or the result is already recorded.
+    """
+    with transaction.atomic():
+        match = _locked_if_held(match_id, token)
+        if match is None:
+            return False
+        seats = list(match.seats.order_by("position"))
+        if len(result.seats) != len(seats):
+            raise ValueError(f"match {match_id} has {len(seats)} seats, the result {len(result.seats)}")
+        for seat, played in zip(seats, result.seats, strict=True):
+            seat.score = played.score
+            seat.place = played.place
+            seat.outcome = played.outcome
+            seat.reason = played.reason or ""
+            seat.time_used_ms = max(0, int(played.time_used_ms or 0))
+            seat.log = played.log or ""
+        Seat.objects.bulk_update(seats, ["score", "place", "outcome", "reason", "time_used_ms", "log"])
+        now = timezone.now()
+        match.actions = list(result.actions)
+        match.status = Match.Status.FINISHED
+        match.finished_at = now
+        match.duration_s = float(result.duration_s)
+        match.attempt_token = None
+        match.lease_expires_at = None
+        match.failure_reason = ""
+        match.save(update_fields=["actions", "status", "finished_at", "duration_s", "attempt_token",
+                                  "lease_expires_at", "failure_reason", "updated_at"])
+        ratings_apply_match(match=match, seats=seats)
+        tournament_finish_if_done(tournament_id=match.tournament_id)
+    return True
+
+
+def match_release_after_fault(*, match_id: int, token: str, reason: str) -> str:
+    """After a sandbox fault (our fault, not the bots'): queue the match again, or mark it failed once it
+    has had ``MATCH_MAX_ATTEMPTS`` attempts. Returns "requeued", "failed" or "stale" (claim lost)."""
+    with transaction.atomic():
+        match = _locked_if_held(match_id, token)
+        if match is None:
+            return "stale"
+        outcome = _give_back(match, reason=reason, now=timezone.now())
+    return outcome
+
+
+def _give_back(match: Match, *, reason: str, now: datetime) -> str:
+    """Requeue or fail a locked match that is no longer being played. Caller holds the row lock."""
+    match.attempt_token = None
+    match.lease_expires_at = None
+    match.failure_reason = reason[:2000]
+    if match.attempts >= settings.MATCH_MAX_ATTEMPTS:
+        match.status = Match.Status.FAILED
+        match.finished_at = now
+        match.save(update_fields=["status", "finished_at", "attempt_token", "lease_expires_at", "failure_reason",
+                                  "updated_at"])
+        tournament_finish_if_done(tournament_id=match.tournament_id)
+        logger.warning("match %s failed after %s attempts: %s", match.id, match.attempts, reason)
+        return "failed"
+    match.status = Match.Status.QUEUED
+    match.enqueued_at = now
+    match.save(update_fields=["status", "attempt_token", "lease_expires_at", "failure_reason", "enqueued_at",
+                              "updated_at"])
+    matches_enqueue_on_commit([match.id])
+    return "requeued"
+
+
+@dataclasses.dataclass(frozen=True)
+class ReconcileReport:
+    expired: int
+    failed: int
+    resent: int
+
+    def to_json(self) -> dict:
+        return dataclasses.asdict(self)
+
+
+def matches_reconcile(*, now: datetime | None = None) -> ReconcileReport:
+    """Recover from lost work: running matches past their lease go back to the queue (or fail after too
+    many attempts), and queued matches unclaimed for ``MATCH_REQUEUE_AFTER_S`` get their message again."""
+    now = now or timezone.now()
+    expired = failed = 0
+    expired_ids = list(
+        Match.objects.filter(status=Match.Status.RUNNING, lease_expires_at__lt=now).values_list("id", flat=True)
+    )
+    for match_id in expired_ids:
+        with transaction.atomic():
+            match = (
+                Match.objects.select_for_update()
+                .filter(id=match_id, status=Match.Status.RUNNING, lease_expires_at__lt=now)
+                .first()
+            )
+            if match is None:
+                continue
+            outcome = _give_back(match, reason=f"lease expired on worker {match.worker or '?'}", now=now)
+            expired += 1
+            failed += outcome == "failed"
+    stale_before = now - timedelta(seconds=settings.MATCH_REQUEUE_AFTER_S)
+    with transaction.atomic():
+        stale = list(
+            Match.objects.filter(status=Match.Status.QUEUED)
+            .filter(Q(enqueued_at__lt=stale_before) | Q(enqueued_at__isnull=True))
+            .exclude(id__in=expired_ids)
+            .order_by("priority", "id")
+            .values_list("id", flat=True)
+        )
+        Match.objects.filter(id__in=stale).update(enqueued_at=now)
+        matches_enqueue_on_commit(stale)
+    return ReconcileReport(expired=expired, failed=failed, resent=len(stale))

@@ -1,0 +1,140 @@
+"""Applying Elo to recorded matches: incrementally (exactly once per match, inside the transaction that
+records it) and from scratch (``rebuild_ratings``). Both go through :func:`seat_rating_deltas`, so the
+rebuild reproduces the incremental ratings exactly.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from django.conf import settings
+from django.db import transaction
+from django.db.models import F, Min
+
+from ladder.models import Match, Rating, RatingChange, Seat
+from ladder.services import ratings
+from ladder.services.games import game_get
+
+
+def seat_rating_deltas(
+    *, elos: Sequence[float], games: Sequence[int], places: Sequence[int], forfeited: Sequence[bool]
+) -> list[float]:
+    """Elo change per seat for one match, with each seat's K from its number of games so far."""
+    if len(elos) < 2:
+        return [0.0] * len(elos)
+    ks = [
+        ratings.k_factor(
+            played,
+            k=settings.RATING_K,
+            provisional_k=settings.RATING_PROVISIONAL_K,
+            provisional_games=settings.RATING_PROVISIONAL_GAMES,
+        )
+        for played in games
+    ]
+    return ratings.elo_deltas(list(elos), list(places), ks, list(forfeited))
+
+
+def seat_record(*, place: int, places: Sequence[int], forfeited: bool) -> str:
+    """"win" for sole first place, "draw" for shared first place, "loss" otherwise (and on forfeit)."""
+    if forfeited or place != 1:
+        return "loss"
+    return "win" if list(places).count(1) == 1 else "draw"
+
+
+def _forfeited(seat: Seat) -> bool:
+    return seat.outcome not in ("", Seat.Outcome.OK)
+
+
+def ratings_apply_match(*, match: Match, seats: Sequence[Seat]) -> None:
+    """Apply one finished match to its bots' ratings, write the history rows and the seats' before/after.
+
+    The caller holds the transaction that records the result (and the match row lock). Rating rows are
+    locked in bot-id order, the same order in every transaction, so concurrent workers neither lose
+    updates nor deadlock. The unique history row per seat makes a second application fail loudly.
+    """
+    bot_ids = sorted(seat.bot_id for seat in seats)
+    for bot_id in bot_ids:
+        Rating.objects.get_or_create(bot_id=bot_id, game_id=match.game_id)
+    rows = {
+        row.bot_id: row
+        for row in Rating.objects.select_for_update().filter(game_id=match.game_id, bot_id__in=bot_ids).order_by("bot_id")
+    }
+    places = [seat.place for seat in seats]
+    deltas = seat_rating_deltas(
+        elos=[rows[s.bot_id].elo for s in seats],
+        games=[rows[s.bot_id].games for s in seats],
+        places=places,
+        forfeited=[_forfeited(s) for s in seats],
+    )
+    changes = []
+    for seat, delta in zip(seats, deltas, strict=True):
+        row = rows[seat.bot_id]
+        before, after = row.elo, row.elo + delta
+        record = seat_record(place=seat.place, places=places, forfeited=_forfeited(seat))
+        Rating.objects.filter(pk=row.pk).update(
+            elo=after,
+            games=F("games") + 1,
+            wins=F("wins") + (record == "win"),
+            draws=F("draws") + (record == "draw"),
+            losses=F("losses") + (record == "loss"),
+        )
+        seat.rating_before, seat.rating_after = before, after
+        changes.append(
+            RatingChange(seat=seat, match=match, bot_id=seat.bot_id, game_id=match.game_id,
+                         before=before, after=after, delta=delta)
+        )
+    Seat.objects.bulk_update(seats, ["rating_before", "rating_after"])
+    RatingChange.objects.bulk_create(changes)
+
+
+@transaction.atomic
+def ratings_rebuild(*, game_slug: str) -> int:
+    """Recompute every rating of a game from its finished matches, in the order they were first applied
+    (their oldest history row; matches never rated come last, by finish time). Returns the matches replayed.
+
+    Equals the incremental result: matches that share a bot are replayed in the order their rating rows
+    were locked, and matches that share none commute.
+    """
+    game = game_get(slug=game_slug)
+    rating_rows = {
+        row.bot_id: row for row in Rating.objects.select_for_update().filter(game=game).order_by("bot_id")
+    }
+    matches = list(
+        Match.objects.filter(game=game, status=Match.Status.FINISHED)
+        .annotate(first_change=Min("rating_changes__id"))
+        .order_by(F("first_change").asc(nulls_last=True), "finished_at", "id")
+    )
+    seats_by_match: dict[int, list[Seat]] = {}
+    for seat in Seat.objects.filter(match__in=[m.id for m in matches]).order_by("match_id", "position"):
+        seats_by_match.setdefault(seat.match_id, []).append(seat)
+    RatingChange.objects.filter(game=game).delete()
+
+    state: dict[int, dict] = {}
+    for bot_id in {s.bot_id for seats in seats_by_match.values() for s in seats} | set(rating_rows):
+        state[bot_id] = {"elo": ratings.INITIAL_RATING, "games": 0, "wins": 0, "draws": 0, "losses": 0}
+    changes: list[RatingChange] = []
+    touched_seats: list[Seat] = []
+    for match in matches:
+        seats = seats_by_match.get(match.id, [])
+        places = [s.place for s in seats]
+        deltas = seat_rating_deltas(
+            elos=[state[s.bot_id]["elo"] for s in seats],
+            games=[state[s.bot_id]["games"] for s in seats],
+            places=places,
+            forfeited=[_forfeited(s) for s in seats],
+        )
+        for seat, delta in zip(seats, deltas, strict=True):
+            entry = state[seat.bot_id]
+            before, after = entry["elo"], entry["elo"] + delta
+            entry["elo"] = after
+            entry["games"] += 1
+            entry[seat_record(place=seat.place, places=places, forfeited=_forfeited(seat)) + "s"] += 1
+            seat.rating_before, seat.rating_after = before, after
+            touched_seats.append(seat)
+            changes.append(RatingChange(seat=seat, match=match, bot_id=seat.bot_id, game=game,
+                                        before=before, after=after, delta=delta))
+    Seat.objects.bulk_update(touched_seats, ["rating_before", "rating_after"], batch_size=1000)
+    RatingChange.objects.bulk_create(changes, batch_size=1000)
+    for bot_id, entry in state.items():
+        Rating.objects.update_or_create(bot_id=bot_id, game=game, defaults=entry)
+    return len(matches)

@@ -1,0 +1,77 @@
+"""Pure scheduling rules (no database): round-robin pairings with balanced seats, derived seeds, ladder
+pairing by rating.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+import random
+from collections.abc import Sequence
+
+# Seeds are stored as signed 64-bit integers; keep them non-negative and below 2**63.
+_SEED_MASK = (1 << 63) - 1
+
+
+def derive_seed(base_seed: int, index: int) -> int:
+    """The seed of match number ``index`` of a schedule whose seed is ``base_seed``.
+
+    A hash, not ``base_seed + index``, so that two tournaments with nearby seeds share no games. Stable
+    across machines and Python versions.
+    """
+    digest = hashlib.sha256(f"{base_seed}:{index}".encode()).digest()
+    return int.from_bytes(digest[:8], "big") & _SEED_MASK
+
+
+def round_robin_count(bots: int, players: int, games_per_pairing: int) -> int:
+    """How many matches :func:`round_robin` schedules."""
+    if players > bots:
+        return 0
+    return _combinations(bots, players) * games_per_pairing
+
+
+def _combinations(n: int, k: int) -> int:
+    from math import comb
+
+    return comb(n, k)
+
+
+def round_robin(bot_ids: Sequence[int], players: int, games_per_pairing: int) -> list[tuple[int, ...]]:
+    """Every combination of ``players`` bots, each ``games_per_pairing`` times, as seat orders.
+
+    Game ``g`` of a pairing seats the combination rotated by ``g`` places, so over ``players`` games every
+    bot of the pairing sits in every seat once; when ``games_per_pairing`` is a multiple of ``players``
+    every bot sits in every seat equally often, otherwise the counts differ by at most one.
+    For two players and two games per pairing that is both seat orders.
+    """
+    if players < 1 or games_per_pairing < 1:
+        raise ValueError("players and games_per_pairing must be at least 1")
+    schedule = []
+    for combo in itertools.combinations(sorted(bot_ids), players):
+        for game in range(games_per_pairing):
+            shift = game % players
+            schedule.append(tuple(combo[shift:] + combo[:shift]))
+    return schedule
+
+
+def ladder_pairings(
+    candidates: Sequence[tuple[int, float, int]], *, players: int, matches: int, rng: random.Random
+) -> list[tuple[int, ...]]:
+    """Up to ``matches`` groups of ``players`` distinct bots for the ladder.
+
+    ``candidates`` are ``(bot_id, elo, games)``. Each group starts from the bot with the fewest games (ties
+    broken at random) and adds the bots closest to it in rating, so new bots get games quickly and games
+    are between bots of similar strength. A bot is used at most once per call.
+    """
+    pool = list(candidates)
+    rng.shuffle(pool)
+    groups: list[tuple[int, ...]] = []
+    while len(groups) < matches and len(pool) >= players:
+        pool.sort(key=lambda c: c[2])
+        anchor = pool.pop(0)
+        pool.sort(key=lambda c: abs(c[1] - anchor[1]))
+        rest, pool = pool[: players - 1], pool[players - 1 :]
+        group = [anchor[0]] + [c[0] for c in rest]
+        rng.shuffle(group)
+        groups.append(tuple(group))
+    return groups

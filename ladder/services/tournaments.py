@@ -1,0 +1,247 @@
+"""Tournaments: validating and scheduling round robins, progress and standings."""
+
+from __future__ import annotations
+
+import dataclasses
+import random
+from collections.abc import Sequence
+from datetime import datetime, timedelta
+
+import engines
+from django.conf import settings
+from django.contrib.auth.models import AbstractBaseUser
+from django.db import transaction
+from django.db.models import Count, Min, Q
+from django.utils import timezone
+
+from ladder.models import Bot, BotVersion, Game, Match, Seat, Tournament
+from ladder.services import ratings
+from ladder.services.enqueue import matches_enqueue_on_commit
+from ladder.services.errors import ServiceError
+from ladder.services.games import game_get
+from ladder.services.scheduling import derive_seed, round_robin, round_robin_count
+
+TOURNAMENT_PRIORITY = 0
+LADDER_PRIORITY = 5
+
+
+def game_options_check(*, game: Game, players: int, options: dict | None) -> dict:
+    """The options merged over the game's defaults, after the engine accepted them for ``players``."""
+    if options is not None and not isinstance(options, dict):
+        raise ServiceError("options must be a JSON object", field="options")
+    merged = {**game.default_options, **(options or {})}
+    try:
+        engines.get(game.slug).new_state(players, 0, merged)
+    except (ValueError, TypeError, KeyError) as exc:
+        raise ServiceError(f"the game refused these settings: {exc}", field="options") from exc
+    return merged
+
+
+def _current_versions(bot_ids: Sequence[int]) -> dict[int, int]:
+    """bot id -> id of its newest accepted version, for the bots that have one."""
+    rows = (
+        BotVersion.objects.filter(bot_id__in=bot_ids, validation_status=BotVersion.Validation.ACCEPTED)
+        .order_by("bot_id", "-number")
+        .values_list("bot_id", "id")
+    )
+    current: dict[int, int] = {}
+    for bot_id, version_id in rows:
+        current.setdefault(bot_id, version_id)
+    return current
+
+
+def matches_create(
+    *, tournament: Tournament, seatings: Sequence[Sequence[int]], first_index: int, priority: int
+) -> list[int]:
+    """Create queued matches (and their seats) for ``seatings`` and enqueue them after commit.
+
+    Each bot plays with its newest accepted version at the time of scheduling. Returns the match ids.
+    """
+    versions = _current_versions({bot_id for seating in seatings for bot_id in seating})
+    now = timezone.now()
+    matches = [
+        Match(
+            game_id=tournament.game_id,
+            tournament=tournament,
+            index=first_index + offset,
+            players=len(seating),
+            seed=derive_seed(tournament.seed, first_index + offset),
+            options=tournament.options,
+            priority=priority,
+            enqueued_at=now,
+        )
+        for offset, seating in enumerate(seatings)
+    ]
+    Match.objects.bulk_create(matches, batch_size=500)
+    # bulk_create returns ids on PostgreSQL and SQLite; fetch them by index to be backend-neutral.
+    ids_by_index = dict(
+        Match.objects.filter(
+            tournament=tournament, index__gte=first_index, index__lt=first_index + len(seatings)
+        ).values_list("index", "id")
+    )
+    Seat.objects.bulk_create(
+        [
+            Seat(
+                match_id=ids_by_index[first_index + offset],
+                position=position,
+                bot_id=bot_id,
+                bot_version_id=versions[bot_id],
+            )
+            for offset, seating in enumerate(seatings)
+            for position, bot_id in enumerate(seating)
+        ],
+        batch_size=1000,
+    )
+    match_ids = [ids_by_index[first_index + offset] for offset in range(len(seatings))]
+    matches_enqueue_on_commit(match_ids)
+    return match_ids
+
+
+def tournament_create(
+    *,
+    created_by: AbstractBaseUser | None,
+    game_slug: str,
+    name: str,
+    bot_ids: Sequence[int],
+    players_per_match: int,
+    games_per_pairing: int = 1,
+    options: dict | None = None,
+    seed: int | None = None,
+) -> Tournament:
+    """Schedule a round robin: every combination of ``players_per_match`` of the bots, each played
+    ``games_per_pairing`` times with rotated seats and derived seeds. Matches are enqueued after commit.
+
+    Raises ServiceError (what to fix) for: an unknown game, players outside the game's range, unknown,
+    duplicate, inactive or other-game bots, bots without an accepted version, too few bots, more matches
+    than ``TOURNAMENT_MAX_MATCHES``, options the engine refuses.
+    """
+    game = game_get(slug=game_slug)
+    name = (name or "").strip()
+    if not name:
+        raise ServiceError("give the tournament a name", field="name")
+    if not (game.min_players <= players_per_match <= game.max_players):
+        raise ServiceError(
+            f"{game.slug} is played by {game.min_players} to {game.max_players} players, "
+            f"not {players_per_match}",
+            field="players_per_match",
+        )
+    if games_per_pairing < 1:
+        raise ServiceError("games_per_pairing must be at least 1", field="games_per_pairing")
+    bot_ids = list(bot_ids)
+    if len(set(bot_ids)) != len(bot_ids):
+        raise ServiceError("each bot may be listed once", field="bots")
+    bots = {bot.id: bot for bot in Bot.objects.filter(id__in=bot_ids)}
+    missing = [bot_id for bot_id in bot_ids if bot_id not in bots]
+    if missing:
+        raise ServiceError(f"no bots with ids {missing}", field="bots")
+    wrong_game = sorted(b.name for b in bots.values() if b.game_id != game.id)
+    if wrong_game:
+        raise ServiceError(f"these bots play another game than {game.slug}: {', '.join(wrong_game)}", field="bots")
+    inactive = sorted(b.name for b in bots.values() if not b.active)
+    if inactive:
+        raise ServiceError(f"these bots are inactive: {', '.join(inactive)}", field="bots")
+    without_code = sorted(bots[b].name for b in bot_ids if b not in _current_versions(bot_ids))
+    if without_code:
+        raise ServiceError(f"these bots have no accepted version: {', '.join(without_code)}", field="bots")
+    if len(bot_ids) < players_per_match:
+        raise ServiceError(
+            f"a {players_per_match}-player round robin needs at least {players_per_match} bots", field="bots"
+        )
+    total = round_robin_count(len(bot_ids), players_per_match, games_per_pairing)
+    if total > settings.TOURNAMENT_MAX_MATCHES:
+        raise ServiceError(
+            f"this tournament would play {total} matches; the limit is {settings.TOURNAMENT_MAX_MATCHES}",
+            field="games_per_pairing",
+        )
+    merged = game_options_check(game=game, players=players_per_match, options=options)
+    if seed is None:
+        seed = random.SystemRandom().randrange(1 << 62)
+    with transaction.atomic():
+        tournament = Tournament.objects.create(
+            game=game,
+            name=name,
+            kind=Tournament.Kind.ROUND_ROBIN,
+            players_per_match=players_per_match,
+            games_per_pairing=games_per_pairing,
+            options=merged,
+            seed=seed,
+            created_by=created_by,
+            started_at=timezone.now(),
+        )
+        tournament.bots.set(bot_ids)
+        matches_create(
+            tournament=tournament,
+            seatings=round_robin(bot_ids, players_per_match, games_per_pairing),
+            first_index=0,
+            priority=TOURNAMENT_PRIORITY,
+        )
+    return tournament
+
+
+@dataclasses.dataclass(frozen=True)
+class Progress:
+    total: int
+    queued: int
+    running: int
+    finished: int
+    failed: int
+    started_at: datetime | None
+    estimated_finish: datetime | None
+
+    def to_json(self) -> dict:
+        return dataclasses.asdict(self)
+
+
+def tournament_progress(*, tournament: Tournament, now: datetime | None = None) -> Progress:
+    """Counts of matches by status, and an estimated finish from the rate of matches done so far."""
+    counts = tournament.matches.aggregate(
+        total=Count("id"),
+        queued=Count("id", filter=Q(status=Match.Status.QUEUED)),
+        running=Count("id", filter=Q(status=Match.Status.RUNNING)),
+        finished=Count("id", filter=Q(status=Match.Status.FINISHED)),
+        failed=Count("id", filter=Q(status=Match.Status.FAILED)),
+        first_start=Min("started_at"),
+    )
+    now = now or timezone.now()
+    started = counts.pop("first_start") or None
+    done = counts["finished"] + counts["failed"]
+    remaining = counts["total"] - done
+    estimate = None
+    if remaining == 0 and done:
+        estimate = tournament.finished_at or now
+    elif done and started is not None:
+        per_match = (now - started).total_seconds() / done
+        estimate = now + timedelta(seconds=per_match * remaining)
+    return Progress(started_at=started, estimated_finish=estimate, **counts)
+
+
+def tournament_standings(*, tournament: Tournament) -> list[dict]:
+    """The table of finished matches, best first (``ratings.standings``: pairwise wins, points by place)."""
+    seats = (
+        Seat.objects.filter(match__tournament=tournament, match__status=Match.Status.FINISHED)
+        .order_by("match_id", "position")
+        .values_list("match_id", "bot_id", "place", "score", "outcome")
+    )
+    by_match: dict[int, list] = {}
+    for match_id, bot_id, place, score, outcome in seats:
+        by_match.setdefault(match_id, []).append((bot_id, place, score or 0, outcome not in ("", "ok")))
+    table = ratings.standings(by_match.values())
+    names = dict(Bot.objects.filter(id__in=[row.bot_id for row in table]).values_list("id", "name"))
+    return [{**dataclasses.asdict(row), "bot": names.get(row.bot_id, "")} for row in table]
+
+
+def tournament_finish_if_done(*, tournament_id: int) -> bool:
+    """Mark the tournament finished when none of its matches is queued or running. Caller holds a
+    transaction; the tournament row is locked so that two workers finishing the last two matches at once
+    cannot both miss it."""
+    tournament = Tournament.objects.select_for_update().filter(
+        id=tournament_id, kind=Tournament.Kind.ROUND_ROBIN, status=Tournament.Status.RUNNING
+    ).first()
+    if tournament is None:
+        return False
+    if tournament.matches.filter(status__in=[Match.Status.QUEUED, Match.Status.RUNNING]).exists():
+        return False
+    tournament.status = Tournament.Status.FINISHED
+    tournament.finished_at = timezone.now()
+    tournament.save(update_fields=["status", "finished_at", "updated_at"])
+    return True

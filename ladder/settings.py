@@ -1,0 +1,267 @@
+"""Django settings for the bot ladder, read from the environment in this one place.
+
+Every setting has a typed default and a comment. Production differs from the embedded default only
+through environment variables (see the configuration table in README.md):
+
+* embedded default (``make demo``, ``make test``): SQLite and Kombu's filesystem broker under ``var/``;
+* production (docker compose): ``DATABASE_URL`` points at PostgreSQL, ``CELERY_BROKER_URL`` at Redis.
+
+Secrets are never written here: ``SECRET_KEY`` must come from the environment unless ``DEBUG`` is on.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import environ
+from django.core.exceptions import ImproperlyConfigured
+
+BASE_DIR = Path(__file__).resolve().parent.parent
+
+env = environ.Env()
+
+# Where the embedded default keeps its SQLite file, broker folders and bot code cache.
+VAR_DIR: Path = Path(env.str("VAR_DIR", default=str(BASE_DIR / "var"))).resolve()
+VAR_DIR.mkdir(parents=True, exist_ok=True)
+
+# --- Core -------------------------------------------------------------------------------------------
+
+# Development mode: detailed error pages and a throwaway SECRET_KEY. Never on in production.
+DEBUG: bool = env.bool("DEBUG", default=False)
+
+# Signs sessions and tokens. Required from the environment unless DEBUG is on.
+SECRET_KEY: str = env.str("SECRET_KEY", default="")
+if not SECRET_KEY:
+    if not DEBUG:
+        raise ImproperlyConfigured("SECRET_KEY must be set in the environment when DEBUG is off")
+    SECRET_KEY = "development-only-secret-key-not-for-production"
+
+# Host names this site answers to; the loopback names are enough for the embedded default.
+ALLOWED_HOSTS: list[str] = env.list("ALLOWED_HOSTS", default=["127.0.0.1", "localhost", "[::1]"])
+
+# Origins trusted for form posts behind a TLS proxy (e.g. https://ladder.example.org).
+CSRF_TRUSTED_ORIGINS: list[str] = env.list("CSRF_TRUSTED_ORIGINS", default=[])
+
+INSTALLED_APPS = [
+    "django.contrib.admin",
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "whitenoise.runserver_nostatic",
+    "django.contrib.staticfiles",
+    "rest_framework",
+    "rest_framework.authtoken",
+    "django_filters",
+    "drf_spectacular",
+    "drf_spectacular_sidecar",
+    "ladder",
+]
+
+MIDDLEWARE = [
+    "django.middleware.security.SecurityMiddleware",
+    "whitenoise.middleware.WhiteNoiseMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+]
+
+ROOT_URLCONF = "ladder.urls"
+WSGI_APPLICATION = "ladder.wsgi.application"
+ASGI_APPLICATION = "ladder.asgi.application"
+
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [BASE_DIR / "ladder" / "web" / "templates"],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+            ],
+        },
+    },
+]
+
+# --- Database ---------------------------------------------------------------------------------------
+
+# The database URL; the default SQLite file needs no server. PostgreSQL: postgres://user:pw@host/db
+DATABASES = {"default": env.db_url("DATABASE_URL", default=f"sqlite:///{VAR_DIR / 'ladder.sqlite3'}")}
+if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
+    # Workers and the web server write concurrently: WAL lets readers run beside the writer, and
+    # IMMEDIATE transactions take the write lock up front instead of failing on a lock upgrade.
+    DATABASES["default"].setdefault("OPTIONS", {}).update(
+        {
+            "timeout": 30,
+            "transaction_mode": "IMMEDIATE",
+            "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
+        }
+    )
+    # A file (not an in-memory database) so that worker subprocesses started by tests can share it.
+    DATABASES["default"]["TEST"] = {"NAME": str(VAR_DIR / "test_ladder.sqlite3")}
+else:
+    # Reuse connections between requests and tasks (seconds); 0 closes them after each one.
+    DATABASES["default"]["CONN_MAX_AGE"] = env.int("DATABASE_CONN_MAX_AGE", default=60)
+
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
+    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
+]
+
+LANGUAGE_CODE = "en-us"
+TIME_ZONE = "UTC"
+USE_I18N = True
+USE_TZ = True
+
+# --- Static files -----------------------------------------------------------------------------------
+
+STATIC_URL = "/static/"
+STATIC_ROOT = VAR_DIR / "static"
+STATICFILES_DIRS = [BASE_DIR / "ladder" / "web" / "static"]
+# In development whitenoise serves straight from the app folders, so no collectstatic is needed.
+WHITENOISE_USE_FINDERS: bool = env.bool("WHITENOISE_USE_FINDERS", default=DEBUG)
+STORAGES = {
+    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "staticfiles": {
+        "BACKEND": (
+            "django.contrib.staticfiles.storage.StaticFilesStorage"
+            if DEBUG
+            else "whitenoise.storage.CompressedManifestStaticFilesStorage"
+        )
+    },
+}
+
+# --- REST API ---------------------------------------------------------------------------------------
+
+REST_FRAMEWORK = {
+    "DEFAULT_AUTHENTICATION_CLASSES": [
+        "rest_framework.authentication.TokenAuthentication",
+        "rest_framework.authentication.SessionAuthentication",
+    ],
+    "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticatedOrReadOnly"],
+    "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.PageNumberPagination",
+    "PAGE_SIZE": env.int("API_PAGE_SIZE", default=50),
+    "DEFAULT_FILTER_BACKENDS": ["django_filters.rest_framework.DjangoFilterBackend"],
+    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "EXCEPTION_HANDLER": "ladder.api.errors.exception_handler",
+}
+
+SPECTACULAR_SETTINGS = {
+    "TITLE": "Bot ladder API",
+    "DESCRIPTION": "Upload bots, run tournaments, read leaderboards and replays.",
+    "VERSION": "1",
+    # Swagger UI assets come from drf-spectacular-sidecar: nothing is fetched from a CDN.
+    "SWAGGER_UI_DIST": "SIDECAR",
+    "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
+    "REDOC_DIST": "SIDECAR",
+    "SERVE_INCLUDE_SCHEMA": False,
+}
+
+# Largest upload accepted by the API (bytes); the bot validator applies its own, finer caps.
+DATA_UPLOAD_MAX_MEMORY_SIZE: int = env.int("DATA_UPLOAD_MAX_MEMORY_SIZE", default=4 * 1024 * 1024)
+FILE_UPLOAD_MAX_MEMORY_SIZE: int = DATA_UPLOAD_MAX_MEMORY_SIZE
+
+# --- Celery (read by workers/app.py with the CELERY_ namespace) ------------------------------------
+
+# The broker only rings the bell: the database is the source of truth for every match. The default is
+# Kombu's filesystem transport, a real broker that needs no server.
+CELERY_BROKER_URL: str = env.str("CELERY_BROKER_URL", default="filesystem://")
+BROKER_DIR: Path = VAR_DIR / "broker"
+if CELERY_BROKER_URL.startswith("filesystem://"):
+    for _folder in ("queue", "processed", "control"):
+        (BROKER_DIR / _folder).mkdir(parents=True, exist_ok=True)
+    CELERY_BROKER_TRANSPORT_OPTIONS: dict = {
+        "data_folder_in": str(BROKER_DIR / "queue"),
+        "data_folder_out": str(BROKER_DIR / "queue"),
+        "processed_folder": str(BROKER_DIR / "processed"),
+        "control_folder": str(BROKER_DIR / "control"),
+        "store_processed": False,
+        # Seconds between scans of an empty queue folder; the 1 s default would dominate a match's
+        # round trip, 10 ms keeps a no-op task in the low milliseconds at negligible CPU.
+        "polling_interval": env.float("CELERY_BROKER_POLLING_INTERVAL", default=0.01),
+    }
+else:
+    CELERY_BROKER_TRANSPORT_OPTIONS = {
+        # Seconds before Redis hands an unacknowledged message to another worker; longer than any
+        # match so a slow match is not played twice (the reconciler covers workers that died).
+        "visibility_timeout": env.int("CELERY_VISIBILITY_TIMEOUT", default=3600),
+    }
+# Results live in the database, never in a result backend.
+CELERY_TASK_IGNORE_RESULT = True
+CELERY_TASK_SERIALIZER = "json"
+CELERY_ACCEPT_CONTENT = ["json"]
+# A task is acknowledged after it ran, and requeued if its worker process dies: safe because
+# run_match is idempotent (claim with a lease and an attempt token).
+CELERY_TASK_ACKS_LATE = True
+CELERY_TASK_REJECT_ON_WORKER_LOST = True
+# One message at a time per worker process, so a long match never holds back queued ones.
+CELERY_WORKER_PREFETCH_MULTIPLIER = 1
+CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+CELERY_WORKER_HIJACK_ROOT_LOGGER = False
+CELERY_WORKER_SEND_TASK_EVENTS = False
+CELERY_TASK_DEFAULT_QUEUE: str = env.str("CELERY_TASK_DEFAULT_QUEUE", default="ladder")
+# Queue that match tasks go to; workers consume it (tests use a private name per run).
+MATCH_QUEUE: str = env.str("MATCH_QUEUE", default=CELERY_TASK_DEFAULT_QUEUE)
+
+# --- Sandbox limits (passed to bots.referee.Limits) -------------------------------------------------
+
+BOTS_MOVE_MS: int = env.int("BOTS_MOVE_MS", default=1000)  # wall-clock limit per decision
+BOTS_BANK_MS: int = env.int("BOTS_BANK_MS", default=20000)  # time bank per bot per match
+BOTS_MEMORY_MB: int = env.int("BOTS_MEMORY_MB", default=256)  # memory cap per bot process
+BOTS_LOG_BYTES: int = env.int("BOTS_LOG_BYTES", default=65536)  # bot log kept per seat
+# Run bots without isolation when the sandbox cannot be set up here. Local development only.
+BOTS_ALLOW_UNSAFE: bool = env.bool("BOTS_ALLOW_UNSAFE", default=False)
+# Largest accepted upload in bytes, before any unpacking.
+BOTS_MAX_UPLOAD_BYTES: int = env.int("BOTS_MAX_UPLOAD_BYTES", default=1024 * 1024)
+
+# --- Matches and the pipeline -----------------------------------------------------------------------
+
+# Seconds a claimed match may run before the reconciler hands it to another worker. Must exceed the
+# longest possible match (every seat spending its whole bank plus engine time).
+MATCH_LEASE_S: int = env.int("MATCH_LEASE_S", default=300)
+# Celery's soft and hard time limits for run_match, just inside the lease.
+MATCH_SOFT_TIME_LIMIT_S: int = env.int("MATCH_SOFT_TIME_LIMIT_S", default=MATCH_LEASE_S - 30)
+MATCH_TIME_LIMIT_S: int = env.int("MATCH_TIME_LIMIT_S", default=MATCH_LEASE_S - 10)
+# Times a match is attempted after sandbox faults before it is marked failed.
+MATCH_MAX_ATTEMPTS: int = env.int("MATCH_MAX_ATTEMPTS", default=3)
+# Seconds a queued match may sit unclaimed before the reconciler sends its message again (a lost
+# message or a flushed broker); a duplicate message is harmless, the claim ignores it.
+MATCH_REQUEUE_AFTER_S: int = env.int("MATCH_REQUEUE_AFTER_S", default=600)
+# How often the reconciler runs (seconds).
+RECONCILE_INTERVAL_S: float = env.float("RECONCILE_INTERVAL_S", default=60.0)
+# Largest number of matches one tournament may schedule.
+TOURNAMENT_MAX_MATCHES: int = env.int("TOURNAMENT_MAX_MATCHES", default=5000)
+
+# The continuous ladder: every LADDER_INTERVAL_S the beat task schedules up to LADDER_MATCHES_PER_TICK
+# matches per game, only while fewer than LADDER_MAX_BACKLOG matches are waiting (tournaments first).
+LADDER_ENABLED: bool = env.bool("LADDER_ENABLED", default=True)
+LADDER_INTERVAL_S: float = env.float("LADDER_INTERVAL_S", default=30.0)
+LADDER_MATCHES_PER_TICK: int = env.int("LADDER_MATCHES_PER_TICK", default=4)
+LADDER_MAX_BACKLOG: int = env.int("LADDER_MAX_BACKLOG", default=20)
+
+CELERY_BEAT_SCHEDULE = {
+    "reconcile-matches": {"task": "ladder.reconcile", "schedule": RECONCILE_INTERVAL_S},
+    "ladder-tick": {"task": "ladder.ladder_tick", "schedule": LADDER_INTERVAL_S},
+}
+CELERY_BEAT_SCHEDULE_FILENAME: str = str(VAR_DIR / "celerybeat-schedule")
+
+# --- Ratings (ladder.services.ratings) --------------------------------------------------------------
+
+RATING_K: float = env.float("RATING_K", default=32.0)  # Elo K once a bot is established
+RATING_PROVISIONAL_K: float = env.float("RATING_PROVISIONAL_K", default=48.0)  # K for a new bot
+RATING_PROVISIONAL_GAMES: int = env.int("RATING_PROVISIONAL_GAMES", default=10)  # games at that K
+
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"}},
+    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
+    "root": {"handlers": ["console"], "level": env.str("LOG_LEVEL", default="INFO")},
+}

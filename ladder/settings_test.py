@@ -1,0 +1,15 @@
+"""Settings for the test suite: the environment's settings plus a throwaway secret and fast hashing.
+
+Tests run against whatever ``DATABASE_URL`` and ``CELERY_BROKER_URL`` say (CI: PostgreSQL and Redis),
+otherwise the embedded default. Worker processes started by tests use this module too.
+"""
+
+import os
+
+# Only a test run gets a fixed secret without DEBUG; ladder.settings refuses that everywhere else.
+os.environ.setdefault("SECRET_KEY", "test-suite-secret-not-for-production")
+
+from ladder.settings import *  # noqa: E402,F403
+
+# Password hashing is deliberately slow; tests create many users.
+PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]

@@ -1,0 +1,50 @@
+"""Playing one match on this worker: claim it, fetch the code, run the referee, record or release."""
+
+from __future__ import annotations
+
+import logging
+import socket
+
+from celery.exceptions import SoftTimeLimitExceeded
+from django.conf import settings
+
+from ladder.services.bots import sandbox_limits
+from ladder.services.matches import match_claim, match_record_result, match_release_after_fault
+from workers.code_cache import code_cache
+
+logger = logging.getLogger(__name__)
+
+
+def match_execute(*, match_id: int, worker: str | None = None) -> str:
+    """Play match ``match_id`` if it can be claimed. Returns "recorded", "skipped" (not claimable: done,
+    gone or held by another worker), "stale" (claim lost before recording), "requeued" or "failed"
+    (sandbox fault). Bot faults are results, not faults: the referee records them as forfeits."""
+    from bots.referee import BotSpec, SandboxFault, play_match
+
+    claim = match_claim(match_id=match_id, worker=worker or socket.gethostname())
+    if claim is None:
+        return "skipped"
+    try:
+        code = code_cache.get_many([seat.sha256 for seat in claim.seats])
+        result = play_match(
+            claim.game,
+            [BotSpec(name=seat.bot_name, code=code[seat.sha256]) for seat in claim.seats],
+            seed=claim.seed,
+            options=claim.options,
+            limits=sandbox_limits(),
+            allow_unsafe=settings.BOTS_ALLOW_UNSAFE,
+        )
+    except SandboxFault as exc:
+        return match_release_after_fault(match_id=match_id, token=claim.token, reason=f"sandbox fault: {exc}")
+    except SoftTimeLimitExceeded:
+        return match_release_after_fault(match_id=match_id, token=claim.token,
+                                         reason="the match exceeded the worker's time limit")
+    except Exception as exc:
+        # An engine or referee bug is ours too: retried like a sandbox fault, then the match fails with
+        # the error as its reason instead of killing the worker or looping forever.
+        logger.exception("match %s could not be played", match_id)
+        return match_release_after_fault(match_id=match_id, token=claim.token,
+                                         reason=f"{type(exc).__name__}: {exc}")
+    if match_record_result(match_id=match_id, token=claim.token, result=result):
+        return "recorded"
+    return "stale"

@@ -1,0 +1,54 @@
+"""Thin tasks with explicit, stable names: load ids, call a service, return.
+
+``ladder`` sends these by name (ladder.services.enqueue) and never imports this module.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from django.conf import settings
+
+from workers.app import app
+
+logger = logging.getLogger(__name__)
+
+
+def ladder_task(name: str, **options):
+    """The one task decorator: a stable name, no stored result, late acknowledgement."""
+    return app.task(name=name, ignore_result=True, acks_late=True, **options)
+
+
+@ladder_task(
+    "ladder.run_match",
+    soft_time_limit=settings.MATCH_SOFT_TIME_LIMIT_S,
+    time_limit=settings.MATCH_TIME_LIMIT_S,
+)
+def run_match(match_id: int) -> str:
+    """Play one match; idempotent (a finished, running or missing match is left alone)."""
+    from workers.execution import match_execute
+
+    outcome = match_execute(match_id=match_id, worker=run_match.request.hostname or "")
+    logger.info("match %s: %s", match_id, outcome)
+    return outcome
+
+
+@ladder_task("ladder.reconcile", time_limit=300)
+def reconcile() -> dict:
+    """Requeue matches whose worker vanished and re-send messages the broker lost."""
+    from ladder.services.matches import matches_reconcile
+
+    return matches_reconcile().to_json()
+
+
+@ladder_task("ladder.ladder_tick", time_limit=300)
+def ladder_tick() -> dict:
+    """Pair active bots of similar rating into new ladder matches."""
+    from ladder.services.ladder import ladder_tick as schedule
+
+    return schedule()
+
+
+@ladder_task("ladder.noop")
+def noop() -> None:
+    """Does nothing; measures the broker's round trip."""
