@@ -192,25 +192,9 @@ class Kingdom:
             largest = max(largest, squares)
         return base, largest, total_crowns
 
-    def is_middle_kingdom(self) -> bool:
-        """KD-9.1 / ED-7: occupied cells span exactly K x K with the castle in the middle of that span."""
-        span = self.frame.k - 1
-        centre = self.frame.k - 1
-        return (self.max_r - self.min_r == span and self.max_c - self.min_c == span
-                and self.min_r + span // 2 == centre and self.min_c + span // 2 == centre)
-
-    def is_harmony(self) -> bool:
-        """KD-9.2 / ED-8: every cell of a K x K square filled and no domino discarded."""
-        return not self.discarded and 2 * len(self.placed) + 1 == self.frame.k ** 2
-
     def bonus(self, options: dict) -> int:
         """The optional end-of-game bonuses this kingdom earns under ``options`` (KD-9.1, KD-9.2)."""
-        points = 0
-        if options.get("middle_kingdom") and self.is_middle_kingdom():
-            points += 10
-        if options.get("harmony") and self.is_harmony():
-            points += 5
-        return points
+        return bonus_points(self.grid(), self.discarded, self.frame.k, options)
 
     # -- JSON -------------------------------------------------------------------------------------------
 
@@ -224,3 +208,33 @@ class Kingdom:
         return {"seat": seat, "grid": self.grid(), "placed": [entry[:] for entry in self.placed],
                 "discarded": self.discarded[:], "base_score": base, "largest_property": largest,
                 "crowns": total_crowns}
+
+
+# Bonuses are computed from the JSON grid so that the renderer and re-scoring from ``view()`` use the
+# very same rule as the engine.
+
+def is_middle_kingdom(grid: list[list[str]], k: int) -> bool:
+    """KD-9.1 / ED-7: occupied cells span exactly K x K with the castle in the middle of that span."""
+    rows = [r for r, line in enumerate(grid) if any(line)]
+    cols = [c for c in range(len(grid)) if any(line[c] for line in grid)]
+    centre = k - 1
+    return (rows[-1] - rows[0] == k - 1 and cols[-1] - cols[0] == k - 1
+            and rows[0] + (k - 1) // 2 == centre and cols[0] + (k - 1) // 2 == centre)
+
+
+def is_harmony(grid: list[list[str]], discarded: list[int], k: int) -> bool:
+    """KD-9.2 / ED-8: every cell of a K x K square filled and no domino discarded.
+
+    A kingdom never leaves its K x K square, so K*K occupied cells fill it.
+    """
+    return not discarded and sum(1 for line in grid for cell in line if cell) == k * k
+
+
+def bonus_points(grid: list[list[str]], discarded: list[int], k: int, options: dict) -> int:
+    """+10 for Middle Kingdom and +5 for Harmony, each only when its option is on."""
+    points = 0
+    if options.get("middle_kingdom") and is_middle_kingdom(grid, k):
+        points += 10
+    if options.get("harmony") and is_harmony(grid, discarded, k):
+        points += 5
+    return points
