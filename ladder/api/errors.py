@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from rest_framework import status
 from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
 
@@ -16,5 +15,5 @@ def exception_handler(exc, context):
             body["field"] = exc.field
         if exc.detail:
             body["log_tail"] = exc.detail
-        return Response(body, status=status.HTTP_400_BAD_REQUEST)
+        return Response(body, status=exc.status)
     return drf_exception_handler(exc, context)

@@ -33,6 +33,7 @@ def bot_code_check(*, data: bytes, filename: str, game_slug: str):
 
     Returns the validator's ``ValidatedBot``; raises ServiceError with what to fix.
     """
+    from bots.referee import SandboxFault
     from bots.validate import ValidationError, validate_upload
 
     if len(data) > settings.BOTS_MAX_UPLOAD_BYTES:
@@ -45,6 +46,8 @@ def bot_code_check(*, data: bytes, filename: str, game_slug: str):
         )
     except ValidationError as exc:
         raise ServiceError(exc.message, field="code", detail=getattr(exc, "log_tail", "") or "") from exc
+    except SandboxFault as exc:
+        raise ServiceError(f"bots cannot be checked right now, try again later ({exc})", status=503) from exc
 
 
 def _version_add(*, bot: Bot, validated) -> BotVersion:
