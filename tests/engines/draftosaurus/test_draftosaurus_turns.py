@@ -245,14 +245,19 @@ def test_ed_13_quarantine_step_is_skipped_when_no_zone_is_occupied():
 
 def test_ds_10_3_summer_winter_plays_summer_then_winter_and_adds_scores():
     state = new(3, SUMMER_WINTER, seed=12)
-    random_playout(state, seed=3, upto=35)
+    actions = random_playout(state, seed=3, upto=35)
     assert state.game_index == 0 and not state.is_terminal()
-    while state.game_index == 0:
-        game_1 = state.game_scores()
-        t_rex_1 = [z.t_rex_count() for z in state.zoos]
-        state.apply(state.legal_actions()[0])
-    assert state.board == "winter" and not state.is_terminal()
-    assert state.match_scores == game_1 and state.match_t_rex == t_rex_1
+    state.apply(state.legal_actions()[0])
+    assert state.board == "winter" and state.game_index == 1 and not state.is_terminal()
+    # Game 1 of the match is the single summer game with the same seed and the same actions.
+    alone = new(3, SUMMER, seed=12)
+    for action in actions:
+        alone.apply(action)
+    alone.apply(alone.legal_actions()[0])
+    assert alone.is_terminal()
+    game_1 = alone.scores()
+    assert state.match_scores == game_1
+    assert state.match_t_rex == [z.t_rex_count() for z in alone.zoos]
     random_playout(state, seed=3)
     assert state.is_terminal()
     assert state.scores() == [a + b for a, b in zip(game_1, state.game_scores())]
