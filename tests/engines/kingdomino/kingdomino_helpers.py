@@ -17,6 +17,9 @@ WORKED_EXAMPLE = [
     (23, 5, 2, SOUTH), (44, 2, 6, SOUTH),
 ]
 
+# A kingdom whose castle is walled in by wheat, forest and lakes: a swamp domino has nowhere to go.
+WALLED_IN = [(1, 4, 5, EAST), (3, 4, 3, WEST), (7, 3, 4, NORTH), (8, 5, 4, SOUTH)]
+
 
 def game():
     return engines.get("kingdomino")
