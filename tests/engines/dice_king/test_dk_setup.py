@@ -1,0 +1,156 @@
+"""Setup and determinism: rules DK-2.1 to DK-2.8, ED-5, ED-15 (checklist items 1 and 13)."""
+
+from __future__ import annotations
+
+import json
+import random
+
+import pytest
+from dice_king_helpers import GAME, events, fresh
+
+import engines
+from engines.dice_king.cards import STACK_CARDS
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_dk_2_1_each_seat_has_16_markers_and_one_white_gem(players):
+    state = fresh(players)
+    assert state.markers == [16] * players
+    assert state.white == [1] * players and state.gold == [0] * players
+    obs = state.observation(0)
+    assert [seat["markers_left"] for seat in obs["seats"]] == [16] * players
+    assert all(seat["gems"] == {"gold": 0, "white": 1} for seat in obs["seats"])
+
+
+def test_dk_2_2_and_ed_1_same_map_for_every_player_count():
+    maps = [[(f["field"], f["landscape"], f["neighbours"]) for f in fresh(n).view()["map"]] for n in (2, 3, 4)]
+    assert maps[0] == maps[1] == maps[2]
+
+
+def test_dk_2_3_start_fires_with_their_tiles_and_no_owner():
+    view = fresh().view()
+    for field, tile in ((4, "T12"), (26, "T28")):
+        entry = view["map"][field]
+        assert entry["tile"] == tile and entry["fire"] is True and entry["owner"] is None
+    assert sum(1 for f in view["map"] if f["tile"] is not None) == 2
+
+
+def test_dk_2_4_gems_on_the_map():
+    view = fresh().view()
+    gems = {f["field"]: f["gem"] for f in view["map"] if f["gem"]}
+    assert gems == {2: "gold", 12: "gold", 17: "gold", 27: "gold",
+                    3: "white", 8: "white", 11: "white", 19: "white", 21: "white", 24: "white"}
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_dk_2_5_two_removed_tiles_hidden_and_26_in_the_supply(players):
+    state = fresh(players, seed=5)
+    view = state.view()
+    assert len(view["removed_tiles"]) == 2 and len(view["supply"]) == 26
+    every = set(view["removed_tiles"]) | set(view["supply"]) | {"T12", "T28"}
+    assert every == {f"T{t:02d}" for t in range(30)}
+    for seat in range(players):
+        obs = state.observation(seat)
+        assert "removed_tiles" not in obs and "supply" not in obs and "stack_order" not in obs
+        assert obs["tiles"]["supply_count"] == 26 and obs["tiles"]["removed_count"] == 2
+        text = json.dumps(obs)
+        assert not any(tile in text for tile in view["removed_tiles"] + view["supply"])
+
+
+@pytest.mark.parametrize(("players", "white"), [(2, 10), (3, 9), (4, 8)])
+def test_dk_2_6_general_supply(players, white):
+    assert fresh(players).observation(0)["general_supply"] == {"gold": 2, "white": white, "fires": 13}
+
+
+def test_dk_2_7_each_stack_shuffled_separately_with_its_top_card_on_display():
+    state = fresh(seed=9)
+    obs = state.observation(0)
+    for entry in obs["display"]:
+        stack = entry["stack"]
+        assert entry["card"] == state.stacks[stack][0]
+        assert sorted([entry["card"]] + obs["stack_remaining"][str(stack)]) == list(STACK_CARDS[stack])
+    tops = {tuple(fresh(seed=s).stacks[1][:3]) for s in range(10)}
+    assert len(tops) > 1
+
+
+def test_dk_2_8_and_ed_5_most_sixes_starts_and_ties_roll_again():
+    for seed in range(40):
+        state = fresh(4, seed)
+        (roll_off,) = events(state, "start_roll_off")
+        last = roll_off["rounds"][-1]
+        sixes = {roll["seat"]: roll["values"].count(6) for roll in last}
+        assert sixes[state.start_player] > max(v for s, v in sixes.items() if s != state.start_player)
+        for earlier, later in zip(roll_off["rounds"], roll_off["rounds"][1:]):
+            best = max(roll["values"].count(6) for roll in earlier)
+            assert [r["seat"] for r in later] == [r["seat"] for r in earlier if r["values"].count(6) == best]
+        assert state.active == state.start_player == roll_off["start_player"]
+
+
+def hand_deal(players: int, seed: int) -> dict:
+    """ED-15 computed by hand with random.Random: stacks, tiles, roll-off and the first roll."""
+    rng = random.Random(seed)
+
+    def below(n):
+        return int(rng.random() * n)
+
+    def shuffled(items):
+        items = list(items)
+        for i in range(len(items) - 1, 0, -1):
+            j = below(i + 1)
+            items[i], items[j] = items[j], items[i]
+        return items
+
+    stacks = {stack: shuffled(sorted(STACK_CARDS[stack])) for stack in range(1, 6)}
+    tiles = shuffled([t for t in range(30) if t not in (12, 28)])
+    seats = list(range(players))
+    while True:
+        sixes = {seat: [1 + below(6) for _ in range(6)].count(6) for seat in seats}
+        best = max(sixes.values())
+        seats = [seat for seat in seats if sixes[seat] == best]
+        if len(seats) == 1:
+            break
+    first_roll = [1 + below(6) for _ in range(6)]
+    return {"stacks": stacks, "removed": sorted(tiles[:2]), "supply": sorted(tiles[2:]), "start": seats[0],
+            "first_roll": first_roll}
+
+
+@pytest.mark.parametrize(("players", "seed"), [(2, 0), (3, 17), (4, 12345)])
+def test_ed_15_draw_order_matches_a_hand_computation(players, seed):
+    expected = hand_deal(players, seed)
+    state = fresh(players, seed)
+    assert state.stacks == expected["stacks"]
+    assert state.removed == expected["removed"] and state.supply == expected["supply"]
+    assert state.start_player == expected["start"]
+    assert state.dice == expected["first_roll"]
+
+
+def test_ed_15_tile_draws_take_item_below_len_supply():
+    state = fresh(3, seed=4)
+    twin = state.clone()
+    supply = list(twin.supply)
+    rng = twin.chance
+    index = rng.below(len(supply))
+    state.pending = {"effect": "DWARF", "card": "S1-01", "drawn": [], "to_place": 1, "tiers": 1}
+    state._draw(1)
+    assert state.pending["drawn"] == [supply[index]]
+
+
+def test_checklist_13_same_seed_and_actions_give_the_same_views():
+    state = fresh(3, seed=21)
+    chooser = random.Random(2)
+    actions = []
+    while not state.is_terminal():
+        action = chooser.choice(state.legal_actions())
+        state.apply(action)
+        actions.append(action)
+    first = engines.replay("dice_king", 3, 21, None, actions)
+    second = engines.replay("dice_king", 3, 21, {}, actions)
+    assert first == second and first[-1] == state.view()
+
+
+def test_game_has_no_options_and_refuses_any():
+    assert GAME.default_options() == {} and GAME.variants() == [(2, {}), (3, {}), (4, {})]
+    with pytest.raises(ValueError, match="unknown option"):
+        GAME.new_state(2, 1, {"map": "real"})
+    with pytest.raises(ValueError, match="2 to 4"):
+        GAME.new_state(5, 1)
