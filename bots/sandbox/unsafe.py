@@ -69,7 +69,7 @@ class UnsafeSandbox:
             resource.setrlimit(resource.RLIMIT_CPU, (limits.cpu_seconds, limits.cpu_seconds + 1))
 
         popen = subprocess.Popen(
-            [sys.executable, "-I", "-c", _BOOTSTRAP, str(bot_dir)],
+            [sys.executable, "-I", "-B", "-c", _BOOTSTRAP, str(bot_dir)],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
             cwd=bot_dir, env={"OPENBLAS_NUM_THREADS": "1"}, start_new_session=True, preexec_fn=confine,
         )

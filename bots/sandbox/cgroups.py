@@ -1,0 +1,213 @@
+"""Per-bot control groups: a memory cap that counts what the bot really uses, a bound on its processes,
+one CPU core at most, and a reliable way to find every process it left behind.
+
+cgroup v1 (separate ``memory``, ``pids`` and ``cpu`` hierarchies) and v2 (the unified hierarchy with the
+controllers delegated to us) are both supported. Groups are created under the worker's own group in a
+folder named after the worker, so that the limits of the machine or container above still apply.
+Where neither is writable (an ordinary user without delegation) :func:`detect` returns None and the
+sandbox relies on rlimits and the pid namespace alone.
+"""
+
+from __future__ import annotations
+
+import itertools
+import logging
+import os
+import signal
+import time
+from pathlib import Path
+
+from bots.sandbox.policy import Limits
+
+logger = logging.getLogger("bots.sandbox")
+
+_ROOT = Path("/sys/fs/cgroup")
+# Headroom above the bot's memory cap for the kernel's own bookkeeping and the bot's /tmp.
+_KERNEL_HEADROOM_MB = 32
+_CPU_PERIOD_US = 100_000
+_counter = itertools.count(1)
+
+
+def _own_paths() -> dict[str, str]:
+    """Controller (or ``""`` for v2) -> this process's group path, from /proc/self/cgroup."""
+    paths = {}
+    for line in Path("/proc/self/cgroup").read_text().splitlines():
+        _, controllers, path = line.split(":", 2)
+        for controller in controllers.split(",") if controllers else [""]:
+            paths[controller] = path
+    return paths
+
+
+def _mounts() -> dict[str, Path]:
+    """Controller (or ``""`` for v2) -> mount point, from /proc/self/mountinfo."""
+    found: dict[str, Path] = {}
+    for line in Path("/proc/self/mountinfo").read_text().splitlines():
+        left, _, right = line.partition(" - ")
+        fstype, _, super_options = right.split(" ", 2)
+        mount_point = Path(left.split()[4])
+        if fstype == "cgroup2":
+            found.setdefault("", mount_point)
+        elif fstype == "cgroup":
+            for option in super_options.split(","):
+                if option in ("memory", "pids", "cpu"):
+                    found.setdefault(option, mount_point)
+    return found
+
+
+class BotCgroup:
+    """The groups of one bot process tree."""
+
+    def __init__(self, dirs: list[Path], memory_dir: Path | None, version: int) -> None:
+        self.dirs = dirs
+        self.memory_dir = memory_dir
+        self.version = version
+        self._oom = False
+
+    @property
+    def procs_files(self) -> list[str]:
+        return [str(d / "cgroup.procs") for d in self.dirs]
+
+    def oom_killed(self) -> bool:
+        """Whether the kernel killed a process of this bot for exceeding the memory cap."""
+        if self._oom or self.memory_dir is None:
+            return self._oom
+        name = "memory.oom_control" if self.version == 1 else "memory.events"
+        try:
+            for line in (self.memory_dir / name).read_text().splitlines():
+                key, _, value = line.partition(" ")
+                if key == "oom_kill" and int(value) > 0:
+                    self._oom = True
+        except OSError:
+            pass
+        return self._oom
+
+    def kill_and_remove(self, timeout_s: float = 2.0) -> None:
+        """SIGKILL whatever is left in the groups, then remove them; safe to repeat."""
+        self.oom_killed()
+        deadline = time.monotonic() + timeout_s
+        for directory in self.dirs:
+            kill_file = directory / "cgroup.kill"
+            if self.version == 2 and kill_file.exists():
+                try:
+                    kill_file.write_text("1")
+                except OSError:
+                    pass
+        remaining = list(self.dirs)
+        while remaining and time.monotonic() < deadline:
+            for directory in list(remaining):
+                try:
+                    pids = (directory / "cgroup.procs").read_text().split()
+                except FileNotFoundError:
+                    remaining.remove(directory)
+                    continue
+                for pid in pids:
+                    try:
+                        os.kill(int(pid), signal.SIGKILL)
+                    except ProcessLookupError:
+                        pass
+                if not pids:
+                    try:
+                        directory.rmdir()
+                        remaining.remove(directory)
+                    except OSError:
+                        pass
+            if remaining:
+                time.sleep(0.002)
+        if remaining:
+            logger.error("bot cgroups could not be removed: %s", ", ".join(map(str, remaining)))
+
+
+class Cgroups:
+    """The worker's parent groups; :meth:`create` makes one :class:`BotCgroup` per bot."""
+
+    def __init__(self, parents: dict[str, Path], version: int) -> None:
+        self.parents = parents
+        self.version = version
+
+    def create(self, limits: Limits) -> BotCgroup:
+        name = f"bot-{next(_counter)}"
+        memory_bytes = (limits.memory_mb + limits.tmp_mb + _KERNEL_HEADROOM_MB) * 1024 * 1024
+        dirs = []
+        memory_dir = None
+        try:
+            for controller, parent in self.parents.items():
+                directory = parent / name
+                directory.mkdir()
+                dirs.append(directory)
+                if self.version == 2:
+                    memory_dir = directory
+                    _write(directory / "memory.max", str(memory_bytes))
+                    _write(directory / "memory.swap.max", "0", optional=True)
+                    _write(directory / "pids.max", str(limits.max_processes))
+                    _write(directory / "cpu.max", f"{_CPU_PERIOD_US} {_CPU_PERIOD_US}", optional=True)
+                elif controller == "memory":
+                    memory_dir = directory
+                    _write(directory / "memory.limit_in_bytes", str(memory_bytes))
+                    _write(directory / "memory.memsw.limit_in_bytes", str(memory_bytes), optional=True)
+                elif controller == "pids":
+                    _write(directory / "pids.max", str(limits.max_processes))
+                elif controller == "cpu":
+                    _write(directory / "cpu.cfs_period_us", str(_CPU_PERIOD_US))
+                    _write(directory / "cpu.cfs_quota_us", str(_CPU_PERIOD_US))
+        except OSError:
+            BotCgroup(dirs, memory_dir, self.version).kill_and_remove()
+            raise
+        return BotCgroup(dirs, memory_dir, self.version)
+
+    def close(self) -> None:
+        for parent in self.parents.values():
+            for child in parent.glob("bot-*"):
+                BotCgroup([child], None, self.version).kill_and_remove()
+            try:
+                parent.rmdir()
+            except OSError:
+                pass
+
+    def describe(self) -> str:
+        return f"cgroup v{self.version} ({', '.join(c or 'unified' for c in self.parents)})"
+
+
+def _write(path: Path, value: str, optional: bool = False) -> None:
+    try:
+        path.write_text(value)
+    except OSError:
+        if not optional:
+            raise
+
+
+def detect(tag: str) -> Cgroups | None:
+    """Create this worker's parent groups (named after ``tag``); None where cgroups are not usable."""
+    if os.geteuid() != 0:
+        return None
+    try:
+        mounts, own = _mounts(), _own_paths()
+    except OSError:
+        return None
+    if "memory" in mounts and "pids" in mounts:
+        parents = {}
+        for controller in ("memory", "pids", "cpu"):
+            if controller in mounts:
+                parent = mounts[controller] / own.get(controller, "/").lstrip("/") / f"botladder-{tag}"
+                try:
+                    parent.mkdir(exist_ok=True)
+                except OSError as exc:
+                    logger.warning("cgroup v1 %s not writable: %s", controller, exc)
+                    return None
+                parents[controller] = parent
+        return Cgroups(parents, 1)
+    if "" in mounts:
+        base = mounts[""] / own.get("", "/").lstrip("/")
+        try:
+            available = (base / "cgroup.controllers").read_text().split()
+            if not {"memory", "pids"} <= set(available):
+                return None
+            parent = base / f"botladder-{tag}"
+            parent.mkdir(exist_ok=True)
+            wanted = [c for c in ("memory", "pids", "cpu") if c in available]
+            (base / "cgroup.subtree_control").write_text(" ".join(f"+{c}" for c in wanted))
+            (parent / "cgroup.subtree_control").write_text(" ".join(f"+{c}" for c in wanted))
+        except OSError as exc:
+            logger.warning("cgroup v2 not usable: %s", exc)
+            return None
+        return Cgroups({"": parent}, 2)
+    return None

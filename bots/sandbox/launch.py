@@ -1,0 +1,315 @@
+"""Confine the current (freshly forked) process and turn it into one bot. Never returns.
+
+:func:`become_bot` runs in a child of the zygote with the bot's three pipes on descriptors 0, 1 and 2.
+It is written as a straight sequence of steps, each of which either succeeds or ends the process with a
+``sandbox_error`` line on the protocol channel naming the step, so a half-confined bot never runs:
+
+1. join the bot's cgroups (memory, pids, cpu) while still privileged;
+2. as root, take the bot's own unprivileged host uid and gid (no groups);
+3. enter new user, mount, pid, network, ipc, uts and cgroup namespaces, mapping only that uid;
+4. fork: the child is pid 1 of the new pid namespace (when it dies, every process the bot started dies);
+   the parent stays behind only to wait and report its exit;
+5. build a root on a tmpfs holding the read-only mounts of the policy, the bot's code at ``/bot``, a small
+   ``/tmp`` and a few device nodes, then ``pivot_root`` into it and detach the host's tree;
+6. set rlimits, drop every capability, set no_new_privs, the parent-death signal and the seccomp filter;
+7. empty the environment and serve the protocol: from the already-loaded SDK (zygote mode) or by
+   executing a fresh interpreter (the baseline the zygote is measured against).
+"""
+
+from __future__ import annotations
+
+import errno
+import json
+import os
+import resource
+import signal
+import socket
+import sys
+import traceback
+
+from bots.sandbox import linux
+from bots.sandbox.policy import Policy
+
+EXIT_SANDBOX_ERROR = 70
+# Namespace flags a bot may never use again once confined.
+_DENIED_CLONE_FLAGS = (linux.CLONE_NEWNS | linux.CLONE_NEWUSER | linux.CLONE_NEWPID | linux.CLONE_NEWNET
+                       | linux.CLONE_NEWIPC | linux.CLONE_NEWUTS | linux.CLONE_NEWCGROUP)
+_FRESH_BOOTSTRAP = ("import sys; sys.path[:0] = {paths!r}; from bots.sdk import main; main([{bot!r}])")
+
+
+class _Step:
+    """Names the step in progress, so that a failure says which capability is missing."""
+
+    name = "start"
+
+
+def _fail(step: str, exc: BaseException) -> None:
+    message = f"sandbox setup failed at '{step}': {exc}"
+    try:
+        os.write(1, (json.dumps({"type": "sandbox_error", "message": message}) + "\n").encode())
+    except OSError:
+        pass
+    os._exit(EXIT_SANDBOX_ERROR)
+
+
+def become_bot(request: dict, policy: Policy, seccomp_lib) -> None:
+    """Confine this process as ``request`` says and run the bot in it (see the module docstring)."""
+    step = _Step()
+    try:
+        _confine_and_run(request, policy, seccomp_lib, step)
+    except BaseException as exc:  # any failure here is the sandbox's, reported, never the bot's
+        _fail(step.name, exc if str(exc) else traceback.format_exc(limit=1))
+    os._exit(EXIT_SANDBOX_ERROR)
+
+
+def _confine_and_run(request: dict, policy: Policy, seccomp_lib, step: _Step) -> None:
+    signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+    step.name = "parent-death signal"
+    linux.prctl(linux.PR_SET_PDEATHSIG, signal.SIGKILL)
+
+    step.name = "join cgroups"
+    for procs in request["cgroup_procs"]:
+        with open(procs, "w") as handle:
+            handle.write("0")
+
+    step.name = "measure address space"
+    base_vm = _vm_size_bytes()
+
+    step.name = "check the runtime folders"
+    mounts = _planned_mounts(request, policy)
+
+    uid, gid = request["host_uid"], request["host_gid"]
+    others = (linux.CLONE_NEWPID | linux.CLONE_NEWNET | linux.CLONE_NEWIPC | linux.CLONE_NEWUTS
+              | linux.CLONE_NEWCGROUP)
+    if os.geteuid() == 0:
+        # As root the root is built with real privileges in a mount namespace the bot's user namespace
+        # does not own, so the bot can never change its mounts; only then is the uid dropped.
+        step.name = "create the mount namespace"
+        linux.unshare(linux.CLONE_NEWNS)
+        step.name = "build the bot's root"
+        proc_self = os.open("/proc/self", os.O_PATH | os.O_DIRECTORY)
+        _build_root(request, policy, mounts, keep_fd=proc_self)
+        step.name = "drop to the bot's host uid"
+        os.setgroups([])
+        os.setresgid(gid, gid, gid)
+        os.setresuid(uid, uid, uid)
+        # Changing uid makes the process non-dumpable, which would leave its uid_map to root.
+        linux.prctl(linux.PR_SET_DUMPABLE, 1)
+        linux.prctl(linux.PR_SET_PDEATHSIG, signal.SIGKILL)
+        step.name = "create namespaces (user namespaces must be enabled)"
+        linux.unshare(linux.CLONE_NEWUSER | others)
+        step.name = "map the bot's uid"
+        _map_ids(proc_self, policy.inner_id, uid, gid)
+        os.close(proc_self)
+    else:
+        uid, gid = os.geteuid(), os.getegid()
+        step.name = "create namespaces (user namespaces must be enabled)"
+        linux.unshare(linux.CLONE_NEWUSER | linux.CLONE_NEWNS | others)
+        step.name = "map the bot's uid"
+        proc_self = os.open("/proc/self", os.O_PATH | os.O_DIRECTORY)
+        _map_ids(proc_self, policy.inner_id, uid, gid)
+        os.close(proc_self)
+        step.name = "build the bot's root"
+        _build_root(request, policy, mounts)
+
+    step.name = "fork the pid namespace's first process"
+    child = os.fork()
+    if child:
+        _wait_and_exit(child)
+
+    step.name = "set the hostname"
+    linux.sethostname("bot")
+
+    step.name = "set rlimits"
+    _set_rlimits(request, base_vm)
+
+    step.name = "drop capabilities"
+    linux.drop_all_capabilities()
+    step.name = "set no_new_privs"
+    linux.prctl(linux.PR_SET_NO_NEW_PRIVS, 1)
+    linux.prctl(linux.PR_SET_DUMPABLE, 0)
+    # Credential changes clear the parent-death signal: set it again after the last one.
+    linux.prctl(linux.PR_SET_PDEATHSIG, signal.SIGKILL)
+    if seccomp_lib is not None:
+        step.name = "install the seccomp filter"
+        linux.install_seccomp(seccomp_lib, policy.denied_syscalls, policy.allowed_socket_families,
+                              _DENIED_CLONE_FLAGS)
+    step.name = "verify confinement"
+    _verify(policy, request["bot_dir"])
+
+    step.name = "start the bot"
+    os.environ.clear()
+    os.environ.update(dict(policy.environment))
+    os.chdir(policy.bot_dir)
+    if request["mode"] == "fresh":
+        paths = ["/sdk", *policy.python_path]
+        code = _FRESH_BOOTSTRAP.format(paths=paths, bot=policy.bot_dir)
+        os.execve(policy.python_executable, [policy.python_executable, "-I", "-S", "-c", code],
+                  dict(policy.environment))
+    sys.path[:] = list(policy.python_path)
+    for name in [name for name in sys.modules if name.startswith(("bots.sandbox", "engines"))]:
+        # The bot gets the SDK, not the sandbox's internals.
+        del sys.modules[name]
+    from bots.sdk import serve
+
+    status = serve(policy.bot_dir)
+    os._exit(status)
+
+
+def _vm_size_bytes() -> int:
+    with open("/proc/self/status") as status:
+        for line in status:
+            if line.startswith("VmSize:"):
+                return int(line.split()[1]) * 1024
+    return 0
+
+
+def _write(path: str, text: str) -> None:
+    with open(path, "w") as handle:
+        handle.write(text)
+
+
+def _wait_and_exit(child: int) -> None:
+    """The namespace's parent: hold no pipe, wait for the bot's first process, exit with its status."""
+    devnull = os.open(os.devnull, os.O_RDWR)
+    for fd in (0, 1, 2):
+        os.dup2(devnull, fd)
+    os.close(devnull)
+    while True:
+        try:
+            _, status = os.waitpid(child, 0)
+        except ChildProcessError:
+            os._exit(0)
+        except InterruptedError:
+            continue
+        os._exit(os.waitstatus_to_exitcode(status) & 0xFF)
+
+
+def _mount_flags_of(path: str) -> int:
+    """The atime and safety flags ``path`` is mounted with: a bind remount must repeat the locked ones."""
+    flags = os.statvfs(path).f_flag
+    result = 0
+    for st_flag, ms_flag in ((os.ST_NOSUID, linux.MS_NOSUID), (os.ST_NODEV, linux.MS_NODEV),
+                             (os.ST_NOEXEC, linux.MS_NOEXEC), (os.ST_NOATIME, linux.MS_NOATIME),
+                             (os.ST_NODIRATIME, linux.MS_NODIRATIME), (os.ST_RELATIME, linux.MS_RELATIME)):
+        if flags & st_flag:
+            result |= ms_flag
+    return result
+
+
+def _bind_read_only(source: str, target: str, extra: int = linux.MS_NOSUID | linux.MS_NODEV) -> None:
+    linux.mount(source, target, None, linux.MS_BIND | linux.MS_REC)
+    linux.mount(None, target, None,
+                linux.MS_BIND | linux.MS_REMOUNT | linux.MS_RDONLY | extra | _mount_flags_of(target))
+
+
+def _map_ids(proc_self: int, inner: int, uid: int, gid: int) -> None:
+    for name, text in (("setgroups", "deny"), ("uid_map", f"{inner} {uid} 1"), ("gid_map", f"{inner} {gid} 1")):
+        fd = os.open(name, os.O_WRONLY, dir_fd=proc_self)
+        try:
+            os.write(fd, text.encode())
+        finally:
+            os.close(fd)
+
+
+def _planned_mounts(request: dict, policy: Policy) -> list[tuple[str, str, str]]:
+    """(kind, source, target) for every mount: kind is "symlink" (source is the link's text), "dir" or
+    "file" (a bind mount of source)."""
+    planned = [(mount.path, mount.path, mount.required) for mount in policy.mounts]
+    planned.append((request["bot_dir"], policy.bot_dir, True))
+    if request["mode"] == "fresh":
+        planned.append((request["runtime_dir"], "/sdk", True))
+    planned.extend((device, device, True) for device in policy.devices)
+    mounts = []
+    for path, target, required in planned:
+        if os.path.islink(path):
+            mounts.append(("symlink", os.readlink(path), target))
+        elif os.path.exists(path):
+            mounts.append(("dir" if os.path.isdir(path) else "file", path, target))
+        elif required:
+            raise FileNotFoundError(f"required runtime path {path} is missing")
+    return mounts
+
+
+def _build_root(request: dict, policy: Policy, mounts: list[tuple[str, str, str]], keep_fd: int = -1) -> None:
+    new_root = request["root_mount_point"]
+    linux.mount(None, "/", None, linux.MS_REC | linux.MS_PRIVATE)
+    linux.mount("tmpfs", new_root, "tmpfs", linux.MS_NOSUID | linux.MS_NODEV, "size=1m,mode=755")
+    for kind, source, path in mounts:
+        target = new_root + path
+        os.makedirs(os.path.dirname(target), exist_ok=True)
+        if kind == "symlink":
+            os.symlink(source, target)
+            continue
+        if kind == "dir":
+            os.makedirs(target, exist_ok=True)
+        else:
+            open(target, "w").close()
+        extra = linux.MS_NOSUID
+        if path == policy.bot_dir:
+            extra |= linux.MS_NOEXEC | linux.MS_NODEV
+        elif path not in policy.devices:
+            extra |= linux.MS_NODEV
+        else:
+            extra |= linux.MS_NOEXEC
+        _bind_read_only(source, target, extra)
+    tmp_target = new_root + policy.tmp_dir
+    os.makedirs(tmp_target, exist_ok=True)
+    linux.mount("tmpfs", tmp_target, "tmpfs", linux.MS_NOSUID | linux.MS_NODEV | linux.MS_NOEXEC,
+                f"size={int(request['limits']['tmp_mb'])}m,mode=1777")
+    os.chdir(new_root)
+    linux.pivot_root(".", ".")
+    linux.umount2(".", linux.MNT_DETACH)
+    os.chdir("/")
+    linux.mount(None, "/", None,
+                linux.MS_BIND | linux.MS_REMOUNT | linux.MS_RDONLY | linux.MS_NOSUID | linux.MS_NODEV)
+    _close_all_but(keep_fd)
+
+
+def _close_all_but(keep_fd: int) -> None:
+    if keep_fd < 3:
+        os.closerange(3, 1 << 16)
+    else:
+        os.closerange(3, keep_fd)
+        os.closerange(keep_fd + 1, 1 << 16)
+
+
+def _set_rlimits(request: dict, base_vm: int) -> None:
+    limits = request["limits"]
+    memory = limits["memory_mb"] * 1024 * 1024
+
+    def cap(which: int, value: int, hard: int | None = None) -> None:
+        resource.setrlimit(which, (value, value if hard is None else hard))
+
+    # The address-space limit counts what the zygote already mapped; the cgroup, where present, caps
+    # the memory actually used.
+    cap(resource.RLIMIT_AS, base_vm + memory)
+    cap(resource.RLIMIT_CPU, limits["cpu_seconds"], limits["cpu_seconds"] + 1)
+    cap(resource.RLIMIT_NPROC, limits["max_processes"])
+    cap(resource.RLIMIT_FSIZE, limits["file_mb"] * 1024 * 1024)
+    cap(resource.RLIMIT_NOFILE, limits["max_open_files"])
+    cap(resource.RLIMIT_CORE, 0)
+    cap(resource.RLIMIT_MEMLOCK, 0)
+    cap(resource.RLIMIT_MSGQUEUE, 0)
+    cap(resource.RLIMIT_STACK, 8 * 1024 * 1024)
+
+
+def _verify(policy: Policy, host_bot_dir: str) -> None:
+    """Refuse to run the bot unless the confinement actually took hold (fail closed)."""
+    effective, permitted = linux.capabilities()
+    if effective or permitted:
+        raise PermissionError(f"capabilities remain: {effective:#x}")
+    if linux.prctl(linux.PR_GET_NO_NEW_PRIVS) != 1:
+        raise PermissionError("no_new_privs is not set")
+    if os.getuid() != policy.inner_id or os.geteuid() != policy.inner_id:
+        raise PermissionError(f"running as uid {os.getuid()} instead of {policy.inner_id}")
+    if os.path.exists("/proc/self") or (host_bot_dir != policy.bot_dir and os.path.exists(host_bot_dir)):
+        raise PermissionError("the host's file tree is still visible")
+    try:
+        probe = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    except OSError:
+        return  # refused by the seccomp filter
+    with probe:
+        # An empty network namespace has no route, not even to the loopback.
+        if probe.connect_ex(("127.0.0.1", 9)) != errno.ENETUNREACH:
+            raise PermissionError("the network namespace has a usable loopback")

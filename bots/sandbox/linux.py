@@ -1,0 +1,201 @@
+"""The few Linux system calls the sandbox needs that Python's ``os`` module does not offer, via ctypes.
+
+Only libc is required. libseccomp is optional: :func:`load_seccomp` returns None where it is missing.
+Every wrapper raises ``OSError`` with the errno and the name of the call, so that the sandbox can report
+exactly which capability is missing.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import ctypes.util
+import os
+
+CLONE_NEWNS = 0x00020000
+CLONE_NEWCGROUP = 0x02000000
+CLONE_NEWUTS = 0x04000000
+CLONE_NEWIPC = 0x08000000
+CLONE_NEWUSER = 0x10000000
+CLONE_NEWPID = 0x20000000
+CLONE_NEWNET = 0x40000000
+CLONE_NEWTIME = 0x00000080
+
+MS_RDONLY = 1
+MS_NOSUID = 2
+MS_NODEV = 4
+MS_NOEXEC = 8
+MS_NOATIME = 1024
+MS_NODIRATIME = 2048
+MS_REMOUNT = 32
+MS_BIND = 4096
+MS_REC = 16384
+MS_PRIVATE = 1 << 18
+MS_RELATIME = 1 << 21
+MNT_DETACH = 2
+
+PR_SET_PDEATHSIG = 1
+PR_SET_DUMPABLE = 4
+PR_CAPBSET_DROP = 24
+PR_SET_NO_NEW_PRIVS = 38
+PR_GET_NO_NEW_PRIVS = 39
+PR_CAP_AMBIENT = 47
+PR_CAP_AMBIENT_CLEAR_ALL = 4
+PR_SET_SECUREBITS = 28
+
+SYS_PIVOT_ROOT = 155
+SYS_CAPGET = 125
+SYS_CAPSET = 126
+_LINUX_CAPABILITY_VERSION_3 = 0x20080522
+# Upper bound on capability numbers; CAP_LAST_CAP is 40 on current kernels.
+CAP_LAST_POSSIBLE = 63
+
+_libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
+_libc.mount.argtypes = [ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_ulong, ctypes.c_char_p]
+_libc.umount2.argtypes = [ctypes.c_char_p, ctypes.c_int]
+_libc.unshare.argtypes = [ctypes.c_int]
+_libc.prctl.argtypes = [ctypes.c_int, ctypes.c_ulong, ctypes.c_ulong, ctypes.c_ulong, ctypes.c_ulong]
+_libc.sethostname.argtypes = [ctypes.c_char_p, ctypes.c_size_t]
+_libc.syscall.restype = ctypes.c_long
+
+
+def _check(result: int, what: str) -> int:
+    if result < 0:
+        err = ctypes.get_errno()
+        raise OSError(err, f"{what}: {os.strerror(err)}")
+    return result
+
+
+def _b(value: str | None) -> bytes | None:
+    return None if value is None else os.fsencode(value)
+
+
+def unshare(flags: int) -> None:
+    _check(_libc.unshare(flags), f"unshare({flags:#x})")
+
+
+def mount(source: str | None, target: str, fstype: str | None, flags: int, data: str | None = None) -> None:
+    _check(_libc.mount(_b(source), _b(target), _b(fstype), flags, _b(data)),
+           f"mount {source or fstype or ''} on {target}")
+
+
+def umount2(target: str, flags: int) -> None:
+    _check(_libc.umount2(_b(target), flags), f"umount {target}")
+
+
+def pivot_root(new_root: str, put_old: str) -> None:
+    _check(_libc.syscall(SYS_PIVOT_ROOT, _b(new_root), _b(put_old)), "pivot_root")
+
+
+def prctl(option: int, arg2: int = 0, arg3: int = 0, arg4: int = 0, arg5: int = 0) -> int:
+    return _check(_libc.prctl(option, arg2, arg3, arg4, arg5), f"prctl({option})")
+
+
+def sethostname(name: str) -> None:
+    raw = name.encode()
+    _check(_libc.sethostname(raw, len(raw)), "sethostname")
+
+
+class _CapHeader(ctypes.Structure):
+    _fields_ = [("version", ctypes.c_uint32), ("pid", ctypes.c_int)]
+
+
+class _CapData(ctypes.Structure):
+    _fields_ = [("effective", ctypes.c_uint32), ("permitted", ctypes.c_uint32),
+                ("inheritable", ctypes.c_uint32)]
+
+
+def drop_all_capabilities() -> None:
+    """Empty the bounding, ambient, effective, permitted and inheritable sets of this process."""
+    for cap in range(CAP_LAST_POSSIBLE + 1):
+        try:
+            prctl(PR_CAPBSET_DROP, cap)
+        except OSError as exc:
+            if exc.errno != 22:  # EINVAL: beyond the kernel's last capability
+                raise
+    prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL)
+    header = _CapHeader(_LINUX_CAPABILITY_VERSION_3, 0)
+    data = (_CapData * 2)()
+    _check(_libc.syscall(SYS_CAPSET, ctypes.byref(header), ctypes.byref(data)), "capset")
+
+
+def capabilities() -> tuple[int, int]:
+    """(effective, permitted) capability masks of this process."""
+    header = _CapHeader(_LINUX_CAPABILITY_VERSION_3, 0)
+    data = (_CapData * 2)()
+    _check(_libc.syscall(SYS_CAPGET, ctypes.byref(header), ctypes.byref(data)), "capget")
+    effective = data[0].effective | (data[1].effective << 32)
+    permitted = data[0].permitted | (data[1].permitted << 32)
+    return effective, permitted
+
+
+# seccomp through libseccomp: allow by default, refuse the policy's syscalls with an errno.
+
+SCMP_ACT_ALLOW = 0x7FFF0000
+SCMP_CMP_NE = 1
+SCMP_CMP_MASKED_EQ = 7
+
+
+def SCMP_ACT_ERRNO(errno: int) -> int:  # noqa: N802 - the C macro's name
+    return 0x00050000 | (errno & 0xFFFF)
+
+
+class ScmpArgCmp(ctypes.Structure):
+    _fields_ = [("arg", ctypes.c_uint), ("op", ctypes.c_int), ("datum_a", ctypes.c_uint64),
+                ("datum_b", ctypes.c_uint64)]
+
+
+def load_seccomp():
+    """The libseccomp library, or None if it is not installed."""
+    name = ctypes.util.find_library("seccomp")
+    if not name:
+        return None
+    try:
+        lib = ctypes.CDLL(name, use_errno=True)
+    except OSError:
+        return None
+    lib.seccomp_init.restype = ctypes.c_void_p
+    lib.seccomp_init.argtypes = [ctypes.c_uint32]
+    lib.seccomp_syscall_resolve_name.argtypes = [ctypes.c_char_p]
+    lib.seccomp_rule_add_array.argtypes = [ctypes.c_void_p, ctypes.c_uint32, ctypes.c_int, ctypes.c_uint,
+                                           ctypes.POINTER(ScmpArgCmp)]
+    lib.seccomp_load.argtypes = [ctypes.c_void_p]
+    lib.seccomp_release.argtypes = [ctypes.c_void_p]
+    return lib
+
+
+def install_seccomp(lib, denied: tuple[str, ...], allowed_socket_families: tuple[int, ...],
+                    denied_clone_flags: int) -> None:
+    """Load a filter: ``denied`` syscalls fail with EPERM (``clone3`` with ENOSYS so that libc falls back
+    to ``clone``, whose namespace flags are refused), sockets outside ``allowed_socket_families`` with
+    EACCES. Everything else is allowed; the namespaces are the primary barrier."""
+    ctx = lib.seccomp_init(SCMP_ACT_ALLOW)
+    if not ctx:
+        raise OSError(0, "seccomp_init failed")
+    try:
+        def rule(action: int, name: str, *args: ScmpArgCmp) -> None:
+            number = lib.seccomp_syscall_resolve_name(name.encode())
+            if number < 0:
+                return  # not a syscall on this architecture
+            array = (ScmpArgCmp * max(len(args), 1))(*args)
+            _check_seccomp(lib.seccomp_rule_add_array(ctx, action, number, len(args), array), f"rule {name}")
+
+        for name in denied:
+            rule(SCMP_ACT_ERRNO(38 if name == "clone3" else 1), name)
+        if allowed_socket_families:
+            # One rule per allowed family would need an AND; libseccomp ANDs the comparisons of one rule.
+            comparisons = [ScmpArgCmp(0, SCMP_CMP_NE, family, 0) for family in allowed_socket_families]
+            rule(SCMP_ACT_ERRNO(13), "socket", *comparisons)
+        bit = 1
+        while bit <= denied_clone_flags:
+            if denied_clone_flags & bit:
+                rule(SCMP_ACT_ERRNO(1), "clone", ScmpArgCmp(0, SCMP_CMP_MASKED_EQ, bit, bit))
+            bit <<= 1
+        _check_seccomp(lib.seccomp_load(ctx), "load")
+    finally:
+        lib.seccomp_release(ctx)
+
+
+def _check_seccomp(result: int, what: str) -> None:
+    # libseccomp returns -errno instead of setting errno.
+    if result < 0:
+        raise OSError(-result, f"seccomp {what}: {os.strerror(-result)}")
