@@ -41,6 +41,9 @@ def seat_record(*, place: int, places: Sequence[int], forfeited: bool) -> str:
     return "win" if list(places).count(1) == 1 else "draw"
 
 
+_RECORD_FIELD = {"win": "wins", "draw": "draws", "loss": "losses"}
+
+
 def _forfeited(seat: Seat) -> bool:
     return seat.outcome not in ("", Seat.Outcome.OK)
 
@@ -128,7 +131,7 @@ def ratings_rebuild(*, game_slug: str) -> int:
             before, after = entry["elo"], entry["elo"] + delta
             entry["elo"] = after
             entry["games"] += 1
-            entry[seat_record(place=seat.place, places=places, forfeited=_forfeited(seat)) + "s"] += 1
+            entry[_RECORD_FIELD[seat_record(place=seat.place, places=places, forfeited=_forfeited(seat))]] += 1
             seat.rating_before, seat.rating_after = before, after
             touched_seats.append(seat)
             changes.append(RatingChange(seat=seat, match=match, bot_id=seat.bot_id, game=game,

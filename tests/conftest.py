@@ -1,0 +1,237 @@
+"""Shared fixtures: factories for the ladder's rows, and real Celery worker processes.
+
+Rows are built through factories (never ``Model.objects.create`` in a test). Worker processes are real
+``celery worker`` subprocesses on the configured broker (Kombu's filesystem transport by default, Redis
+in CI) and the configured database; the test database is a file (SQLite) or a server database
+(PostgreSQL), so the workers see exactly what the test committed.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import signal
+import subprocess
+import sys
+import time
+import uuid
+from pathlib import Path
+
+import factory
+import pytest
+
+REPO = Path(__file__).resolve().parent.parent
+
+# A bot that always takes the first legal action: valid in every game, instant, deterministic.
+FIRST_LEGAL_BOT = b"def act(observation, legal_actions):\n    return legal_actions[0]\n"
+# A bot that takes the last legal action, so two bots differ.
+LAST_LEGAL_BOT = b"def act(observation, legal_actions):\n    return legal_actions[-1]\n"
+
+
+def sandbox_is_available() -> bool:
+    """Whether bots can run isolated on this machine. Where they cannot, the tests run their own
+    trusted bots in the explicit unsafe mode, which is what a developer's machine would do too."""
+    from bots.referee import SandboxUnavailable
+    from bots.sandbox import get_sandbox
+
+    try:
+        get_sandbox(allow_unsafe=False)
+    except SandboxUnavailable:
+        return False
+    return True
+
+
+@pytest.fixture(scope="session")
+def bots_allow_unsafe() -> bool:
+    return not sandbox_is_available()
+
+
+@pytest.fixture(autouse=True)
+def _ladder_settings(request, bots_allow_unsafe):
+    """Apply the sandbox mode to Django settings for tests that use Django at all."""
+    if "settings" not in request.fixturenames and not request.node.get_closest_marker("django_db"):
+        yield
+        return
+    settings = request.getfixturevalue("settings")
+    settings.BOTS_ALLOW_UNSAFE = bots_allow_unsafe
+    yield
+
+
+# --- Factories --------------------------------------------------------------------------------------
+
+
+class UserFactory(factory.django.DjangoModelFactory):
+    class Meta:
+        model = "auth.User"
+        django_get_or_create = ("username",)
+
+    username = factory.Sequence(lambda n: f"user{n}")
+    password = factory.django.Password("correct-horse-battery")
+
+
+class BotFactory(factory.django.DjangoModelFactory):
+    """A bot with an accepted version 1 (``code``) and a rating row, as an upload would leave it."""
+
+    class Meta:
+        model = "ladder.Bot"
+        skip_postgeneration_save = True
+
+    owner = factory.SubFactory(UserFactory)
+    game = factory.LazyFunction(lambda: _game("kingdomino"))
+    name = factory.Sequence(lambda n: f"bot{n}")
+
+    @factory.post_generation
+    def code(bot, create, extracted, **kwargs):
+        from ladder.models import BotVersion, Rating
+
+        code = extracted or FIRST_LEGAL_BOT
+        BotVersion.objects.create(
+            bot=bot, number=1, code=code, sha256=hashlib.sha256(code).hexdigest(), size=len(code),
+            kind="py", validation_status="accepted",
+        )
+        Rating.objects.create(bot=bot, game=bot.game)
+
+
+def _game(slug: str):
+    from ladder.models import Game
+
+    return Game.objects.get(slug=slug)
+
+
+@pytest.fixture
+def user_factory(db):
+    return UserFactory
+
+
+@pytest.fixture
+def bot_factory(db):
+    return BotFactory
+
+
+@pytest.fixture
+def api_client():
+    from rest_framework.test import APIClient
+
+    return APIClient()
+
+
+@pytest.fixture
+def auth_client(db):
+    """An API client authenticated with a fresh user's token; the user is ``auth_client.user``."""
+    from rest_framework.authtoken.models import Token
+    from rest_framework.test import APIClient
+
+    api_client = APIClient()
+    user = UserFactory()
+    api_client.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=user).key}")
+    api_client.user = user
+    return api_client
+
+
+# --- Real worker processes --------------------------------------------------------------------------
+
+
+def database_url() -> str:
+    """A URL for the database the tests are using right now (the test database, not the configured one)."""
+    from django.db import connection
+
+    conf = connection.settings_dict
+    if conf["ENGINE"].endswith("sqlite3"):
+        return f"sqlite:///{conf['NAME']}"
+    auth = conf["USER"] or ""
+    if conf.get("PASSWORD"):
+        auth += f":{conf['PASSWORD']}"
+    host = conf["HOST"] or "127.0.0.1"
+    port = f":{conf['PORT']}" if conf.get("PORT") else ""
+    return f"postgres://{auth}@{host}{port}/{conf['NAME']}"
+
+
+class WorkerPool:
+    """Starts and stops ``celery worker`` subprocesses for one test, each in its own process group."""
+
+    def __init__(self, *, queue: str, env: dict[str, str], log_dir: Path) -> None:
+        self.queue = queue
+        self.env = env
+        self.log_dir = log_dir
+        self.processes: list[subprocess.Popen] = []
+
+    def start(self, *, concurrency: int = 1, name: str | None = None) -> subprocess.Popen:
+        name = name or f"w{len(self.processes)}-{uuid.uuid4().hex[:6]}"
+        log = open(self.log_dir / f"{name}.log", "wb")
+        process = subprocess.Popen(
+            [sys.executable, "-m", "celery", "-A", "workers", "worker", "-Q", self.queue, "-c", str(concurrency),
+             "-P", "prefork", "-n", f"{name}@%h", "--without-gossip", "--without-mingle", "--without-heartbeat",
+             "-l", "INFO"],
+            cwd=REPO, env=self.env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
+        )
+        log.close()
+        self.processes.append(process)
+        return process
+
+    def kill(self, process: subprocess.Popen) -> None:
+        """SIGKILL the worker and everything it started, as if its machine died."""
+        _signal_group(process, signal.SIGKILL)
+        process.wait(timeout=10)
+
+    def stop_all(self) -> None:
+        for process in self.processes:
+            if process.poll() is None:
+                _signal_group(process, signal.SIGTERM)
+        deadline = time.monotonic() + 15
+        for process in self.processes:
+            try:
+                process.wait(timeout=max(0.1, deadline - time.monotonic()))
+            except subprocess.TimeoutExpired:
+                pass
+            # Whatever is left of the group (pool children, bot processes) goes too.
+            _signal_group(process, signal.SIGKILL)
+            if process.poll() is None:
+                process.wait(timeout=5)
+
+    def logs(self) -> str:
+        return "\n".join(f"--- {p.name}\n{p.read_text(errors='replace')[-4000:]}" for p in self.log_dir.glob("*.log"))
+
+
+def _signal_group(process: subprocess.Popen, sig: int) -> None:
+    try:
+        os.killpg(process.pid, sig)
+    except ProcessLookupError:
+        pass
+
+
+def wait_until(predicate, *, timeout: float, interval: float = 0.2, message: str = "condition"):
+    """Poll ``predicate`` until it returns something truthy; fail the test after ``timeout`` seconds."""
+    deadline = time.monotonic() + timeout
+    while True:
+        value = predicate()
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            pytest.fail(f"timed out after {timeout}s waiting for {message}")
+        time.sleep(interval)
+
+
+@pytest.fixture
+def worker_pool(transactional_db, settings, tmp_path, bots_allow_unsafe):
+    """Real worker processes on a private queue of the configured broker, against the test database.
+
+    Matches enqueued by the test go to that queue (``settings.MATCH_QUEUE``). Every process is stopped
+    (its whole process group) when the test ends, pass or fail.
+    """
+    queue = f"test-{uuid.uuid4().hex[:10]}"
+    settings.MATCH_QUEUE = queue
+    env = {
+        **os.environ,
+        "DJANGO_SETTINGS_MODULE": "ladder.settings_test",
+        "DATABASE_URL": database_url(),
+        "MATCH_QUEUE": queue,
+        "CELERY_TASK_DEFAULT_QUEUE": queue,
+        "BOTS_ALLOW_UNSAFE": "1" if bots_allow_unsafe else "0",
+        "VAR_DIR": str(settings.VAR_DIR),
+        "PYTHONUNBUFFERED": "1",
+    }
+    if settings.CELERY_BROKER_URL:
+        env["CELERY_BROKER_URL"] = settings.CELERY_BROKER_URL
+    pool = WorkerPool(queue=queue, env=env, log_dir=tmp_path)
+    yield pool
+    pool.stop_all()

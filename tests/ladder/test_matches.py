@@ -1,0 +1,114 @@
+"""Claim, record, release and reconcile: the rules that make run_match safe to deliver twice or lose."""
+
+from datetime import timedelta
+
+import pytest
+from django.utils import timezone
+
+from bots.referee import MatchResult, SeatResult
+from ladder.models import Match, Rating, RatingChange
+from ladder.services.matches import (
+    match_claim,
+    match_record_result,
+    match_release_after_fault,
+    matches_reconcile,
+)
+from ladder.services.tournaments import tournament_create
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def match(bot_factory):
+    a, b = bot_factory(), bot_factory()
+    tournament = tournament_create(created_by=a.owner, game_slug="kingdomino", name="t", bot_ids=[a.id, b.id],
+                                   players_per_match=2, seed=5)
+    return tournament.matches.get()
+
+
+def result_for(claim, places=(1, 2), outcomes=("ok", "ok")) -> MatchResult:
+    return MatchResult(
+        game=claim.game, players=claim.players, seed=claim.seed, options=claim.options, actions=[{"x": 1}],
+        seats=[SeatResult(bot=s.bot_name, score=10 - place, place=place, outcome=outcome, reason="",
+                          time_used_ms=12, log="hello")
+               for s, place, outcome in zip(claim.seats, places, outcomes)],
+        duration_s=0.5,
+    )
+
+
+def test_claim_takes_a_queued_match_once(match):
+    first = match_claim(match_id=match.id, worker="w1")
+    second = match_claim(match_id=match.id, worker="w2")
+    assert first is not None and second is None
+    match.refresh_from_db()
+    assert (match.status, match.attempts, match.worker) == ("running", 1, "w1")
+    assert [s.bot_name for s in first.seats] == list(match.seats.values_list("bot__name", flat=True))
+
+
+def test_result_is_recorded_once_with_ratings(match):
+    claim = match_claim(match_id=match.id)
+    assert match_record_result(match_id=match.id, token=claim.token, result=result_for(claim)) is True
+    assert match_record_result(match_id=match.id, token=claim.token, result=result_for(claim)) is False
+    match.refresh_from_db()
+    assert match.status == "finished" and match.actions == [{"x": 1}]
+    seats = list(match.seats.order_by("position"))
+    assert [s.place for s in seats] == [1, 2]
+    assert seats[0].rating_after > seats[0].rating_before == 1500.0
+    assert RatingChange.objects.filter(match=match).count() == 2
+    winner = Rating.objects.get(bot_id=seats[0].bot_id)
+    assert (winner.games, winner.wins, winner.losses) == (1, 1, 0)
+    assert sum(r.elo for r in Rating.objects.all()) == pytest.approx(3000.0)
+    assert match.tournament.status == "finished"
+
+
+def test_a_lost_claim_cannot_record(match):
+    old = match_claim(match_id=match.id, worker="slow")
+    later = timezone.now() + timedelta(seconds=10_000)
+    new = match_claim(match_id=match.id, worker="fast", now=later)
+    assert new is not None and new.token != old.token
+    assert match_record_result(match_id=match.id, token=old.token, result=result_for(old)) is False
+    assert match_record_result(match_id=match.id, token=new.token, result=result_for(new)) is True
+    assert RatingChange.objects.filter(match=match).count() == 2
+
+
+def test_forfeit_is_a_result_and_a_loss(match):
+    claim = match_claim(match_id=match.id)
+    match_record_result(match_id=match.id, token=claim.token,
+                        result=result_for(claim, places=(2, 1), outcomes=("timeout", "ok")))
+    seat = match.seats.get(position=0)
+    assert seat.outcome == "timeout"
+    assert Rating.objects.get(bot_id=seat.bot_id).losses == 1
+
+
+def test_sandbox_faults_requeue_then_fail(match, settings):
+    settings.MATCH_MAX_ATTEMPTS = 2
+    claim = match_claim(match_id=match.id)
+    assert match_release_after_fault(match_id=match.id, token=claim.token, reason="no cgroup") == "requeued"
+    assert match_release_after_fault(match_id=match.id, token=claim.token, reason="again") == "stale"
+    claim = match_claim(match_id=match.id)
+    assert match_release_after_fault(match_id=match.id, token=claim.token, reason="no cgroup") == "failed"
+    match.refresh_from_db()
+    assert (match.status, match.attempts, match.failure_reason) == ("failed", 2, "no cgroup")
+    assert RatingChange.objects.count() == 0
+    assert match.tournament.status == "finished"
+
+
+def test_reconciler_requeues_expired_leases_and_resends_stale_messages(match, settings):
+    settings.MATCH_REQUEUE_AFTER_S = 60
+    claim = match_claim(match_id=match.id)
+    later = timezone.now() + timedelta(seconds=settings.MATCH_LEASE_S + 1)
+    report = matches_reconcile(now=later)
+    assert (report.expired, report.failed) == (1, 0)
+    match.refresh_from_db()
+    assert match.status == "queued" and match.attempt_token is None
+    assert match_record_result(match_id=match.id, token=claim.token, result=result_for(claim)) is False
+    assert matches_reconcile(now=later).resent == 0
+    assert matches_reconcile(now=later + timedelta(seconds=61)).resent == 1
+
+
+def test_reconciler_fails_a_match_that_keeps_losing_its_worker(match, settings):
+    settings.MATCH_MAX_ATTEMPTS = 1
+    match_claim(match_id=match.id)
+    report = matches_reconcile(now=timezone.now() + timedelta(seconds=settings.MATCH_LEASE_S + 1))
+    assert report.failed == 1
+    assert Match.objects.get(id=match.id).status == "failed"
