@@ -83,7 +83,8 @@ class DiceKing(Game):
         self.check_players(players)
         self.resolve_options(options)
         if isinstance(seed, bool) or not isinstance(seed, int):
-            raise ValueError(f"seed must be an integer, got {seed!r}")
+            # The engine contract promises ValueError for every bad input to new_state.
+            raise ValueError(f"seed must be an integer, got {seed!r}")  # noqa: TRY004
         return DiceKingState(players, seed)
 
 

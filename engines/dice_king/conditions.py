@@ -27,7 +27,7 @@ class ConditionError(ValueError):
 class ResultStats:
     """What atoms read from a result: counts per value and colour, pip sums per colour, total, values."""
 
-    __slots__ = ("value_counts", "colour_counts", "colour_sums", "total", "present")
+    __slots__ = ("colour_counts", "colour_sums", "present", "total", "value_counts")
 
     def __init__(self, dice: Iterable[tuple[str, int]]) -> None:
         value_counts = [0] * 7

@@ -16,11 +16,28 @@ from typing import Any
 from engines.base import Chance, IllegalAction, State, competition_ranking
 from engines.dice_king import board
 from engines.dice_king.board import (
-    DISTANCE, FIELD_COUNT, FIELD_LANDSCAPE, LANDSCAPE_FIELDS, LANDSCAPES, NEIGHBOURS, START_FIRES,
-    START_GEMS, TILE_COUNT, TILE_LANDSCAPE, tile_name,
+    DISTANCE,
+    FIELD_COUNT,
+    FIELD_LANDSCAPE,
+    LANDSCAPE_FIELDS,
+    LANDSCAPES,
+    NEIGHBOURS,
+    START_FIRES,
+    START_GEMS,
+    TILE_COUNT,
+    TILE_LANDSCAPE,
+    tile_name,
 )
 from engines.dice_king.cards import (
-    BRAWLER, CARDS, DWARF, LANDOWNER, STACK_CARDS, STACKS, TAMER, THIEF_CARD, THIEF_GEM,
+    BRAWLER,
+    CARDS,
+    DWARF,
+    LANDOWNER,
+    STACK_CARDS,
+    STACKS,
+    TAMER,
+    THIEF_CARD,
+    THIEF_GEM,
 )
 from engines.dice_king.conditions import ALL_SIX_MASK, ResultStats
 from engines.dice_king.dice import COLOURS, DICE_COUNT, FACES
@@ -201,7 +218,7 @@ class DiceKingState(State):
         ]
         return competition_ranking(keys)
 
-    def clone(self) -> "DiceKingState":
+    def clone(self) -> DiceKingState:
         twin = copy.copy(self)
         for name in ("tile_at", "owner", "fire", "gem", "markers", "gold", "white", "fires", "removed",
                      "supply", "seen_returned", "dice", "virtual", "natural_claimable", "claimable_now",
@@ -215,7 +232,7 @@ class DiceKingState(State):
         twin._legal = twin._keys = None
         return twin
 
-    def resample_hidden(self, player: int, seed: int) -> "DiceKingState":
+    def resample_hidden(self, player: int, seed: int) -> DiceKingState:
         """A copy with the removed tiles, the unseen supply and the stack orders redrawn from ``seed``.
 
         Public knowledge is kept: the set of unplaced tiles (all tiles minus those on the map or drawn),

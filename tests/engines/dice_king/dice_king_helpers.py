@@ -9,7 +9,7 @@ from __future__ import annotations
 from itertools import permutations
 
 import engines
-from engines.dice_king.board import LANDSCAPE_FIELDS, FIELD_LANDSCAPE, LANDSCAPES
+from engines.dice_king.board import FIELD_LANDSCAPE, LANDSCAPE_FIELDS, LANDSCAPES
 from engines.dice_king.dice import FACES
 from engines.dice_king.state import DiceKingState
 

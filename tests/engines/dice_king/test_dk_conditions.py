@@ -3,7 +3,7 @@ property test against a brute-force evaluator written independently of the engin
 
 from __future__ import annotations
 
-from itertools import combinations, permutations
+from itertools import combinations, pairwise, permutations
 
 import pytest
 from hypothesis import given, settings
@@ -122,7 +122,7 @@ def brute_atom(kind: str, args: tuple, dice: list[tuple[str, int]]) -> bool:
         # Some choice of n dice shows n consecutive values.
         for chosen in combinations(dice, args[0]):
             values = sorted(d[1] for d in chosen)
-            if all(b == a + 1 for a, b in zip(values, values[1:])):
+            if all(b == a + 1 for a, b in pairwise(values)):
                 return True
         return False
     raise AssertionError(kind)

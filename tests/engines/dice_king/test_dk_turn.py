@@ -183,8 +183,8 @@ def test_dk_5_2_and_ed_17_each_joker_kind_spends_the_lowest_ids_and_ed_8_they_le
     assert state.supers[seat] == [] and state.virtual == [("R", 4), ("G", 2), ("B", 1)]
     spent = [card for event in events(state, "joker") for card in event["spent"]]
     assert spent == ["S1-04", "S3-03", "S1-02", "S5-10", "S5-11", "S5-12"]
-    everywhere = sum(state.front, []) + sum(state.supers, []) + sum(state.stacks.values(), [])
-    assert not set(spent) & set(everywhere)
+    everywhere = {card for group in (*state.front, *state.supers, *state.stacks.values()) for card in group}
+    assert not set(spent) & everywhere
 
 
 def test_dk_5_3_several_pairs_in_one_turn_and_a_single_card_is_never_spent():
