@@ -77,9 +77,9 @@ def ratings_apply_match(*, match: Match, seats: Sequence[Seat]) -> None:
         Rating.objects.filter(pk=row.pk).update(
             elo=after,
             games=F("games") + 1,
-            wins=F("wins") + (record == "win"),
-            draws=F("draws") + (record == "draw"),
-            losses=F("losses") + (record == "loss"),
+            wins=F("wins") + int(record == "win"),
+            draws=F("draws") + int(record == "draw"),
+            losses=F("losses") + int(record == "loss"),
         )
         seat.rating_before, seat.rating_after = before, after
         changes.append(
