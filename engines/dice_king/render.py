@@ -108,9 +108,9 @@ def _card(x: float, y: float, entry: dict) -> list[str]:
 
 def render(view: dict, *, seat_names: list[str] | None = None) -> str:
     """The view as a standalone SVG document (a string)."""
-    parts = [f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {WIDTH} {HEIGHT}" width="100%" '
-             'preserveAspectRatio="xMidYMid meet" font-family="sans-serif">',
-             _rect(0, 0, WIDTH, HEIGHT, "#fbfbf7", stroke="none")]
+    opening = (f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {WIDTH} {HEIGHT}" width="100%" '
+               'preserveAspectRatio="xMidYMid meet" font-family="sans-serif">')
+    parts = [opening, _rect(0, 0, WIDTH, HEIGHT, "#fbfbf7", stroke="none")]
     turn = view.get("turn", {})
     active = turn.get("active")
     if view.get("winner") is not None:
