@@ -147,6 +147,7 @@ def _confine_and_run(request: dict, policy: Policy, seccomp_lib, step: _Step) ->
         os.execve(policy.python_executable, [policy.python_executable, "-I", "-S", "-c", code],
                   dict(policy.environment))
     sys.path[:] = list(policy.python_path)
+    _relocate_modules(policy.relocations)
     for name in [name for name in sys.modules if name.startswith(("bots.sandbox", "engines"))]:
         # The bot gets the SDK, not the sandbox's internals.
         del sys.modules[name]
@@ -154,6 +155,21 @@ def _confine_and_run(request: dict, policy: Policy, seccomp_lib, step: _Step) ->
 
     status = serve(policy.bot_dir)
     os._exit(status)
+
+
+def _relocate_modules(relocations) -> None:
+    """Point modules the zygote loaded from a relocated folder at where that folder is now."""
+    for module in list(sys.modules.values()):
+        for host, inside in relocations:
+            path = getattr(module, "__path__", None)
+            if isinstance(path, list):
+                path[:] = [inside + entry[len(host):] if entry.startswith(host) else entry for entry in path]
+            file = getattr(module, "__file__", None)
+            if isinstance(file, str) and file.startswith(host):
+                try:
+                    module.__file__ = inside + file[len(host):]
+                except (AttributeError, TypeError):
+                    pass
 
 
 def _vm_size_bytes() -> int:
@@ -215,7 +231,7 @@ def _map_ids(proc_self: int, inner: int, uid: int, gid: int) -> None:
 def _planned_mounts(request: dict, policy: Policy) -> list[tuple[str, str, str]]:
     """(kind, source, target) for every mount: kind is "symlink" (source is the link's text), "dir" or
     "file" (a bind mount of source)."""
-    planned = [(mount.path, mount.path, mount.required) for mount in policy.mounts]
+    planned = [(mount.path, mount.inside, mount.required) for mount in policy.mounts]
     planned.append((request["bot_dir"], policy.bot_dir, True))
     if request["mode"] == "fresh":
         planned.append((request["runtime_dir"], "/sdk", True))

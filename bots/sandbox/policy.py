@@ -19,6 +19,8 @@ from pathlib import Path
 
 #: Third-party packages a bot may import. Everything else of the project's virtualenv stays invisible.
 ALLOWED_PACKAGES: tuple[str, ...] = ("numpy",)
+#: Where the allowed packages appear inside a bot's root.
+PACKAGES_DIR = "/opt/packages"
 
 
 @dataclass(frozen=True)
@@ -51,11 +53,16 @@ class Limits:
 
 @dataclass(frozen=True)
 class Mount:
-    """A host path shown read-only at the same path inside every bot's root."""
+    """A host path shown read-only inside every bot's root, at ``target`` or else at the same path."""
 
     path: str
     #: Missing optional paths (``/lib64`` on some systems) are skipped; missing required ones fail closed.
     required: bool = True
+    target: str | None = None
+
+    @property
+    def inside(self) -> str:
+        return self.target or self.path
 
 
 # Syscalls that no bot needs and that widen the kernel's attack surface or reach outside the sandbox.
@@ -98,6 +105,9 @@ class Policy:
     host_uid_span: int = 100_000_000
     denied_syscalls: tuple[str, ...] = DENIED_SYSCALLS
     allowed_socket_families: tuple[int, ...] = ALLOWED_SOCKET_FAMILIES
+    #: (host folder, folder inside) pairs: modules the zygote loaded from the first are re-pointed at the
+    #: second, so that their lazy submodule imports work from the bot's root.
+    relocations: tuple[tuple[str, str], ...] = ()
     #: Modules the zygote imports before forking, so that bots using them start at the cost of a fork.
     preload: tuple[str, ...] = ("json", "random", "math", "collections", "itertools", "numpy")
     #: Environment given to the bot: empty, deny by default.
@@ -127,19 +137,21 @@ def default_policy() -> Policy:
     # are symlinks into /usr, reproduced as symlinks inside the bot's root.
     for path in ("/usr/lib", "/usr/lib64", "/lib", "/lib64", "/usr/local/lib"):
         mounts.append(Mount(path, required=path == "/usr/lib"))
-    package_parents = []
+    # Allowed packages appear under one neutral folder, so that the bot learns nothing of where the
+    # project's virtualenv lives.
+    relocations = []
     for package in ALLOWED_PACKAGES:
         for location in _package_dirs(package):
-            mounts.append(Mount(location))
-            package_parents.append(str(Path(location).parent))
-    python_path = [str(stdlib), str(stdlib / "lib-dynload")]
-    for parent in package_parents:
-        if parent not in python_path:
-            python_path.append(parent)
+            mounts.append(Mount(location, target=f"{PACKAGES_DIR}/{Path(location).name}"))
+            relocation = (str(Path(location).parent), PACKAGES_DIR)
+            if relocation not in relocations:
+                relocations.append(relocation)
+    python_path = [str(stdlib), str(stdlib / "lib-dynload"), PACKAGES_DIR]
     executable = base / "bin" / f"python{sys.version_info.major}.{sys.version_info.minor}"
     return Policy(
         mounts=tuple(_dedupe(mounts)),
         python_path=tuple(python_path),
+        relocations=tuple(relocations),
         python_executable=str(executable if executable.exists() else Path(sys.executable).resolve()),
     )
 

@@ -15,6 +15,7 @@ it is the baseline that ``bench`` compares the zygote with.
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import json
 import logging
@@ -31,7 +32,7 @@ from pathlib import Path
 
 from bots.sandbox.codecache import CodeCache
 from bots.sandbox.errors import SandboxFault, SandboxUnavailable
-from bots.sandbox.policy import Limits, Policy, default_policy
+from bots.sandbox.policy import Limits, Mount, Policy, default_policy
 from bots.sandbox.process import BotProcess
 
 logger = logging.getLogger("bots.sandbox")
@@ -80,6 +81,7 @@ def serve_forever(sock_fd: int) -> None:
         if not message:
             break
         request = json.loads(message)
+        policy = _policy_from(request.pop("policy"), policy)
         if len(fds) != 3:
             for fd in fds:
                 os.close(fd)
@@ -100,6 +102,16 @@ def serve_forever(sock_fd: int) -> None:
         finally:
             os.close(pidfd)
     os._exit(0)
+
+
+def _policy_from(data: dict, current: Policy) -> Policy:
+    """The host's policy (it owns it; the zygote only applies it)."""
+    data = dict(data, mounts=tuple(Mount(**mount) for mount in data["mounts"]))
+    data = {key: tuple(value) if isinstance(value, list) else value for key, value in data.items()}
+    data["environment"] = tuple(tuple(pair) for pair in data["environment"])
+    data["relocations"] = tuple(tuple(pair) for pair in data["relocations"])
+    candidate = Policy(**data)
+    return current if candidate == current else candidate
 
 
 def _send(sock: socket.socket, message: dict, fds: list[int] | None = None) -> None:
@@ -147,6 +159,7 @@ class ZygoteSandbox:
             raise ValueError(f"unknown sandbox mode {mode!r}")
         self.mode = mode
         self.policy = policy or default_policy()
+        self._policy_data = dataclasses.asdict(self.policy)
         self.cache = CodeCache(cache_dir)
         self._lock = threading.Lock()
         self._sock: socket.socket | None = None
@@ -234,7 +247,7 @@ class ZygoteSandbox:
             "mode": self.mode, "bot_dir": str(bot_dir), "host_uid": uid, "host_gid": uid,
             "cgroup_procs": cgroup.procs_files if cgroup else [],
             "root_mount_point": str(self._root_mount_point), "runtime_dir": str(self._runtime_dir),
-            "limits": {name: getattr(limits, name) for name in limits.__dataclass_fields__},
+            "limits": dataclasses.asdict(limits), "policy": self._policy_data,
         }
         stdin_r, stdin_w = os.pipe()
         stdout_r, stdout_w = os.pipe()

@@ -1,0 +1,2 @@
+"""Raises while being imported."""
+raise RuntimeError("boom at import")

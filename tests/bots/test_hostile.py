@@ -1,0 +1,214 @@
+"""Hostile bots against the real sandbox: every escape fails, the outcome is right, the host is untouched.
+
+Each bot in ``tests/bots/hostile/`` attacks one guarantee of DESIGN.md section 3 and prints ``ESCAPED``
+for anything that works. It plays the ``race`` game against a well-behaved bot whose code carries a
+marker, so that reading it would be noticed. After every match the host is checked: no process of a bot
+uid is left, no cgroup is left, the watched files and listeners saw nothing. These bots only ever run
+through the sandbox (never bare, never in unsafe mode): the fixture refuses to fall back.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import time
+import uuid
+from pathlib import Path
+
+import pytest
+
+from bots.referee import BotSpec, Limits, play_match
+from bots.sandbox import SandboxUnavailable
+from bots.sandbox.zygote import ZygoteSandbox
+
+HOSTILE = Path(__file__).parent / "hostile"
+PROJECT_ROOT = Path(__file__).resolve().parents[2]
+MARKER = f"other-bot-marker-{uuid.uuid4().hex}"
+OPPONENT = (f"# {MARKER}\n"
+            "def act(observation, legal_actions):\n"
+            "    return legal_actions[0]\n").encode()
+LIMITS = Limits(move_ms=400, bank_ms=200, start_ms=5000, memory_mb=128, log_bytes=16384)
+
+
+@pytest.fixture(scope="module")
+def sandbox(tmp_path_factory):
+    try:
+        box = ZygoteSandbox(tmp_path_factory.mktemp("code-cache")).start()
+    except SandboxUnavailable as exc:
+        pytest.skip(f"no isolation on this machine: {exc}")
+    yield box
+    box.close()
+
+
+def hostile(name: str, **constants) -> bytes:
+    header = "".join(f"{key} = {value!r}\n" for key, value in constants.items())
+    return (header + (HOSTILE / f"{name}.py").read_text()).encode()
+
+
+def bot_uid_processes(box: ZygoteSandbox) -> list[str]:
+    """Processes (not zombies) running under any bot uid, after a short grace for the kernel."""
+    low = box.policy.host_uid_base
+    high = low + box.policy.host_uid_span
+    deadline = time.monotonic() + 2
+    while True:
+        found = []
+        for entry in Path("/proc").iterdir():
+            if not entry.name.isdigit():
+                continue
+            try:
+                status = (entry / "status").read_text()
+            except OSError:
+                continue
+            fields = dict(line.split(":", 1) for line in status.splitlines() if ":" in line)
+            uid = int(fields["Uid"].split()[0])
+            if low <= uid < high and not fields["State"].strip().startswith("Z"):
+                found.append(f"{entry.name} {fields['Name'].strip()}")
+        if not found or time.monotonic() > deadline:
+            return found
+        time.sleep(0.05)
+
+
+def leftover_cgroups(box: ZygoteSandbox) -> list[str]:
+    cgroups = box._cgroups
+    if cgroups is None:
+        return []
+    return [str(child) for parent in cgroups.parents.values() for child in parent.glob("bot-*")]
+
+
+def play(box, race, code: bytes, limits: Limits = LIMITS):
+    result = play_match(race, [BotSpec("hostile", code), BotSpec("victim", OPPONENT)], seed=7, limits=limits,
+                        sandbox=box)
+    hostile_seat, victim = result.seats
+    assert "ESCAPED" not in hostile_seat.log
+    assert victim.outcome == "ok", victim.reason
+    assert sum(result.actions) == 12  # the match always finishes
+    assert bot_uid_processes(box) == []
+    assert leftover_cgroups(box) == []
+    return hostile_seat, result
+
+
+def test_no_network_not_even_loopback(sandbox, race):
+    with socket.socket() as listener, socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as udp:
+        listener.bind(("0.0.0.0", 0))
+        listener.listen()
+        listener.setblocking(False)
+        udp.bind(("0.0.0.0", 0))
+        udp.setblocking(False)
+        seat, _ = play(sandbox, race, hostile("network", PORT=listener.getsockname()[1],
+                                              UDP_PORT=udp.getsockname()[1]))
+        with pytest.raises(BlockingIOError):
+            listener.accept()
+        with pytest.raises(BlockingIOError):
+            udp.recv(100)
+    assert seat.outcome == "ok"
+    assert seat.log.count("refused") == 8
+
+
+def test_sees_no_settings_environment_processes_or_other_bot(sandbox, race, monkeypatch):
+    monkeypatch.setenv("BOTLADDER_TEST_SECRET", "s3cret")
+    project_files = [str(PROJECT_ROOT / "ladder" / "settings.py"), str(PROJECT_ROOT / "pyproject.toml"),
+                     str(PROJECT_ROOT)]
+    code = hostile("snoop", PROJECT_FILES=project_files, OTHER_BOT_MARKER=MARKER,
+                   CACHE_ROOT=str(sandbox.cache.root))
+    seat, _ = play(sandbox, race, code, Limits(move_ms=20000, bank_ms=0))
+    assert seat.outcome == "ok"
+    assert seat.log.count("refused") == len(project_files) + 5
+    assert "visible top level: ['bot', 'dev', 'lib', 'lib64', " in seat.log or "visible top level:" in seat.log
+    assert "'proc'" not in seat.log.split("visible top level:")[1]
+
+
+def test_writes_nowhere_but_a_small_private_tmp(sandbox, race, tmp_path):
+    target = tmp_path / "pwned"
+    seat, _ = play(sandbox, race, hostile("writes", HOST_TARGET=str(target)))
+    assert seat.outcome == "ok"
+    assert not target.exists()
+    assert seat.log.count("refused") == 5
+    assert "tmp is capped" in seat.log
+    assert list(sandbox.cache.root.glob("*/pwned")) == []
+
+
+def test_unprivileged_no_capabilities_no_namespaces_no_setuid(sandbox, race):
+    seat, _ = play(sandbox, race, hostile("privileges"))
+    assert seat.outcome == "ok"
+    assert seat.log.count("refused") == 11
+
+
+def test_fork_bomb_is_bounded_and_cleaned_up(sandbox, race):
+    seat, _ = play(sandbox, race, hostile("fork_bomb"))
+    assert seat.outcome in ("ok", "timeout")
+    forked = [line for line in seat.log.splitlines() if line.startswith("forked")]
+    assert not forked or int(forked[0].split()[1]) < LIMITS.max_processes
+
+
+def test_detached_child_does_not_survive_the_match(sandbox, race):
+    seat, _ = play(sandbox, race, hostile("detached_child"))
+    assert seat.outcome == "ok"
+
+
+def test_killing_every_visible_pid_hurts_nobody_else(sandbox, race):
+    seat, _ = play(sandbox, race, hostile("killer"))
+    assert seat.outcome == "ok"
+    assert "parent pid 0 own pid 1" in seat.log
+    assert "killed" not in seat.log
+    # The zygote survived: the next bot still starts.
+    seat, _ = play(sandbox, race, OPPONENT)
+    assert seat.outcome == "ok"
+
+
+@pytest.mark.parametrize("name", ["infinite_loop", "sleeper"])
+def test_a_bot_that_never_answers_times_out(sandbox, race, name):
+    started = time.monotonic()
+    seat, result = play(sandbox, race, hostile(name))
+    assert seat.outcome == "timeout"
+    assert seat.place == 2
+    assert "no answer within 400 ms plus a bank of 200 ms" in seat.reason
+    assert 550 <= seat.time_used_ms < 1500
+    assert time.monotonic() - started < 5
+
+
+@pytest.mark.parametrize("name", ["memory_hog", "memory_creep", "numpy_hog"])
+def test_memory_cap(sandbox, race, name):
+    seat, _ = play(sandbox, race, hostile(name))
+    assert seat.outcome == "memory", seat.reason
+    assert seat.place == 2
+
+
+def test_garbage_on_the_protocol_channel_is_bad_output(sandbox, race):
+    seat, _ = play(sandbox, race, hostile("garbage"))
+    assert seat.outcome == "bad_output"
+    assert "not JSON" in seat.reason
+
+
+def test_illegal_action(sandbox, race):
+    seat, result = play(sandbox, race, hostile("illegal"))
+    assert seat.outcome == "illegal_action"
+    assert '{"not":"an action"}' in seat.reason
+    assert seat.place == 2
+    assert result.actions[0] == 1  # the first legal action was taken in its place
+
+
+def test_raising_at_import_is_a_crash_with_the_error(sandbox, race):
+    seat, _ = play(sandbox, race, hostile("import_error"))
+    assert seat.outcome == "crash"
+    assert "boom at import" in seat.reason
+    assert "Traceback" in seat.log
+
+
+def test_fifty_megabytes_of_log_keep_head_and_tail(sandbox, race):
+    seat, _ = play(sandbox, race, hostile("chatterbox"), Limits(move_ms=5000, bank_ms=5000, log_bytes=16384))
+    assert seat.outcome == "ok"
+    assert len(seat.log.encode()) < 16384 + 100
+    assert seat.log.startswith("chatter")
+    assert "END OF CHATTER" in seat.log
+    assert "bytes of log dropped" in seat.log
+
+
+def test_bots_cannot_start_without_isolation_when_the_probe_fails(tmp_path):
+    """Fail closed: a policy whose runtime folder is missing makes the sandbox refuse to start."""
+    from dataclasses import replace
+
+    from bots.sandbox.policy import Mount, default_policy
+
+    broken = replace(default_policy(), mounts=default_policy().mounts + (Mount("/nonexistent/python"),))
+    with pytest.raises(SandboxUnavailable, match="required runtime path /nonexistent/python is missing"):
+        ZygoteSandbox(tmp_path, policy=broken).start()
