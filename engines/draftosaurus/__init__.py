@@ -105,7 +105,8 @@ class Draftosaurus(Game):
         self.check_players(players)
         resolved = self.resolve_options(options)
         if isinstance(seed, bool) or not isinstance(seed, int):
-            raise ValueError(f"seed must be an integer, got {seed!r}")
+            # The Game contract promises ValueError for every bad argument, whatever its kind.
+            raise ValueError(f"seed must be an integer, got {seed!r}")  # noqa: TRY004
         return DraftosaurusState(players, seed, resolved)
 
 

@@ -94,8 +94,8 @@ def render(view: dict, *, seat_names: list[str] | None = None) -> str:
     height = HEADER_H + rows * (PANEL_H + GAP) + GAP
     places = _places(view)
     parts = [
-        f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {width} {height}" '
-        f'width="100%" preserveAspectRatio="xMidYMid meet" font-family="sans-serif">',
+        (f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {width} {height}" '
+        f'width="100%" preserveAspectRatio="xMidYMid meet" font-family="sans-serif">'),
         f'<rect x="0" y="0" width="{width}" height="{height}" fill="#fbf8ef"/>',
         _header(view, names, width),
     ]
@@ -162,8 +162,8 @@ def _panel(view: dict, seat: int, name: str, places: list[int] | None, x: int, y
     points = pen_scores(zoos, seat)
     total = view["match_scores"][seat] + zoo_data["score"]
     parts = [f'<g transform="translate({x},{y})">',
-             f'<rect x="0" y="0" width="{PANEL_W}" height="{PANEL_H}" rx="10" '
-             f'fill="{"#eaf5e1" if side == "summer" else "#e8f0f7"}" stroke="#555" stroke-width="2"/>']
+             (f'<rect x="0" y="0" width="{PANEL_W}" height="{PANEL_H}" rx="10" '
+             f'fill="{"#eaf5e1" if side == "summer" else "#e8f0f7"}" stroke="#555" stroke-width="2"/>')]
     title = name
     if places is not None:
         title = f"#{places[seat]} {name}"
@@ -214,8 +214,8 @@ def _pen(zoo: Zoo, pen: str, column: int, row: int, per_line: int, points: dict)
         label = PEN_TITLE[pen]
     else:
         label = f"{PEN_TITLE[pen]} - {shown}"
-    parts = [f'<rect x="{px}" y="{py}" width="{LEFT_W}" height="{ROW_H - 8}" rx="8" fill="#fffdf6" '
-             f'stroke="{border}" stroke-width="3"/>',
+    parts = [(f'<rect x="{px}" y="{py}" width="{LEFT_W}" height="{ROW_H - 8}" rx="8" fill="#fffdf6" '
+             f'stroke="{border}" stroke-width="3"/>'),
              _text(px + 6, py + 14, label, size=11, weight="bold", fill=border)]
     if pen == "pyramid":
         parts.append(_pyramid(zoo, px, py))

@@ -290,7 +290,7 @@ class DraftosaurusState(State):
         keys = [(score, -t_rex) for score, t_rex in zip(self.scores(), self.t_rex_counts())]
         return competition_ranking(keys)
 
-    def clone(self) -> "DraftosaurusState":
+    def clone(self) -> DraftosaurusState:
         twin = DraftosaurusState.__new__(DraftosaurusState)
         twin.__dict__.update(self.__dict__)
         twin.options = dict(self.options)
@@ -332,7 +332,7 @@ class DraftosaurusState(State):
             counts[dino] -= 1
         return counts
 
-    def resample_hidden(self, player: int, seed: int) -> "DraftosaurusState":
+    def resample_hidden(self, player: int, seed: int) -> DraftosaurusState:
         """A copy with the bag order, the hands ``player`` cannot know and the other seats' pending
         choices redrawn from ``seed``; future dice are redrawn too, since they come from the new RNG."""
         twin = self.clone()

@@ -26,7 +26,7 @@ class Zoo:
     and is ``None`` in summer.
     """
 
-    __slots__ = ("side", "pens", "pyramid", "river")
+    __slots__ = ("pens", "pyramid", "river", "side")
 
     def __init__(self, side: str) -> None:
         self.side = side
@@ -36,7 +36,7 @@ class Zoo:
         )
         self.river: list[str] = []
 
-    def copy(self) -> "Zoo":
+    def copy(self) -> Zoo:
         twin = Zoo.__new__(Zoo)
         twin.side = self.side
         twin.pens = {pen: list(dinos) for pen, dinos in self.pens.items()}
@@ -148,7 +148,7 @@ class Zoo:
         return {"pens": pens, "river": list(self.river)}
 
     @classmethod
-    def from_json(cls, side: str, data: dict) -> "Zoo":
+    def from_json(cls, side: str, data: dict) -> Zoo:
         """The zoo a Section 13 encoding describes (used by tests and for re-scoring a view)."""
         zoo = cls(side)
         for pen, dinos in data["pens"].items():

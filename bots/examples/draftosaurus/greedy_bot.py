@@ -24,7 +24,7 @@ PYRAMID_POINTS = {"B1": 2, "B2": 2, "B3": 2, "M1": 4, "M2": 4, "T": 7}
 def dinos_in(zoo):
     """Every dinosaur of a zoo (pens, Pyramid cells and River): what "your zoo" counts."""
     dinos = list(zoo["river"])
-    for pen, contents in zoo["pens"].items():
+    for contents in zoo["pens"].values():
         if isinstance(contents, dict):  # the Pyramid maps cells to dinosaurs
             dinos.extend(dino for dino in contents.values() if dino)
         else:
@@ -38,7 +38,7 @@ def zoo_score(zoos, seat):
     pens = zoo["pens"]
     mine = Counter(dinos_in(zoo))
     points = len(zoo["river"])
-    for pen, contents in pens.items():
+    for contents in pens.values():
         present = [d for d in contents.values() if d] if isinstance(contents, dict) else contents
         if "t_rex" in present:
             points += 1  # the T-Rex bonus: one per pen, never for the River

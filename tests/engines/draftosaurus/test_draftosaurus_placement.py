@@ -3,6 +3,8 @@ placement rule (DS-8, DS-9), worked example C and engine decisions ED-10, ED-11,
 
 from __future__ import annotations
 
+import itertools
+
 import pytest
 from ds_helpers import SUMMER, WINTER, destinations, new, play_step, position, random_playout, zoo
 
@@ -41,7 +43,7 @@ def non_roller(side, zoos_for_seat_1, die, hand=("triceratops",) * 6, players=3)
     zoos = [zoo(side) for _ in range(players)]
     zoos[1] = zoos_for_seat_1
     state = position(players, options, zoos=zoos, hands=[list(hand)] * players, die=die, roller=0)
-    state.apply([a for a in state.legal_actions() if a["to"] == "river"][0])
+    state.apply(next(a for a in state.legal_actions() if a["to"] == "river"))
     assert state.current_player() == 1
     return state
 
@@ -78,7 +80,7 @@ def test_ds_5_4_placed_dinosaurs_never_move():
     while not state.is_terminal():
         snapshots.append([z.to_json() for z in state.zoos])
         state.apply(state.legal_actions()[len(state.legal_actions()) // 2])
-    for earlier, later in zip(snapshots, snapshots[1:]):
+    for earlier, later in itertools.pairwise(snapshots):
         for before, after in zip(earlier, later):
             for pen, dinos in before["pens"].items():
                 assert after["pens"][pen][:len(dinos)] == dinos
@@ -284,7 +286,7 @@ def quarantine_position(seat_0_zoo, players=2):
         state.apply(state.legal_actions()[-1])
     state.zoos = [seat_0_zoo.copy()] + [zoo("winter") for _ in range(players - 1)]
     state._invalidate()
-    play_step(state, lambda s, seat: [a for a in s.legal_actions() if a["to"] == "river"][0])
+    play_step(state, lambda s, seat: next(a for a in s.legal_actions() if a["to"] == "river"))
     if players == 2:
         play_step(state, lambda s, seat: s.legal_actions()[0])
     return state
@@ -356,8 +358,8 @@ def test_ed_14_quarantine_order():
 
 def test_example_c_food_court_on_turn_3_of_round_1():
     state = new(4, SUMMER, seed=0)
-    play_step(state, lambda s, seat: [a for a in s.legal_actions() if a["to"] == "river"][0])
-    play_step(state, lambda s, seat: [a for a in s.legal_actions() if a["to"] == "river"][0])
+    play_step(state, lambda s, seat: next(a for a in s.legal_actions() if a["to"] == "river"))
+    play_step(state, lambda s, seat: next(a for a in s.legal_actions() if a["to"] == "river"))
     assert (state.round, state.turn, state.roller) == (1, 3, 2)
     state.zoos = [zoo("summer", river=["t_rex", "t_rex"], forest_of_sameness=[]) for _ in range(4)]
     state.hands = [["triceratops", "triceratops", "stegosaurus", "spinosaurus"]] * 4

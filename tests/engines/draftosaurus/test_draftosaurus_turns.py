@@ -2,12 +2,22 @@
 
 from __future__ import annotations
 
-from ds_helpers import SUMMER, SUMMER_WINTER, WINTER, first_legal, new, play_step, position, random_playout, zoo
+from ds_helpers import (
+    SUMMER,
+    SUMMER_WINTER,
+    WINTER,
+    first_legal,
+    new,
+    play_step,
+    position,
+    random_playout,
+    zoo,
+)
 
 
 def river_all(state, seat):
     """Every seat sends its first species to the River: a placement that is always legal."""
-    return [a for a in state.legal_actions() if a["to"] == "river"][0]
+    return next(a for a in state.legal_actions() if a["to"] == "river")
 
 
 def test_ds_3_1_each_seat_draws_a_hidden_hand_of_six():
