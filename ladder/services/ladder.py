@@ -47,6 +47,8 @@ def ladder_tick(*, matches_per_game: int | None = None, rng: random.Random | Non
         candidates = list(
             Rating.objects.filter(game=game, bot__in=eligible).distinct().values_list("bot_id", "elo", "games")
         )
+        if len(candidates) < max(2, game.min_players):
+            continue
         with transaction.atomic():
             tournament = Tournament.objects.select_for_update().filter(
                 id=ladder_tournament_get(game=game).id

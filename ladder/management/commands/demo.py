@@ -1,0 +1,187 @@
+"""``manage.py demo``: the embedded default end to end, on one machine, with nothing else to install.
+
+Migrates the database, loads the example bots, starts a real ``celery worker`` (with the beat scheduler
+embedded for the ladder and the reconciler), schedules a round robin per game and serves the site. SIGINT
+or SIGTERM stops every process it started: each child runs in its own process group, and the whole group
+is terminated, then killed if it lingers.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from django.conf import settings
+from django.core.management import call_command
+from django.core.management.base import BaseCommand, CommandError
+
+from ladder.models import Bot, BotVersion, Game
+from ladder.services.errors import ServiceError
+from ladder.services.tournaments import tournament_create
+
+REPO = Path(__file__).resolve().parents[3]
+STOP_GRACE_S = 10.0
+
+
+class Command(BaseCommand):
+    help = "Run the whole ladder locally: worker, beat, example bots, a round robin per game, the website."
+
+    def add_arguments(self, parser):
+        parser.add_argument("--host", default="127.0.0.1")
+        parser.add_argument("--port", type=int, default=8000)
+        parser.add_argument("--concurrency", type=int, default=2, help="worker processes playing matches")
+        parser.add_argument("--games-per-pairing", type=int, default=4)
+        parser.add_argument("--run-for", type=float, default=0.0,
+                            help="stop by itself after this many seconds (0: run until Ctrl-C)")
+
+    def handle(self, *args, host: str, port: int, concurrency: int, games_per_pairing: int, run_for: float,
+               **options):
+        self._children: list[subprocess.Popen] = []
+        self._stopping = False
+        previous = {sig: signal.signal(sig, self._on_signal) for sig in (signal.SIGINT, signal.SIGTERM)}
+        try:
+            self._check_port(host, port)
+            self._check_sandbox()
+            call_command("migrate", interactive=False, verbosity=0)
+            if not settings.DEBUG:
+                call_command("collectstatic", interactive=False, verbosity=0)
+            call_command("seed_examples", stdout=self.stdout)
+            self._start_worker(concurrency)
+            self._schedule(games_per_pairing)
+            self._start_web(host, port)
+            self._wait_for_port(host, port)
+            self.stdout.write(self.style.SUCCESS(f"The ladder is running on http://{host}:{port}/"))
+            self.stdout.write("Press Ctrl-C to stop it.")
+            self.stdout.flush()
+            self._supervise(run_for)
+        finally:
+            self._stop_children()
+            for sig, handler in previous.items():
+                signal.signal(sig, handler)
+        self.stdout.write("Stopped; every process the demo started has exited.")
+
+    # --- steps ---------------------------------------------------------------------------------------
+
+    def _check_port(self, host: str, port: int) -> None:
+        with socket.socket() as probe:
+            if probe.connect_ex((host, port)) == 0:
+                raise CommandError(f"something already listens on {host}:{port}; stop it or pass --port")
+
+    def _check_sandbox(self) -> None:
+        from bots.referee import SandboxUnavailable
+        from bots.sandbox import get_sandbox
+
+        try:
+            get_sandbox(allow_unsafe=settings.BOTS_ALLOW_UNSAFE)
+        except SandboxUnavailable as exc:
+            raise CommandError(
+                f"bots cannot be sandboxed on this machine: {exc}\n"
+                "Set BOTS_ALLOW_UNSAFE=1 to run the trusted example bots without isolation (local use only)."
+            ) from exc
+
+    def _schedule(self, games_per_pairing: int) -> None:
+        for game in Game.objects.filter(available=True):
+            bots = list(
+                Bot.objects.filter(game=game, active=True, versions__validation_status=BotVersion.Validation.ACCEPTED)
+                .distinct()
+                .values_list("id", flat=True)
+            )
+            players = max(2, game.min_players)
+            if len(bots) < players:
+                self.stdout.write(f"{game.slug}: fewer than {players} example bots, no round robin")
+                continue
+            try:
+                tournament = tournament_create(
+                    created_by=None, game_slug=game.slug, name=f"{game.title} demo round robin", bot_ids=bots,
+                    players_per_match=players, games_per_pairing=games_per_pairing,
+                )
+            except ServiceError as exc:
+                self.stdout.write(f"{game.slug}: no round robin ({exc.message})")
+                continue
+            self.stdout.write(f"{game.slug}: round robin #{tournament.id} with {tournament.matches.count()} matches")
+
+    def _spawn(self, argv: list[str], name: str) -> subprocess.Popen:
+        log_path = Path(settings.VAR_DIR) / f"demo-{name}.log"
+        with open(log_path, "ab") as log:
+            child = subprocess.Popen(argv, cwd=REPO, stdout=log, stderr=subprocess.STDOUT, env=os.environ.copy(),
+                                     start_new_session=True)
+        child.demo_name = name  # type: ignore[attr-defined]
+        self._children.append(child)
+        self.stdout.write(f"started {name} (pid {child.pid}, log {log_path})")
+        return child
+
+    def _start_worker(self, concurrency: int) -> None:
+        queues = ",".join(dict.fromkeys([settings.CELERY_TASK_DEFAULT_QUEUE, settings.MATCH_QUEUE]))
+        self._spawn(
+            [sys.executable, "-m", "celery", "-A", "workers", "worker", "-B", "-s",
+             str(Path(settings.VAR_DIR) / "demo-celerybeat-schedule"), "-Q", queues, "-c", str(concurrency),
+             "-l", "INFO", "--without-gossip", "--without-mingle"],
+            "worker",
+        )
+
+    def _start_web(self, host: str, port: int) -> None:
+        self._spawn(
+            [sys.executable, "-m", "gunicorn", "ladder.wsgi:application", "-b", f"{host}:{port}", "-w", "2",
+             "--access-logfile", "-"],
+            "web",
+        )
+
+    def _wait_for_port(self, host: str, port: int, timeout: float = 30.0) -> None:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline and not self._stopping:
+            self._check_children()
+            with socket.socket() as probe:
+                if probe.connect_ex((host, port)) == 0:
+                    return
+            time.sleep(0.2)
+        if not self._stopping:
+            raise CommandError(f"the web server did not start listening on {host}:{port}")
+
+    def _supervise(self, run_for: float) -> None:
+        deadline = time.monotonic() + run_for if run_for > 0 else None
+        while not self._stopping:
+            self._check_children()
+            if deadline is not None and time.monotonic() >= deadline:
+                return
+            time.sleep(0.5)
+
+    def _check_children(self) -> None:
+        for child in self._children:
+            if child.poll() is not None and not self._stopping:
+                raise CommandError(
+                    f"{child.demo_name} exited with status {child.returncode}; see "  # type: ignore[attr-defined]
+                    f"{Path(settings.VAR_DIR) / ('demo-' + child.demo_name + '.log')}"  # type: ignore[attr-defined]
+                )
+
+    # --- stopping ------------------------------------------------------------------------------------
+
+    def _on_signal(self, signum, frame) -> None:
+        self._stopping = True
+
+    def _stop_children(self) -> None:
+        self._stopping = True
+        for child in self._children:
+            _signal_group(child.pid, signal.SIGTERM)
+        deadline = time.monotonic() + STOP_GRACE_S
+        for child in self._children:
+            try:
+                child.wait(timeout=max(0.1, deadline - time.monotonic()))
+            except subprocess.TimeoutExpired:
+                pass
+        for child in self._children:
+            # Pool children and bot processes share the group; nothing of it may outlive the demo.
+            _signal_group(child.pid, signal.SIGKILL)
+            if child.poll() is None:
+                child.wait(timeout=5)
+
+
+def _signal_group(pgid: int, sig: int) -> None:
+    try:
+        os.killpg(pgid, sig)
+    except ProcessLookupError:
+        pass

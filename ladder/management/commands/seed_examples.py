@@ -1,0 +1,13 @@
+from django.core.management.base import BaseCommand
+
+from ladder.services.examples import examples_seed
+from ladder.services.games import games_sync
+
+
+class Command(BaseCommand):
+    help = "Upload the example bots of every game with an engine (bots/examples/<game>/*_bot.py)."
+
+    def handle(self, *args, **options):
+        games_sync()
+        for game, names in examples_seed().items():
+            self.stdout.write(f"{game}: {', '.join(names)}")

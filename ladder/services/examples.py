@@ -1,0 +1,47 @@
+"""Loading the reference bots shipped in ``bots/examples/<game>/`` as ordinary uploaded bots."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from django.contrib.auth import get_user_model
+
+from ladder.models import Bot, Game
+from ladder.services.bots import bot_create
+from ladder.services.errors import ServiceError
+
+EXAMPLES_DIR = Path(__file__).resolve().parents[2] / "bots" / "examples"
+EXAMPLES_OWNER = "examples"
+
+
+def examples_owner():
+    """The account that owns the example bots (no password: it cannot log in)."""
+    user, created = get_user_model().objects.get_or_create(username=EXAMPLES_OWNER)
+    if created:
+        user.set_unusable_password()
+        user.save(update_fields=["password"])
+    return user
+
+
+def examples_seed() -> dict[str, list[str]]:
+    """Upload every ``bots/examples/<game>/*_bot.py`` of every available game that has one, through the
+    same validation as a user's upload. Idempotent: a bot that already exists is left alone.
+
+    Returns, per game, the names of the example bots present afterwards.
+    """
+    owner = examples_owner()
+    seeded: dict[str, list[str]] = {}
+    for game in Game.objects.filter(available=True):
+        folder = EXAMPLES_DIR / game.slug
+        for path in sorted(folder.glob("*_bot.py")) if folder.is_dir() else []:
+            name = path.stem
+            if not Bot.objects.filter(game=game, name__iexact=name).exists():
+                try:
+                    bot_create(owner=owner, game_slug=game.slug, name=name, data=path.read_bytes(),
+                               filename=path.name)
+                except ServiceError as exc:
+                    # One broken example must not keep the others (or the demo) from starting.
+                    seeded.setdefault(f"{game.slug} (refused)", []).append(f"{name}: {exc.message}")
+                    continue
+            seeded.setdefault(game.slug, []).append(name)
+    return seeded
