@@ -77,3 +77,17 @@ def random_playout(state: DraftosaurusState, seed: int = 0, upto: int | None = N
         state.apply(action)
         actions.append(action)
     return actions
+
+
+def quarantine_position(seat_0_zoo, players=2):
+    """A winter game whose last placement step is done, with ``seat_0_zoo`` (plus what seat 0 placed
+    last, which goes to the River) as seat 0's zoo and nothing quarantined elsewhere."""
+    state = new(players, WINTER, seed=1)
+    while not (state.round == state.setup.rounds and state.turn == state.setup.turns_per_round):
+        state.apply(state.legal_actions()[-1])
+    state.zoos = [seat_0_zoo.copy()] + [zoo("winter") for _ in range(players - 1)]
+    state._invalidate()
+    play_step(state, lambda s, seat: next(a for a in s.legal_actions() if a["to"] == "river"))
+    if players == 2:
+        play_step(state, lambda s, seat: s.legal_actions()[0])
+    return state

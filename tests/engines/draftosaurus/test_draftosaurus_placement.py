@@ -6,7 +6,17 @@ from __future__ import annotations
 import itertools
 
 import pytest
-from ds_helpers import SUMMER, WINTER, destinations, new, play_step, position, random_playout, zoo
+from ds_helpers import (
+    SUMMER,
+    WINTER,
+    destinations,
+    new,
+    play_step,
+    position,
+    quarantine_position,
+    random_playout,
+    zoo,
+)
 
 from engines import IllegalAction
 from engines.draftosaurus.board import PENS
@@ -276,20 +286,6 @@ def test_ds_9_6_quarantine_takes_one_and_must_be_moved_at_the_end():
     assert state.is_terminal()
     assert state.zoos[0].pens["quarantine_zone"] == []
     assert state.zoos[0].pens["lovers_bridge_right"][-1] == "stegosaurus"
-
-
-def quarantine_position(seat_0_zoo, players=2):
-    """A winter game whose last placement step is done, with ``seat_0_zoo`` (plus what seat 0 placed
-    last, which goes to the River) as seat 0's zoo and nothing quarantined elsewhere."""
-    state = new(players, WINTER, seed=1)
-    while not (state.round == state.setup.rounds and state.turn == state.setup.turns_per_round):
-        state.apply(state.legal_actions()[-1])
-    state.zoos = [seat_0_zoo.copy()] + [zoo("winter") for _ in range(players - 1)]
-    state._invalidate()
-    play_step(state, lambda s, seat: next(a for a in s.legal_actions() if a["to"] == "river"))
-    if players == 2:
-        play_step(state, lambda s, seat: s.legal_actions()[0])
-    return state
 
 
 def test_ed_10_prairie_holds_six_and_bridge_halves_have_no_limit():

@@ -4,8 +4,7 @@ examples A and B, and engine decisions ED-9, ED-15 and ED-16."""
 from __future__ import annotations
 
 import pytest
-from ds_helpers import SUMMER, SUMMER_WINTER, WINTER, new, position, random_playout, zoo
-from test_draftosaurus_placement import quarantine_position
+from ds_helpers import SUMMER, SUMMER_WINTER, WINTER, new, position, quarantine_position, random_playout, zoo
 
 from engines.draftosaurus.scoring import all_scores, pen_scores, zoo_score
 
