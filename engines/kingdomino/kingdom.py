@@ -17,6 +17,8 @@ of ED-9 (by ``r``, then ``c``, then ``o``).
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 from engines.kingdomino.dominoes import CASTLE, DOMINOES, EMPTY, TERRAINS, cell_code
 
 # Direction o of KD-4.1 as (row step, column step): 0 east, 1 south, 2 west, 3 north.
@@ -26,7 +28,7 @@ DIRECTIONS = ((0, 1), (1, 0), (0, -1), (-1, 0))
 class Frame:
     """The geometry shared by every kingdom of one grid size ``K`` (5, or 7 for the Mighty Duel)."""
 
-    _cache: dict[int, "Frame"] = {}
+    _cache: ClassVar[dict[int, Frame]] = {}
 
     def __init__(self, k: int) -> None:
         self.k = k
@@ -47,7 +49,7 @@ class Frame:
         self.adjacent = [tuple(n for n in self.neighbour[i] if n >= 0) for i in range(self.cells)]
 
     @classmethod
-    def of(cls, k: int) -> "Frame":
+    def of(cls, k: int) -> Frame:
         frame = cls._cache.get(k)
         if frame is None:
             frame = cls._cache[k] = cls(k)
@@ -65,8 +67,20 @@ class Frame:
 class Kingdom:
     """A seat's kingdom: cells, open cells per terrain, bounding box, placed and discarded dominoes."""
 
-    __slots__ = ("frame", "terrain", "crowns", "open_for", "min_r", "max_r", "min_c", "max_c",
-                 "placed", "discarded", "codes", "_summary")
+    __slots__ = (
+        "_summary",
+        "codes",
+        "crowns",
+        "discarded",
+        "frame",
+        "max_c",
+        "max_r",
+        "min_c",
+        "min_r",
+        "open_for",
+        "placed",
+        "terrain",
+    )
 
     def __init__(self, frame: Frame) -> None:
         self.frame = frame
@@ -85,7 +99,7 @@ class Kingdom:
         self.discarded: list[int] = []
         self._summary: tuple[int, int, int] | None = None
 
-    def copy(self) -> "Kingdom":
+    def copy(self) -> Kingdom:
         twin = Kingdom.__new__(Kingdom)
         twin.frame = self.frame
         twin.terrain = self.terrain[:]
@@ -98,7 +112,7 @@ class Kingdom:
         twin._summary = self._summary
         return twin
 
-    def __deepcopy__(self, memo: dict) -> "Kingdom":
+    def __deepcopy__(self, memo: dict) -> Kingdom:
         return self.copy()
 
     # -- placement (KD-4) ------------------------------------------------------------------------------

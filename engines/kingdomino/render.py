@@ -191,9 +191,9 @@ def render(view: dict, *, seat_names: list[str] | None = None) -> str:
     acting_seat = to_act["seat"] if to_act else None
     scores, places = _seat_scores(view)
 
-    parts = [f"<svg xmlns='http://www.w3.org/2000/svg' viewBox='0 0 {width} {height}' "
-             f"width='100%' preserveAspectRatio='xMidYMin meet' role='img'>",
-             _rect(0, 0, width, height, "#faf8f2")]
+    opening = (f"<svg xmlns='http://www.w3.org/2000/svg' viewBox='0 0 {width} {height}' "
+               f"width='100%' preserveAspectRatio='xMidYMin meet' role='img'>")
+    parts = [opening, _rect(0, 0, width, height, "#faf8f2")]
     phase = view["phase"].replace("_", " ")
     header = f"Kingdomino \u00b7 {phase}"
     if view["phase"] != "initial_pick" and view["phase"] != "game_over":

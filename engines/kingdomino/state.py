@@ -36,7 +36,7 @@ class Setup:
         return self.dominoes_used // self.line_size
 
     @classmethod
-    def of(cls, players: int, mighty_duel: bool) -> "Setup":
+    def of(cls, players: int, mighty_duel: bool) -> Setup:
         if mighty_duel:
             return cls(grid_size=7, kings_per_seat=2, dominoes_used=48, line_size=4)
         return {2: cls(5, 2, 24, 4), 3: cls(5, 1, 36, 3), 4: cls(5, 1, 48, 4)}[players]
@@ -45,12 +45,12 @@ class Setup:
 class LineSlot:
     """One position of a line: its domino, the king on it (``(seat, king)`` or ``None``), and ``done``."""
 
-    __slots__ = ("domino", "king", "done")
+    __slots__ = ("domino", "done", "king")
 
     def __init__(self, domino: int, king: tuple[int, int] | None = None, done: bool = False) -> None:
         self.domino, self.king, self.done = domino, king, done
 
-    def copy(self) -> "LineSlot":
+    def copy(self) -> LineSlot:
         return LineSlot(self.domino, self.king, self.done)
 
 
@@ -334,7 +334,7 @@ class KingdominoState(State):
 
     # -- copies ---------------------------------------------------------------------------------------
 
-    def clone(self) -> "KingdominoState":
+    def clone(self) -> KingdominoState:
         """An independent copy (cheaper than a generic deep copy)."""
         twin = copy.copy(self)
         twin.chance = copy.deepcopy(self.chance)
@@ -349,7 +349,7 @@ class KingdominoState(State):
         twin.next_line = None if self.next_line is None else [slot.copy() for slot in self.next_line]
         return twin
 
-    def resample_hidden(self, player: int, seed: int) -> "KingdominoState":
+    def resample_hidden(self, player: int, seed: int) -> KingdominoState:
         """A copy with the secret parts of ED-6 re-dealt from ``seed``.
 
         Every seat knows the same things, so ``player`` does not matter: the draw pile and the set-aside

@@ -5,10 +5,10 @@ import random
 from pathlib import Path
 
 import pytest
+from kingdomino_helpers import game, new
 
 from bots.loader import bind, load_module
 from engines.kingdomino.state import PLACE
-from kingdomino_helpers import game, new
 
 EXAMPLES = Path(__file__).resolve().parents[3] / "bots" / "examples" / "kingdomino"
 GREEDY = load_module(EXAMPLES / "greedy_bot.py", "kingdomino_greedy_bot")

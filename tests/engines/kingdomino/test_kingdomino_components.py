@@ -2,10 +2,18 @@
 
 from collections import Counter
 
-from engines.kingdomino.dominoes import (CASTLE, DOMINOES, NUMBERS, TERRAIN_LETTER, TERRAIN_NAME, TERRAINS,
-                                         domino_json)
-from engines.kingdomino.state import COLOURS
 from kingdomino_helpers import new
+
+from engines.kingdomino.dominoes import (
+    CASTLE,
+    DOMINOES,
+    NUMBERS,
+    TERRAIN_LETTER,
+    TERRAIN_NAME,
+    TERRAINS,
+    domino_json,
+)
+from engines.kingdomino.state import COLOURS
 
 # KD-1.5 checksum table: terrain -> (squares, dominoes showing it, squares with 0/1/2/3 crowns, crowns).
 CHECKSUMS = {

@@ -3,9 +3,9 @@
 import json
 
 import pytest
+from golden_kingdomino import GOLDEN_DIR, PLAYTHROUGHS, digest
 
 import engines
-from golden_kingdomino import GOLDEN_DIR, PLAYTHROUGHS, digest
 
 
 @pytest.mark.parametrize("name", sorted(PLAYTHROUGHS))

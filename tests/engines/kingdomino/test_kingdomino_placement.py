@@ -5,12 +5,22 @@ import random
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from kingdomino_helpers import (
+    EAST,
+    NORTH,
+    SOUTH,
+    WALLED_IN,
+    WEST,
+    WORKED_EXAMPLE,
+    build_kingdom,
+    is_legal,
+    new,
+    play_until,
+)
 
 from engines import IllegalAction
 from engines.kingdomino.dominoes import CASTLE, DOMINOES, EMPTY
 from engines.kingdomino.state import PICK, PLACE
-from kingdomino_helpers import (EAST, NORTH, SOUTH, WALLED_IN, WEST, WORKED_EXAMPLE, build_kingdom, is_legal,
-                                new, play_until)
 
 STEP = {EAST: (0, 1), SOUTH: (1, 0), WEST: (0, -1), NORTH: (-1, 0)}
 
@@ -121,7 +131,7 @@ def test_kd_4_6_placed_dominoes_never_move():
         for kingdom in state.view()["kingdoms"]:
             for n, r, c, o in kingdom["placed"]:
                 dr, dc = STEP[o]
-                ta, ca, tb, cb = DOMINOES[n]
+                _, ca, _, cb = DOMINOES[n]
                 assert kingdom["grid"][r][c][1:] == str(ca)
                 assert kingdom["grid"][r + dr][c + dc][1:] == str(cb)
 

@@ -5,10 +5,10 @@ import random
 import xml.etree.ElementTree as ET
 
 import pytest
+from kingdomino_helpers import WORKED_EXAMPLE, build_kingdom, finished, game
 
 from engines.kingdomino.render import SEAT_COLOURS, TERRAIN_FILL, render
 from engines.kingdomino.state import COLOURS
-from kingdomino_helpers import WORKED_EXAMPLE, build_kingdom, finished, game
 
 SVG = "{http://www.w3.org/2000/svg}"
 

@@ -1,19 +1,10 @@
 """KD-3: rounds and king turns; ED-3 split turns; ED-5 forced decisions are still asked."""
 
 import pytest
+from kingdomino_helpers import WALLED_IN, build_kingdom, new, play_out, play_until
 
 from engines import IllegalAction
 from engines.kingdomino.state import INITIAL_PICK, PICK, PLACE
-from kingdomino_helpers import WALLED_IN, build_kingdom, new, play_out, play_until
-
-
-def rounds_of(state):
-    """Play to the end, recording (round, phase, position, seat) before each decision."""
-    trace = []
-    while not state.is_terminal():
-        trace.append((state.round, state.phase, state.position, state.current_player()))
-        play_until(state, lambda s, n=len(trace): len(s.history) >= n, seed=len(trace))
-    return trace
 
 
 def test_kd_3_1_each_round_starts_with_a_fully_claimed_line_and_a_next_line_if_the_pile_has_any():
@@ -120,8 +111,8 @@ def test_ed_5_forced_picks_and_discards_are_still_asked():
         state.apply(legal[0])
     assert len(legal) == 1 and state.history[-1][1] == "pick"
     play_until(state, lambda s: s.phase == PICK and s.position == 3)
-    assert state.legal_actions() == [{"pick": [p for p, slot in enumerate(state.next_line)
-                                               if slot.king is None][0]}]
+    free = next(p for p, slot in enumerate(state.next_line) if slot.king is None)
+    assert state.legal_actions() == [{"pick": free}]
     # A domino with no legal placement: the only action is the discard, and it is recorded.
     state = new(2, 3)
     play_until(state, lambda s: s.phase == PLACE)

@@ -1,9 +1,20 @@
 """KD-6 end, KD-7 scoring with section 7's worked example, KD-8 tie-breakers, KD-9.1/9.2 bonuses,
 ED-7, ED-8, ED-10, ED-11."""
 
+from kingdomino_helpers import (
+    EAST,
+    NORTH,
+    SOUTH,
+    WEST,
+    WORKED_EXAMPLE,
+    build_kingdom,
+    finished,
+    new,
+    play_out,
+)
+
 from engines.kingdomino.kingdom import Frame, Kingdom
 from engines.kingdomino.state import PLACE
-from kingdomino_helpers import EAST, NORTH, SOUTH, WEST, WORKED_EXAMPLE, build_kingdom, finished, new, play_out
 
 TRANSPOSE = {EAST: SOUTH, SOUTH: EAST, WEST: NORTH, NORTH: WEST}
 # The worked example mirrored in its diagonal: the same properties, so the same score and tie-breakers.

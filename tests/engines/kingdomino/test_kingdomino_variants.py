@@ -1,9 +1,9 @@
 """KD-9.3 Mighty Duel, KD-9.4 Dynasty, KD-9.5 / ED-4 the seed's snake pick, and option validation."""
 
 import pytest
+from kingdomino_helpers import game, new, play_out, play_until
 
 from engines.kingdomino.state import GAME_OVER, INITIAL_PICK
-from kingdomino_helpers import game, new, play_out, play_until
 
 
 def test_kd_9_3_mighty_duel_is_7_by_7_with_all_48_for_2_players_only():
