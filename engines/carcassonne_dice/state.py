@@ -9,6 +9,8 @@ one (ED-15).
 
 from __future__ import annotations
 
+import copy
+
 from engines.base import Chance, IllegalAction, State, competition_ranking
 from engines.carcassonne_dice.faces import (
     CATAPULT,
@@ -193,8 +195,7 @@ class CarcassonneDiceState(State):
         twin = CarcassonneDiceState.__new__(CarcassonneDiceState)
         twin.__dict__.update(self.__dict__)
         twin.options = dict(self.options)
-        twin.chance = Chance(0)
-        twin.chance.setstate(self.chance.getstate())
+        twin.chance = copy.deepcopy(self.chance)
         twin.totals = list(self.totals)
         twin.reserved = list(self.reserved)
         twin.pool = [list(pair) for pair in self.pool]
