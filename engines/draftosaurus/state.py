@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from engines.base import Chance, IllegalAction, State, competition_ranking
 from engines.draftosaurus.board import (
-    BOARD_ORDER,
     FACES,
     PENS,
     PYRAMID,
@@ -421,10 +420,6 @@ class DraftosaurusState(State):
         view["pending"] = [dict(action) if action is not None else None for action in self.pending]
         view["bag_order"] = list(self.bag)
         return view
-
-    def board_order(self) -> tuple[str, ...]:
-        """Destinations of the side in play, in board order (ED-14)."""
-        return BOARD_ORDER[self.board]
 
 
 def _copy_entry(entry: dict) -> dict:
