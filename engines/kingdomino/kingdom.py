@@ -47,6 +47,8 @@ class Frame:
             ))
         # The same without the off-frame entries, for flood fills and open-cell updates.
         self.adjacent = [tuple(n for n in self.neighbour[i] if n >= 0) for i in range(self.cells)]
+        # triples[key] == (r, c, o): turning keys into actions is part of every placement decision.
+        self.triples = [(cell // size, cell % size, o) for cell in range(self.cells) for o in range(4)]
 
     @classmethod
     def of(cls, k: int) -> Frame:
@@ -59,9 +61,7 @@ class Frame:
         return (r * self.size + c) * 4 + o
 
     def triple(self, key: int) -> tuple[int, int, int]:
-        cell, o = divmod(key, 4)
-        r, c = divmod(cell, self.size)
-        return r, c, o
+        return self.triples[key]
 
 
 class Kingdom:

@@ -173,8 +173,8 @@ class KingdominoState(State):
         if self.phase == PLACE:
             if keys[0] == DISCARD:
                 return [{"discard": True}]
-            triple = self.frame.triple
-            return [{"place": list(triple(key))} for key in keys]
+            triples = self.frame.triples
+            return [{"place": [*triples[key]]} for key in keys]
         return [{"pick": p} for p in keys]
 
     def _key_of(self, action) -> int:
