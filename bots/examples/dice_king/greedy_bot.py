@@ -168,9 +168,10 @@ class Bot:
         value = EFFECT_VALUE[effect]
         if effect == "DWARF":
             value += DWARF_TIER_BONUS * (tiers - 1)
-        elif effect == "TAMER" and not any(f["fire"] for f in obs["map"]):
-            value = 1.0
-        elif effect == "BRAWLER" and not any(f["owner"] not in (None, self.seat) for f in obs["map"]):
+        # A tamer without a fire or a brawler without a victim does nothing but adds a joker card.
+        no_fire = effect == "TAMER" and not any(f["fire"] for f in obs["map"])
+        no_victim = effect == "BRAWLER" and not any(f["owner"] not in (None, self.seat) for f in obs["map"])
+        if no_fire or no_victim:
             value = 1.0
         return value
 
