@@ -100,16 +100,16 @@ SETUPS = {
 }
 
 
-def die_allows(face: str, pen: Pen, occupants: int, holds_t_rex: bool) -> bool:
-    """Whether the rolled ``face`` lets a non-roller place into ``pen`` (Section 7, DS-6.3).
+def die_allows(face: str, pen: Pen, zoo) -> bool:
+    """Whether the rolled ``face`` lets a non-roller place into ``pen`` of ``zoo`` (Section 7, DS-6.3).
 
-    ``occupants`` and ``holds_t_rex`` describe the pen before this turn's placements (DS-7.2); the
-    Pyramid is judged as a whole and each Lovers' Bridge half alone.
+    ``zoo`` answers ``occupants(pen_id)`` and ``holds_t_rex(pen_id)`` as it stood before this turn's
+    placements (DS-7.2); the Pyramid is judged as a whole and each Lovers' Bridge half alone.
     """
     if face == WOODLANDS or face == GRASSLANDS:
         return pen.area == face
     if face == FOOD_COURT or face == RESTROOMS:
         return pen.side == face
     if face == "empty_pen":
-        return occupants == 0
-    return not holds_t_rex  # "no_t_rex"
+        return zoo.occupants(pen.id) == 0
+    return not zoo.holds_t_rex(pen.id)  # "no_t_rex"

@@ -31,16 +31,6 @@ GAME_OVER = "game_over"
 SUMMER_WINTER = "summer_winter"
 
 
-def _action_key(action) -> frozenset:
-    """A hashable key equal for actions that are equal as JSON objects of strings."""
-    if not isinstance(action, dict):
-        raise IllegalAction(f"an action is a JSON object, got {action!r}")
-    try:
-        return frozenset(action.items())
-    except TypeError:
-        raise IllegalAction(f"illegal action {action!r}") from None
-
-
 def _distinct(hand: list[str]) -> list[str]:
     """The species of a canonical hand, each once, in canonical order."""
     seen: list[str] = []
@@ -62,7 +52,6 @@ class DraftosaurusState(State):
         self.match_t_rex = [0] * players
         self.game_index = 0
         self._legal: list | None = None
-        self._legal_keys: dict | None = None
         first_side = "summer" if options["mode"] == SUMMER_WINTER else options["board"]
         self._start_game(first_side)
 
@@ -107,7 +96,6 @@ class DraftosaurusState(State):
 
     def _invalidate(self) -> None:
         self._legal = None
-        self._legal_keys = None
 
     def _pass_hands(self) -> None:
         """Each seat's hand goes to its left neighbour ``(i+1) mod N`` (DS-3.2.4, ED-2; a swap with 2)."""
@@ -201,8 +189,7 @@ class DraftosaurusState(State):
         if seat != self.roller:
             # DS-7.2: the die is judged on the zoo as it stands before this turn's placements.
             face = self.die
-            pens = [pen for pen in pens
-                    if die_allows(face, pen, zoo.occupants(pen.id), zoo.holds_t_rex(pen.id))]
+            pens = [pen for pen in pens if die_allows(face, pen, zoo)]
         actions = []
         for dino in _distinct(self.hands[seat]):
             for pen in pens:
@@ -229,12 +216,12 @@ class DraftosaurusState(State):
         actions.append({"to": RIVER})
         return actions
 
-    def _legal_map(self) -> dict:
-        if self._legal_keys is None:
+    def _cached_legal(self) -> list[dict]:
+        """The current decision's legal actions, computed once per decision (``_invalidate`` drops them)."""
+        if self._legal is None:
             seat = self.current_player()
             self._legal = self.legal_for(seat) if seat is not None else []
-            self._legal_keys = {frozenset(action.items()): action for action in self._legal}
-        return self._legal_keys
+        return self._legal
 
     # --- the State contract ---------------------------------------------------------------------
 
@@ -248,14 +235,15 @@ class DraftosaurusState(State):
 
     def legal_actions(self) -> list[dict]:
         """The current seat's actions in ED-14 order; ``[]`` once the game is over."""
-        self._legal_map()
-        return [dict(action) for action in self._legal]
+        return [dict(action) for action in self._cached_legal()]
 
     def apply(self, action) -> None:
         """Record the current seat's choice; when every asked seat has chosen, carry out the step."""
         if self.phase == GAME_OVER:
             raise IllegalAction("the game is over")
-        chosen = self._legal_map().get(_action_key(action))
+        # Every legal action is a flat object of strings, so dict equality is JSON equality here, and a
+        # scan of the cached list (a few dozen entries at most) is cheaper than hashing each of them.
+        chosen = next((legal for legal in self._cached_legal() if legal == action), None)
         if chosen is None:
             raise IllegalAction(f"illegal action {action!r} for seat {self.current_player()}")
         self.pending[self.current_player()] = dict(chosen)
