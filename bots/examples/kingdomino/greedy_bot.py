@@ -149,10 +149,13 @@ def squares_of(domino):
 
 
 class Bot:
+    """The ladder makes one Bot per seat and match and calls ``act`` for each of that seat's decisions."""
+
     def __init__(self, game, seat, players, options):
         self.seat = seat
 
     def act(self, observation, legal_actions):
+        """Return one element of ``legal_actions``: the phase says whether to place or to pick."""
         me = observation["you"]
         kingdom = Kingdom(observation["kingdoms"][me]["grid"], observation["grid_size"])
         if observation["phase"] == "place":
@@ -161,6 +164,7 @@ class Bot:
         return self.pick(line, kingdom, legal_actions)
 
     def place(self, observation, kingdom, legal_actions):
+        """The placement with the largest immediate gain (a discard when it is the only action)."""
         if "discard" in legal_actions[0]:
             return legal_actions[0]
         position = observation["to_act"]["line_position"]
@@ -175,6 +179,8 @@ class Bot:
         return max(legal_actions, key=value)
 
     def pick(self, line, kingdom, legal_actions):
+        """The free domino of ``line`` that would score best in the kingdom as it stands."""
+
         def value(action):
             domino = line[action["pick"]]["domino"]
             square_a, square_b = squares_of(domino)
