@@ -1,0 +1,64 @@
+"""The example bots: protocol conformance, and the greedy bot's required win rate (issue 7).
+
+The bots are standalone files (standard library only); they are loaded in-process with the same loader
+the sandbox uses and play against the engine directly.
+"""
+
+import ast
+import sys
+from pathlib import Path
+
+import pytest
+from carcassonne_dice_helpers import game
+
+from bots.loader import load_bot
+
+EXAMPLES = Path(__file__).resolve().parents[3] / "bots" / "examples" / "carcassonne_dice"
+GAMES = 200
+
+
+def seat_bots(files, players=2):
+    return [
+        load_bot(EXAMPLES / name, game="carcassonne_dice", seat=seat, players=players, options={},
+                 module_name=f"carcassonne_dice_{Path(name).stem}_{seat}")
+        for seat, name in enumerate(files)
+    ]
+
+
+def play(bots, seed, players=2):
+    state = game().new_state(players, seed)
+    while not state.is_terminal():
+        seat = state.current_player()
+        legal = state.legal_actions()
+        action = bots[seat](state.observation(seat), legal)
+        assert action in legal, f"seat {seat} answered {action!r}, not a legal action"
+        state.apply(action)
+    return state
+
+
+def test_bots_import_only_the_standard_library():
+    for path in EXAMPLES.glob("*.py"):
+        imported = set()
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Import):
+                imported.update(alias.name.split(".")[0] for alias in node.names)
+            elif isinstance(node, ast.ImportFrom):
+                imported.add((node.module or "").split(".")[0])
+        assert imported <= set(sys.stdlib_module_names) | {"numpy"}, f"{path.name} imports {imported}"
+
+
+@pytest.mark.parametrize("players", [2, 5])
+def test_every_example_bot_plays_whole_games_with_legal_actions(players):
+    files = ["greedy_bot.py", "random_bot.py"] * 3
+    state = play(seat_bots(files[:players], players), seed=players, players=players)
+    assert state.is_terminal() and state.view()["winner"]
+
+
+def test_greedy_bot_wins_at_least_60_percent_of_two_player_games_against_the_random_bot():
+    wins = 0
+    for seed in range(GAMES):
+        greedy_seat = seed % 2  # alternate seats: seat 0 starts and has an edge
+        files = ["greedy_bot.py", "random_bot.py"] if greedy_seat == 0 else ["random_bot.py", "greedy_bot.py"]
+        state = play(seat_bots(files), seed)
+        wins += state.ranking()[greedy_seat] == 1 and state.ranking().count(1) == 1
+    assert wins >= 0.6 * GAMES, f"greedy won {wins} of {GAMES}"
