@@ -241,6 +241,8 @@ class DraftosaurusState(State):
         """Record the current seat's choice; when every asked seat has chosen, carry out the step."""
         if self.phase == GAME_OVER:
             raise IllegalAction("the game is over")
+        if not isinstance(action, dict):
+            raise IllegalAction(f"an action is a JSON object, got {action!r}")
         # Every legal action is a flat object of strings, so dict equality is JSON equality here, and a
         # scan of the cached list (a few dozen entries at most) is cheaper than hashing each of them.
         chosen = next((legal for legal in self._cached_legal() if legal == action), None)
