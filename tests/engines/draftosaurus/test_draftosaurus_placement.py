@@ -122,6 +122,10 @@ def test_ds_6_3_non_rollers_obey_the_die():
     state = non_roller("summer", zoo("summer"), "grasslands")
     assert pens_allowed(state, "triceratops") == FACE_TABLE["summer"]["grasslands"]
     assert state.observation(1)["die_applies_to_you"] is True
+    before = state.view()
+    with pytest.raises(IllegalAction):
+        state.apply({"dino": "triceratops", "to": "forest_of_sameness"})  # woodlands, refused by the die
+    assert state.view() == before
 
 
 @pytest.mark.parametrize("die", ["woodlands", "grasslands", "restrooms", "food_court", "empty_pen", "no_t_rex"])
