@@ -350,6 +350,14 @@ def alarm_position(seed=2):
     return state
 
 
+def test_dk_3_11_with_nothing_claimable_phase_3b_offers_an_alarm_for_every_display_card():
+    state = alarm_position()
+    assert state.claimable_now == []
+    assert state.legal_actions() == [{"alarm": stack} for stack in range(1, 6) if state.stacks[stack]]
+    state.apply({"alarm": 4})
+    assert state.phase in ("alarm_field", "roll") and state.supers[0] == ["S4-01"]
+
+
 def test_dk_7_1_alarm_takes_any_display_card_as_a_superjoker_and_the_next_shows():
     state = alarm_position()
     assert state.natural_claimable == []

@@ -61,7 +61,7 @@ def test_dk_3_3_the_natural_result_is_the_dice_as_they_lie():
     assert sum(1 for d in dice if d["colour"] == "R") == 5
 
 
-def test_dk_3_4_and_3_5_claim_duty_forbids_the_alarm_and_dk_10_3():
+def test_dk_3_4_and_3_5_and_dk_10_3_claim_duty_forbids_the_alarm():
     state = fresh()
     set_display(state, {1: "S1-01", 2: "S2-02", 3: "S3-02", 4: "S4-02", 5: "S5-01"})
     at_claim(state, FOUR_RED)
