@@ -176,6 +176,18 @@ def test_dk_6_6_thief_gem_draws_1_and_may_take_any_gem_of_an_opponent():
     assert state.gold[victim] == 0 and state.gold[seat] == gold_before + 1
 
 
+def test_dk_3_9_the_steal_is_optional_pass_takes_nothing():
+    state = fresh(seed=2)
+    seat = state.active
+    victim = (seat + 1) % 3
+    give_cards(state, victim, front=["S3-05"])
+    claim(state, 2, "S2-01", FIVE_RED)
+    place_first_until_done(state)
+    state.apply({"pass": True})
+    assert state.front[victim] == ["S3-05"] and "S3-05" not in state.front[seat]
+    assert state.active != seat
+
+
 def test_dk_10_7_steal_with_nothing_to_steal_is_a_forced_pass():
     state = fresh(seed=2)
     seat = state.active
