@@ -63,9 +63,86 @@ class BotCgroup:
         self.version = version
         self._oom = False
 
+    def apply(self, limits: Limits, extra_processes: int = 0) -> None:
+        """Set the memory, process and CPU caps of ``limits`` (plus ``extra_processes`` of ours)."""
+        memory_bytes = (limits.memory_mb + limits.tmp_mb + _KERNEL_HEADROOM_MB) * 1024 * 1024
+        for directory in self.dirs:
+            if self.version == 2:
+                _write(directory / "memory.max", str(memory_bytes))
+                _write(directory / "memory.swap.max", "0", optional=True)
+                _write(directory / "pids.max", str(limits.max_processes + extra_processes))
+                _write(directory / "cpu.max", f"{_CPU_PERIOD_US} {_CPU_PERIOD_US}", optional=True)
+            elif (directory / "memory.limit_in_bytes").exists():
+                # memsw must never be below the plain limit, so it is lifted first and set last.
+                _write(directory / "memory.memsw.limit_in_bytes", "-1", optional=True)
+                _write(directory / "memory.limit_in_bytes", str(memory_bytes))
+                _write(directory / "memory.memsw.limit_in_bytes", str(memory_bytes), optional=True)
+            elif (directory / "pids.max").exists():
+                _write(directory / "pids.max", str(limits.max_processes + extra_processes))
+            elif (directory / "cpu.cfs_quota_us").exists():
+                _write(directory / "cpu.cfs_period_us", str(_CPU_PERIOD_US))
+                _write(directory / "cpu.cfs_quota_us", str(_CPU_PERIOD_US))
+
     @property
     def procs_files(self) -> list[str]:
         return [str(d / "cgroup.procs") for d in self.dirs]
+
+    def oom_kills(self) -> int:
+        """How many processes the kernel has killed in this group for exceeding the memory cap."""
+        if self.memory_dir is None:
+            return 0
+        name = "memory.oom_control" if self.version == 1 else "memory.events"
+        try:
+            for line in (self.memory_dir / name).read_text().splitlines():
+                key, _, value = line.partition(" ")
+                if key == "oom_kill":
+                    return int(value)
+        except OSError:
+            pass
+        return 0
+
+    def pids(self) -> set[int]:
+        found: set[int] = set()
+        for directory in self.dirs:
+            try:
+                found.update(int(pid) for pid in (directory / "cgroup.procs").read_text().split())
+            except OSError:
+                pass
+        return found
+
+    def wait_until_only(self, keep: int, timeout_s: float = 2.0) -> bool:
+        """Wait until ``keep`` is the only process left, SIGKILLing stragglers after a short grace.
+
+        False if that does not happen in time or if ``keep`` itself is gone.
+        """
+        deadline = time.monotonic() + timeout_s
+        grace = time.monotonic() + 0.2
+        while True:
+            members = self.pids()
+            others = members - {keep}
+            if not others:
+                return keep in members
+            now = time.monotonic()
+            if now > deadline:
+                return False
+            if now > grace:
+                for pid in others:
+                    self._kill_member(pid)
+            time.sleep(0.0005)
+
+    def _kill_member(self, pid: int) -> None:
+        """SIGKILL ``pid`` only if it is still in this group: a pidfd pins it, so a recycled pid is never hit."""
+        try:
+            pidfd = os.pidfd_open(pid)
+        except OSError:
+            return
+        try:
+            if pid in self.pids():
+                signal.pidfd_send_signal(pidfd, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        finally:
+            os.close(pidfd)
 
     def oom_killed(self) -> bool:
         """Whether the kernel killed a process of this bot for exceeding the memory cap."""
@@ -101,10 +178,7 @@ class BotCgroup:
                     remaining.remove(directory)
                     continue
                 for pid in pids:
-                    try:
-                        os.kill(int(pid), signal.SIGKILL)
-                    except ProcessLookupError:
-                        pass
+                    self._kill_member(int(pid))
                 if not pids:
                     try:
                         directory.rmdir()
@@ -124,9 +198,9 @@ class Cgroups:
         self.parents = parents
         self.version = version
 
-    def create(self, limits: Limits) -> BotCgroup:
+    def create(self) -> BotCgroup:
+        """Empty groups for one bot; :meth:`BotCgroup.apply` sets their limits once they are known."""
         name = f"bot-{next(_counter)}"
-        memory_bytes = (limits.memory_mb + limits.tmp_mb + _KERNEL_HEADROOM_MB) * 1024 * 1024
         dirs = []
         memory_dir = None
         try:
@@ -134,21 +208,8 @@ class Cgroups:
                 directory = parent / name
                 directory.mkdir()
                 dirs.append(directory)
-                if self.version == 2:
+                if controller in ("memory", ""):
                     memory_dir = directory
-                    _write(directory / "memory.max", str(memory_bytes))
-                    _write(directory / "memory.swap.max", "0", optional=True)
-                    _write(directory / "pids.max", str(limits.max_processes))
-                    _write(directory / "cpu.max", f"{_CPU_PERIOD_US} {_CPU_PERIOD_US}", optional=True)
-                elif controller == "memory":
-                    memory_dir = directory
-                    _write(directory / "memory.limit_in_bytes", str(memory_bytes))
-                    _write(directory / "memory.memsw.limit_in_bytes", str(memory_bytes), optional=True)
-                elif controller == "pids":
-                    _write(directory / "pids.max", str(limits.max_processes))
-                elif controller == "cpu":
-                    _write(directory / "cpu.cfs_period_us", str(_CPU_PERIOD_US))
-                    _write(directory / "cpu.cfs_quota_us", str(_CPU_PERIOD_US))
         except OSError:
             BotCgroup(dirs, memory_dir, self.version).kill_and_remove()
             raise

@@ -4,7 +4,7 @@
 It is written as a straight sequence of steps, each of which either succeeds or ends the process with a
 ``sandbox_error`` line on the protocol channel naming the step, so a half-confined bot never runs:
 
-1. join the bot's cgroups (memory, pids, cpu) while still privileged;
+1. (done ahead, by the pre-forked child) join the bot's cgroups (memory, pids, cpu);
 2. as root, take the bot's own unprivileged host uid and gid (no groups);
 3. enter new user, mount, pid, network, ipc, uts and cgroup namespaces, mapping only that uid;
 4. fork: the child is pid 1 of the new pid namespace (when it dies, every process the bot started dies);
@@ -32,7 +32,7 @@ from bots.sandbox.policy import Policy
 
 EXIT_SANDBOX_ERROR = 70
 # Namespace flags a bot may never use again once confined.
-_DENIED_CLONE_FLAGS = (linux.CLONE_NEWNS | linux.CLONE_NEWUSER | linux.CLONE_NEWPID | linux.CLONE_NEWNET
+DENIED_CLONE_FLAGS = (linux.CLONE_NEWNS | linux.CLONE_NEWUSER | linux.CLONE_NEWPID | linux.CLONE_NEWNET
                        | linux.CLONE_NEWIPC | linux.CLONE_NEWUTS | linux.CLONE_NEWCGROUP)
 _FRESH_BOOTSTRAP = ("import sys; sys.path[:0] = {paths!r}; from bots.sdk import main; main([{bot!r}])")
 
@@ -52,25 +52,20 @@ def _fail(step: str, exc: BaseException) -> None:
     os._exit(EXIT_SANDBOX_ERROR)
 
 
-def become_bot(request: dict, policy: Policy, seccomp_lib) -> None:
+def become_bot(request: dict, policy: Policy, seccomp_program: bytes | None) -> None:
     """Confine this process as ``request`` says and run the bot in it (see the module docstring)."""
     step = _Step()
     try:
-        _confine_and_run(request, policy, seccomp_lib, step)
+        _confine_and_run(request, policy, seccomp_program, step)
     except BaseException as exc:  # any failure here is the sandbox's, reported, never the bot's
         _fail(step.name, exc if str(exc) else traceback.format_exc(limit=1))
     os._exit(EXIT_SANDBOX_ERROR)
 
 
-def _confine_and_run(request: dict, policy: Policy, seccomp_lib, step: _Step) -> None:
+def _confine_and_run(request: dict, policy: Policy, seccomp_program: bytes | None, step: _Step) -> None:
     signal.signal(signal.SIGCHLD, signal.SIG_DFL)
     step.name = "parent-death signal"
     linux.prctl(linux.PR_SET_PDEATHSIG, signal.SIGKILL)
-
-    step.name = "join cgroups"
-    for procs in request["cgroup_procs"]:
-        with open(procs, "w") as handle:
-            handle.write("0")
 
     step.name = "measure address space"
     base_vm = _vm_size_bytes()
@@ -130,10 +125,9 @@ def _confine_and_run(request: dict, policy: Policy, seccomp_lib, step: _Step) ->
     linux.prctl(linux.PR_SET_DUMPABLE, 0)
     # Credential changes clear the parent-death signal: set it again after the last one.
     linux.prctl(linux.PR_SET_PDEATHSIG, signal.SIGKILL)
-    if seccomp_lib is not None:
+    if seccomp_program is not None:
         step.name = "install the seccomp filter"
-        linux.install_seccomp(seccomp_lib, policy.denied_syscalls, policy.allowed_socket_families,
-                              _DENIED_CLONE_FLAGS)
+        linux.load_seccomp_program(seccomp_program)
     step.name = "verify confinement"
     _verify(policy, request["bot_dir"])
 
@@ -170,6 +164,13 @@ def _relocate_modules(relocations) -> None:
                     module.__file__ = inside + file[len(host):]
                 except (AttributeError, TypeError):
                     pass
+
+
+def join_cgroups(procs_files: list[str]) -> None:
+    """Move this process into the bot's cgroups (done by the pre-forked child, ahead of need)."""
+    for procs in procs_files:
+        with open(procs, "w") as handle:
+            handle.write("0")
 
 
 def _vm_size_bytes() -> int:

@@ -158,16 +158,17 @@ def load_seccomp():
     lib.seccomp_syscall_resolve_name.argtypes = [ctypes.c_char_p]
     lib.seccomp_rule_add_array.argtypes = [ctypes.c_void_p, ctypes.c_uint32, ctypes.c_int, ctypes.c_uint,
                                            ctypes.POINTER(ScmpArgCmp)]
-    lib.seccomp_load.argtypes = [ctypes.c_void_p]
+    lib.seccomp_export_bpf.argtypes = [ctypes.c_void_p, ctypes.c_int]
     lib.seccomp_release.argtypes = [ctypes.c_void_p]
     return lib
 
 
-def install_seccomp(lib, denied: tuple[str, ...], allowed_socket_families: tuple[int, ...],
-                    denied_clone_flags: int) -> None:
-    """Load a filter: ``denied`` syscalls fail with EPERM (``clone3`` with ENOSYS so that libc falls back
-    to ``clone``, whose namespace flags are refused), sockets outside ``allowed_socket_families`` with
-    EACCES. Everything else is allowed; the namespaces are the primary barrier."""
+def compile_seccomp(lib, denied: tuple[str, ...], allowed_socket_families: tuple[int, ...],
+                    denied_clone_flags: int) -> bytes:
+    """The BPF program of a filter: ``denied`` syscalls fail with EPERM (``clone3`` with ENOSYS so that
+    libc falls back to ``clone``, whose namespace flags are refused), sockets outside
+    ``allowed_socket_families`` with EACCES, everything else is allowed (the namespaces are the primary
+    barrier). Compiled once by the zygote; :func:`load_seccomp_program` installs it in microseconds."""
     ctx = lib.seccomp_init(SCMP_ACT_ALLOW)
     if not ctx:
         raise OSError(0, "seccomp_init failed")
@@ -182,7 +183,7 @@ def install_seccomp(lib, denied: tuple[str, ...], allowed_socket_families: tuple
         for name in denied:
             rule(SCMP_ACT_ERRNO(38 if name == "clone3" else 1), name)
         if allowed_socket_families:
-            # One rule per allowed family would need an AND; libseccomp ANDs the comparisons of one rule.
+            # libseccomp ANDs the comparisons of one rule: refused unless the family is one of those.
             comparisons = [ScmpArgCmp(0, SCMP_CMP_NE, family, 0) for family in allowed_socket_families]
             rule(SCMP_ACT_ERRNO(13), "socket", *comparisons)
         bit = 1
@@ -190,9 +191,36 @@ def install_seccomp(lib, denied: tuple[str, ...], allowed_socket_families: tuple
             if denied_clone_flags & bit:
                 rule(SCMP_ACT_ERRNO(1), "clone", ScmpArgCmp(0, SCMP_CMP_MASKED_EQ, bit, bit))
             bit <<= 1
-        _check_seccomp(lib.seccomp_load(ctx), "load")
+        read_end, write_end = os.pipe()
+        try:
+            _check_seccomp(lib.seccomp_export_bpf(ctx, write_end), "export")
+            os.close(write_end)
+            write_end = -1
+            chunks = []
+            while chunk := os.read(read_end, 65536):
+                chunks.append(chunk)
+        finally:
+            os.close(read_end)
+            if write_end >= 0:
+                os.close(write_end)
+        return b"".join(chunks)
     finally:
         lib.seccomp_release(ctx)
+
+
+class _SockFprog(ctypes.Structure):
+    _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_void_p)]
+
+
+PR_SET_SECCOMP = 22
+SECCOMP_MODE_FILTER = 2
+
+
+def load_seccomp_program(program: bytes) -> None:
+    """Install a compiled filter on this process (no_new_privs must be set first)."""
+    buffer = ctypes.create_string_buffer(program, len(program))
+    fprog = _SockFprog(len(program) // 8, ctypes.addressof(buffer))
+    _check(_libc.prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, ctypes.addressof(fprog), 0, 0), "seccomp filter")
 
 
 def _check_seccomp(result: int, what: str) -> None:

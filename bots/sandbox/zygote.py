@@ -16,6 +16,7 @@ it is the baseline that ``bench`` compares the zygote with.
 from __future__ import annotations
 
 import dataclasses
+import gc
 import itertools
 import json
 import logging
@@ -51,12 +52,30 @@ _SDK_FILES = ("__init__.py", "sdk.py", "loader.py")
 
 
 def serve_forever(sock_fd: int) -> None:
-    """The zygote's main loop: one request (plus three descriptors) in, one forked bot and a pidfd out."""
+    """The zygote's main loop.
+
+    ``cell`` forks a *cell*: a small forker that joins the given cgroups once and then forks bots on
+    request, so that every bot is born inside its cgroups (moving a process between cgroups makes the
+    kernel wait for an RCU grace period, tens of milliseconds). ``spawn`` passes a request and the bot's
+    three pipes to a cell and returns the cell's answer: a pidfd of the new bot. ``close_cell`` ends a
+    cell.
+    """
     from bots.sandbox import launch, linux
 
     sock = socket.socket(fileno=sock_fd)
     policy = default_policy()
     seccomp_lib = linux.load_seccomp()
+    filters: dict[tuple, bytes] = {}
+
+    def seccomp_for(policy: Policy) -> bytes | None:
+        if seccomp_lib is None:
+            return None
+        key = (policy.denied_syscalls, policy.allowed_socket_families)
+        if key not in filters:
+            filters[key] = linux.compile_seccomp(seccomp_lib, *key, launch.DENIED_CLONE_FLAGS)
+        return filters[key]
+
+    seccomp_for(policy)
     confined = []
     if os.geteuid() == 0:
         linux.unshare(linux.CLONE_NEWNET | linux.CLONE_NEWIPC | linux.CLONE_NEWUTS)
@@ -70,7 +89,12 @@ def serve_forever(sock_fd: int) -> None:
     import bots.sdk  # noqa: F401 - loaded now so that a bot's start costs no import of it
 
     os.environ.clear()
+    # Keep the collector away from everything loaded so far: forked bots then share those pages instead
+    # of copying them when a collection walks them.
+    gc.collect()
+    gc.freeze()
     signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # children are reaped by the kernel
+    cells: dict[int, socket.socket] = {}
     _send(sock, {"type": "hello", "pid": os.getpid(), "seccomp": seccomp_lib is not None,
                  "namespaces": confined})
     while True:
@@ -81,27 +105,83 @@ def serve_forever(sock_fd: int) -> None:
         if not message:
             break
         request = json.loads(message)
-        policy = _policy_from(request.pop("policy"), policy)
-        if len(fds) != 3:
-            for fd in fds:
-                os.close(fd)
-            _send(sock, {"type": "error", "message": f"expected 3 descriptors, got {len(fds)}"})
-            continue
+        kind = request["type"]
+        if kind == "cell":
+            ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+            pid = os.fork()
+            if pid == 0:
+                sock.close()
+                ours.close()
+                for other in cells.values():
+                    other.close()
+                _run_cell(theirs, request["cgroup_procs"], policy, seccomp_for, launch)
+            theirs.close()
+            cells[request["cell"]] = ours
+            pidfd = os.pidfd_open(pid)
+            try:
+                _send(sock, {"type": "cell_ready", "pid": pid}, [pidfd])
+            finally:
+                os.close(pidfd)
+        elif kind == "spawn":
+            cell = cells.get(request["cell"])
+            try:
+                if cell is None or len(fds) != 3:
+                    _send(sock, {"type": "error", "message": "unknown cell or wrong descriptors"})
+                    continue
+                try:
+                    socket.send_fds(cell, [message], fds)
+                    answer, pidfds, _, _ = socket.recv_fds(cell, _MESSAGE_BYTES, 1)
+                except OSError as exc:
+                    answer, pidfds = b"", []
+                    logger.debug("cell failed: %s", exc)
+                if not answer:
+                    _send(sock, {"type": "error", "message": "the cell is gone"})
+                    continue
+                try:
+                    socket.send_fds(sock, [answer], pidfds)
+                finally:
+                    for fd in pidfds:
+                        os.close(fd)
+            finally:
+                for fd in fds:
+                    os.close(fd)
+        elif kind == "close_cell":
+            cell = cells.pop(request["cell"], None)
+            if cell is not None:
+                cell.close()
+    os._exit(0)
+
+
+def _run_cell(channel: socket.socket, cgroup_procs: list[str], policy: Policy, seccomp_for, launch) -> None:
+    """A cell: join the cgroups once, then fork one bot per request until the zygote hangs up."""
+    try:
+        launch.join_cgroups(cgroup_procs)
+    except OSError as exc:
+        os.write(2, f"sandbox cell could not join its cgroups: {exc}\n".encode())
+        os._exit(launch.EXIT_SANDBOX_ERROR)
+    while True:
+        try:
+            message, fds, _, _ = socket.recv_fds(channel, _MESSAGE_BYTES, 3)
+        except OSError:
+            os._exit(0)
+        if not message:
+            os._exit(0)
+        request = json.loads(message)
         pid = os.fork()
         if pid == 0:
-            sock.close()
+            channel.close()
             for target, fd in enumerate(fds):
                 os.dup2(fd, target)
             os.closerange(3, 1 << 16)
-            launch.become_bot(request, policy, seccomp_lib)
+            bot_policy = _policy_from(request.pop("policy"), policy)
+            launch.become_bot(request, bot_policy, seccomp_for(bot_policy))
         for fd in fds:
             os.close(fd)
         pidfd = os.pidfd_open(pid)
         try:
-            _send(sock, {"type": "spawned", "pid": pid}, [pidfd])
+            socket.send_fds(channel, [json.dumps({"type": "spawned", "pid": pid}).encode()], [pidfd])
         finally:
             os.close(pidfd)
-    os._exit(0)
 
 
 def _policy_from(data: dict, current: Policy) -> Policy:
@@ -122,27 +202,55 @@ def _send(sock: socket.socket, message: dict, fds: list[int] | None = None) -> N
 # On the host
 
 
-class ZygoteBot(BotProcess):
-    """A bot forked by the zygote: killed through its pidfd, its leftovers through its cgroup."""
+@dataclasses.dataclass
+class _Cell:
+    """A forker of the zygote living in one bot's cgroups; it hosts one bot at a time."""
 
-    def __init__(self, to_bot: int, from_bot: int, log: int, pidfd: int, cgroup) -> None:
-        super().__init__(to_bot, from_bot, log)
-        self.pidfd = pidfd
-        self.cgroup = cgroup
+    number: int
+    pid: int
+    pidfd: int
+    cgroup: object
 
-    def kill(self) -> None:
-        if self.pidfd >= 0:
-            try:
-                signal.pidfd_send_signal(self.pidfd, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
-            os.close(self.pidfd)
-            self.pidfd = -1
+    def remove(self) -> None:
+        try:
+            signal.pidfd_send_signal(self.pidfd, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        os.close(self.pidfd)
         if self.cgroup is not None:
             self.cgroup.kill_and_remove()
 
+
+class ZygoteBot(BotProcess):
+    """A bot forked by a cell: killed through its pidfd; its cell is handed back once it is empty."""
+
+    def __init__(self, to_bot: int, from_bot: int, log: int, pidfd: int, cell: _Cell, release) -> None:
+        super().__init__(to_bot, from_bot, log)
+        self.pidfd = pidfd
+        self.cell = cell
+        self._release = release
+        cgroup = cell.cgroup
+        self._oom_baseline = cgroup.oom_kills() if cgroup is not None else 0
+        self._oom = False
+
+    def kill(self) -> None:
+        if self.pidfd < 0:
+            return
+        try:
+            signal.pidfd_send_signal(self.pidfd, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        os.close(self.pidfd)
+        self.memory_exceeded()
+        self.pidfd = -1
+        self._release(self.cell)
+
     def memory_exceeded(self) -> bool:
-        return self.cgroup is not None and self.cgroup.oom_killed()
+        """Whether the OOM killer struck in the bot's cgroups (read while the bot still owns them)."""
+        cgroup = self.cell.cgroup
+        if not self._oom and cgroup is not None and self.pidfd >= 0:
+            self._oom = cgroup.oom_kills() > self._oom_baseline
+        return self._oom
 
 
 class ZygoteSandbox:
@@ -154,7 +262,7 @@ class ZygoteSandbox:
     unsafe = False
 
     def __init__(self, cache_dir: str | Path | None = None, *, mode: str = "zygote",
-                 policy: Policy | None = None) -> None:
+                 policy: Policy | None = None, pool_size: int = 4) -> None:
         if mode not in ("zygote", "fresh"):
             raise ValueError(f"unknown sandbox mode {mode!r}")
         self.mode = mode
@@ -166,6 +274,10 @@ class ZygoteSandbox:
         self._process: subprocess.Popen | None = None
         self._cgroups = None
         self._uids = itertools.count(random.SystemRandom().randrange(self.policy.host_uid_span))
+        self._cell_numbers = itertools.count(1)
+        self._free: list[_Cell] = []
+        self._busy: set[int] = set()
+        self.pool_size = pool_size
         self.hello: dict = {}
 
     # init
@@ -200,6 +312,8 @@ class ZygoteSandbox:
             raise SandboxUnavailable(f"the sandbox's zygote did not start: {exc}") from None
         self.hello = hello
         self._sock.settimeout(_REPLY_TIMEOUT_S)
+        with self._lock:
+            self._free = [self._new_cell() for _ in range(self.pool_size)]
         self._self_test()
         return self
 
@@ -221,7 +335,10 @@ class ZygoteSandbox:
         bot = self.spawn(probe, Limits())
         try:
             os.set_blocking(bot.to_bot, True)
-            os.write(bot.to_bot, b'{"type":"start","game":"probe","seat":0,"players":1,"options":{}}\n')
+            try:
+                os.write(bot.to_bot, b'{"type":"start","game":"probe","seat":0,"players":1,"options":{}}\n')
+            except BrokenPipeError:
+                pass  # the child gave up before reading; its reason is waiting on the other pipe
             reply = _read_line(bot.from_bot, _HELLO_TIMEOUT_S)
         finally:
             bot.close()
@@ -241,11 +358,9 @@ class ZygoteSandbox:
         if self._sock is None:
             raise SandboxFault("the sandbox is not started")
         bot_dir = self.cache.path_for(code)
-        cgroup = self._cgroups.create(limits) if self._cgroups is not None else None
         uid = self.policy.host_uid_base + next(self._uids) % self.policy.host_uid_span
         request = {
-            "mode": self.mode, "bot_dir": str(bot_dir), "host_uid": uid, "host_gid": uid,
-            "cgroup_procs": cgroup.procs_files if cgroup else [],
+            "type": "spawn", "mode": self.mode, "bot_dir": str(bot_dir), "host_uid": uid, "host_gid": uid,
             "root_mount_point": str(self._root_mount_point), "runtime_dir": str(self._runtime_dir),
             "limits": dataclasses.asdict(limits), "policy": self._policy_data,
         }
@@ -254,22 +369,76 @@ class ZygoteSandbox:
         stderr_r, stderr_w = os.pipe()
         try:
             with self._lock:
-                socket.send_fds(self._sock, [json.dumps(request).encode()], [stdin_r, stdout_w, stderr_w])
-                reply, fds = self._receive()
+                cell = self._free.pop() if self._free else self._new_cell()
+                self._busy.add(cell.number)
+                try:
+                    if cell.cgroup is not None:
+                        cell.cgroup.apply(limits, extra_processes=1)
+                    request["cell"] = cell.number
+                    socket.send_fds(self._sock, [json.dumps(request).encode()],
+                                    [stdin_r, stdout_w, stderr_w])
+                    reply, fds = self._receive()
+                except BaseException:
+                    self._discard(cell)
+                    raise
+                if reply.get("type") != "spawned" or len(fds) != 1:
+                    for fd in fds:
+                        os.close(fd)
+                    self._discard(cell)
+                    raise SandboxFault(f"the zygote could not start a bot: {reply.get('message', reply)}")
         except BaseException:
             for fd in (stdin_w, stdout_r, stderr_r):
                 os.close(fd)
-            if cgroup is not None:
-                cgroup.kill_and_remove()
             raise
         finally:
             for fd in (stdin_r, stdout_w, stderr_w):
                 os.close(fd)
-        if reply.get("type") != "spawned" or len(fds) != 1:
-            for fd in [stdin_w, stdout_r, stderr_r, *fds]:
+        return ZygoteBot(stdin_w, stdout_r, stderr_r, fds[0], cell, self._release)
+
+    def _new_cell(self) -> _Cell:
+        """A new cell in fresh cgroups (lock held)."""
+        cgroup = self._cgroups.create() if self._cgroups is not None else None
+        number = next(self._cell_numbers)
+        try:
+            socket.send_fds(self._sock, [json.dumps({
+                "type": "cell", "cell": number, "cgroup_procs": cgroup.procs_files if cgroup else [],
+            }).encode()], [])
+            reply, fds = self._receive()
+        except BaseException:
+            if cgroup is not None:
+                cgroup.kill_and_remove()
+            raise
+        if reply.get("type") != "cell_ready" or len(fds) != 1:
+            for fd in fds:
                 os.close(fd)
-            raise SandboxFault(f"the zygote could not start a bot: {reply.get('message', reply)}")
-        return ZygoteBot(stdin_w, stdout_r, stderr_r, fds[0], cgroup)
+            if cgroup is not None:
+                cgroup.kill_and_remove()
+            raise SandboxFault(f"the zygote could not fork a cell: {reply.get('message', reply)}")
+        return _Cell(number, reply["pid"], fds[0], cgroup)
+
+    def _release(self, cell: _Cell) -> None:
+        """Take a cell back once its bot is dead: wait until only the cell's forker is left in it."""
+        with self._lock:
+            self._busy.discard(cell.number)
+        if cell.cgroup is not None and not cell.cgroup.wait_until_only(cell.pid):
+            # Either something of the bot would not die or the OOM killer took the cell itself.
+            logger.error("cell %s was not left clean by its bot; it is discarded", cell.number)
+            with self._lock:
+                self._discard(cell)
+            return
+        with self._lock:
+            if self._sock is None or len(self._free) >= self.pool_size:
+                self._discard(cell)
+            else:
+                self._free.append(cell)
+
+    def _discard(self, cell: _Cell) -> None:
+        if self._sock is not None:
+            try:
+                socket.send_fds(self._sock, [json.dumps({"type": "close_cell", "cell": cell.number}).encode()], [])
+            except OSError:
+                pass
+        cell.remove()
 
     def _receive(self) -> tuple[dict, list[int]]:
         try:
@@ -283,7 +452,11 @@ class ZygoteSandbox:
     # cleanup
 
     def close(self) -> None:
-        """Stop the zygote and remove the worker's cgroups; safe to repeat."""
+        """Stop the zygote, its waiting children and the worker's cgroups; safe to repeat."""
+        with self._lock:
+            free, self._free = self._free, []
+            for cell in free:
+                self._discard(cell)
         if self._sock is not None:
             self._sock.close()
             self._sock = None
@@ -297,6 +470,15 @@ class ZygoteSandbox:
         if self._cgroups is not None:
             self._cgroups.close()
             self._cgroups = None
+
+    def leftovers(self) -> list[str]:
+        """Bots still running and processes other than the forkers inside idle cells (none after a match)."""
+        with self._lock:
+            found = [f"cell {number} still busy" for number in sorted(self._busy)]
+            for cell in self._free:
+                if cell.cgroup is not None:
+                    found += [f"pid {pid} in cell {cell.number}" for pid in cell.cgroup.pids() - {cell.pid}]
+            return found
 
     def describe(self) -> str:
         cgroup = self._cgroups.describe() if self._cgroups else "no cgroups (rlimits only)"

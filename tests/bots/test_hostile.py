@@ -68,11 +68,6 @@ def bot_uid_processes(box: ZygoteSandbox) -> list[str]:
         time.sleep(0.05)
 
 
-def leftover_cgroups(box: ZygoteSandbox) -> list[str]:
-    cgroups = box._cgroups
-    if cgroups is None:
-        return []
-    return [str(child) for parent in cgroups.parents.values() for child in parent.glob("bot-*")]
 
 
 def play(box, race, code: bytes, limits: Limits = LIMITS):
@@ -83,7 +78,7 @@ def play(box, race, code: bytes, limits: Limits = LIMITS):
     assert victim.outcome == "ok", victim.reason
     assert sum(result.actions) == 12  # the match always finishes
     assert bot_uid_processes(box) == []
-    assert leftover_cgroups(box) == []
+    assert box.leftovers() == []
     return hostile_seat, result
 
 
