@@ -72,7 +72,8 @@ def archive_members(archive: zipfile.ZipFile, caps: ArchiveCaps = DEFAULT_CAPS) 
         mode = info.external_attr >> 16
         if stat.S_ISLNK(mode):
             raise UnsafeArchive(f"{name!r}: symbolic links are not allowed in the zip")
-        if mode and not (stat.S_ISREG(mode) or stat.S_ISDIR(mode)):
+        # Many zip tools store only permission bits; a file type, when present, must be file or folder.
+        if stat.S_IFMT(mode) and not (stat.S_ISREG(mode) or stat.S_ISDIR(mode)):
             raise UnsafeArchive(f"{name!r}: only regular files and folders are allowed in the zip")
         if info.flag_bits & 0x1:
             raise UnsafeArchive(f"{name!r}: encrypted zip members are not supported")
