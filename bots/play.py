@@ -1,0 +1,132 @@
+"""``manage.py play``: one match on this machine, through exactly the sandbox the workers use.
+
+``play GAME BOT [BOT ...] [--seed N] [--options JSON] [--json]``. A BOT is a ``bot.py`` file, a zip with
+``bot.py`` at its root, a folder holding ``bot.py``, or the name of one of the game's example bots
+(``random``, ``greedy``). Without ``--json`` the output is a table of the seats (score, place, outcome,
+time used, reason) followed by the tail of each bot's log; with ``--json`` it is the one JSON object of
+DESIGN.md section 7. Exit status: 0 played, 2 bad arguments, 3 no isolation here, 4 sandbox failure.
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+import json
+import random
+import zipfile
+from pathlib import Path
+
+import engines
+from bots.referee import BotSpec, Limits, MatchResult, SandboxFault, SandboxUnavailable, play_match
+from bots.sandbox.unsafe import WARNING as UNSAFE_WARNING
+from bots.validate import EXAMPLES_DIR
+
+LOG_TAIL_LINES = 8
+
+
+class _ArgumentError(Exception):
+    pass
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str):
+        raise _ArgumentError(message)
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="play", description="Play one match between bots in the sandbox.")
+    parser.add_argument("game", help=f"one of: {', '.join(engines.names())}")
+    parser.add_argument("bots", nargs="+", metavar="BOT",
+                        help="bot.py, a zip, a folder with bot.py, or an example bot's name (random, greedy)")
+    parser.add_argument("--seed", type=int, default=None, help="the match's seed (random if omitted)")
+    parser.add_argument("--options", default=None, help="game options as a JSON object")
+    parser.add_argument("--json", action="store_true", help="print the result as one JSON object")
+    return parser
+
+
+def load_bot_argument(game: str, argument: str) -> BotSpec:
+    """The BotSpec for a command-line BOT (a path, or an example bot's name for ``game``)."""
+    path = Path(argument)
+    if not path.exists():
+        for candidate in (EXAMPLES_DIR / game / f"{argument}_bot.py", EXAMPLES_DIR / game / f"{argument}.py"):
+            if candidate.is_file():
+                return BotSpec(argument, candidate.read_bytes())
+        raise _ArgumentError(f"no bot at {argument!r} (and no example bot of that name for {game})")
+    if path.is_dir():
+        if not (path / "bot.py").is_file():
+            raise _ArgumentError(f"{argument}: the folder has no bot.py")
+        return BotSpec(path.name, _zip_folder(path))
+    name = path.parent.name if path.name == "bot.py" else path.stem
+    return BotSpec(name or path.stem, path.read_bytes())
+
+
+def _zip_folder(folder: Path) -> bytes:
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
+        for file in sorted(folder.rglob("*")):
+            if file.is_file() and not file.is_symlink() and "__pycache__" not in file.parts:
+                archive.write(file, file.relative_to(folder).as_posix())
+    return buffer.getvalue()
+
+
+def main(argv: list[str], *, limits: Limits, allow_unsafe: bool, stdout, stderr) -> int:
+    """Run ``play`` with ``argv`` (without the program name); returns the exit status."""
+    try:
+        args = _parser().parse_args(argv)
+        try:
+            engines.get(args.game)
+        except KeyError as exc:
+            raise _ArgumentError(exc.args[0]) from None
+        options = None
+        if args.options is not None:
+            try:
+                options = json.loads(args.options)
+            except ValueError as exc:
+                raise _ArgumentError(f"--options is not JSON: {exc}") from None
+        bots = [load_bot_argument(args.game, bot) for bot in args.bots]
+    except _ArgumentError as exc:
+        print(f"play: {exc}", file=stderr)
+        return 2
+    seed = args.seed if args.seed is not None else random.SystemRandom().randrange(2**31)
+    try:
+        result = play_match(args.game, bots, seed=seed, options=options, limits=limits,
+                            allow_unsafe=allow_unsafe)
+    except ValueError as exc:
+        print(f"play: {exc}", file=stderr)
+        return 2
+    except SandboxUnavailable as exc:
+        print(f"play: cannot run bots here: {exc}", file=stderr)
+        return 3
+    except SandboxFault as exc:
+        print(f"play: the sandbox failed (not the bots' fault; try again): {exc}", file=stderr)
+        return 4
+    if result.unsafe:
+        print(f"WARNING: {UNSAFE_WARNING}", file=stderr)
+    if args.json:
+        print(json.dumps(result.to_json()), file=stdout)
+    else:
+        stdout.write(format_result(result))
+    return 0
+
+
+def format_result(result: MatchResult) -> str:
+    """The human-readable report: a banner in unsafe mode, the seats' table, each bot's log tail."""
+    lines = []
+    if result.unsafe:
+        lines += ["!" * 100, f"!! {UNSAFE_WARNING}", "!" * 100]
+    options = json.dumps(result.options, sort_keys=True)
+    lines.append(f"{result.game}, {result.players} players, seed {result.seed}, options {options}: "
+                 f"{len(result.actions)} actions in {result.duration_s:.2f} s")
+    header = ("seat", "bot", "score", "place", "outcome", "time used", "reason")
+    rows = [(str(index), seat.bot, str(seat.score), str(seat.place), seat.outcome,
+             f"{seat.time_used_ms} ms", seat.reason) for index, seat in enumerate(result.seats)]
+    widths = [max(len(row[column]) for row in [header, *rows]) for column in range(len(header) - 1)]
+    for row in [header, *rows]:
+        cells = [cell.ljust(width) for cell, width in zip(row, widths)]
+        lines.append("  ".join(cells + [row[-1]]).rstrip())
+    for index, seat in enumerate(result.seats):
+        tail = seat.log.rstrip("\n").splitlines()[-LOG_TAIL_LINES:]
+        lines.append(f"--- log of seat {index} ({seat.bot}): "
+                     + ("empty" if not tail else f"last {len(tail)} lines"))
+        lines += [f"    {line}" for line in tail]
+    return "\n".join(lines) + "\n"
