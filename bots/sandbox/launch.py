@@ -70,8 +70,10 @@ def _confine_and_run(request: dict, policy: Policy, seccomp_program: bytes | Non
     step.name = "measure address space"
     base_vm = _vm_size_bytes()
 
-    step.name = "check the runtime folders"
-    mounts = _planned_mounts(request, policy)
+    template = request.get("template_ready", False)
+    if not template:
+        step.name = "check the runtime folders"
+        runtime = runtime_mounts(request["mode"], request["runtime_dir"], policy)
 
     uid, gid = request["host_uid"], request["host_gid"]
     others = (linux.CLONE_NEWPID | linux.CLONE_NEWNET | linux.CLONE_NEWIPC | linux.CLONE_NEWUTS
@@ -81,9 +83,13 @@ def _confine_and_run(request: dict, policy: Policy, seccomp_program: bytes | Non
         # does not own, so the bot can never change its mounts; only then is the uid dropped.
         step.name = "create the mount namespace"
         linux.unshare(linux.CLONE_NEWNS)
-        step.name = "build the bot's root"
+        if not template:
+            step.name = "build the runtime root"
+            linux.mount(None, "/", None, linux.MS_REC | linux.MS_PRIVATE)
+            build_template(request["root_mount_point"], runtime, policy)
+        step.name = "enter the bot's root"
         proc_self = os.open("/proc/self", os.O_PATH | os.O_DIRECTORY)
-        _build_root(request, policy, mounts, keep_fd=proc_self)
+        _enter_root(request, policy, keep_fd=proc_self)
         step.name = "drop to the bot's host uid"
         os.setgroups([])
         os.setresgid(gid, gid, gid)
@@ -104,8 +110,11 @@ def _confine_and_run(request: dict, policy: Policy, seccomp_program: bytes | Non
         proc_self = os.open("/proc/self", os.O_PATH | os.O_DIRECTORY)
         _map_ids(proc_self, policy.inner_id, uid, gid)
         os.close(proc_self)
-        step.name = "build the bot's root"
-        _build_root(request, policy, mounts)
+        step.name = "build the runtime root"
+        linux.mount(None, "/", None, linux.MS_REC | linux.MS_PRIVATE)
+        build_template(request["root_mount_point"], runtime, policy)
+        step.name = "enter the bot's root"
+        _enter_root(request, policy)
 
     step.name = "fork the pid namespace's first process"
     child = os.fork()
@@ -229,13 +238,12 @@ def _map_ids(proc_self: int, inner: int, uid: int, gid: int) -> None:
             os.close(fd)
 
 
-def _planned_mounts(request: dict, policy: Policy) -> list[tuple[str, str, str]]:
-    """(kind, source, target) for every mount: kind is "symlink" (source is the link's text), "dir" or
-    "file" (a bind mount of source)."""
+def runtime_mounts(mode: str, runtime_dir: str, policy: Policy) -> list[tuple[str, str, str]]:
+    """(kind, source, target) for every mount shared by all bots: kind is "symlink" (source is the link's
+    text), "dir" or "file" (a bind mount of source). Missing required paths fail closed."""
     planned = [(mount.path, mount.inside, mount.required) for mount in policy.mounts]
-    planned.append((request["bot_dir"], policy.bot_dir, True))
-    if request["mode"] == "fresh":
-        planned.append((request["runtime_dir"], "/sdk", True))
+    if mode == "fresh":
+        planned.append((runtime_dir, "/sdk", True))
     planned.extend((device, device, True) for device in policy.devices)
     mounts = []
     for path, target, required in planned:
@@ -248,9 +256,10 @@ def _planned_mounts(request: dict, policy: Policy) -> list[tuple[str, str, str]]
     return mounts
 
 
-def _build_root(request: dict, policy: Policy, mounts: list[tuple[str, str, str]], keep_fd: int = -1) -> None:
-    new_root = request["root_mount_point"]
-    linux.mount(None, "/", None, linux.MS_REC | linux.MS_PRIVATE)
+def build_template(new_root: str, mounts: list[tuple[str, str, str]], policy: Policy) -> None:
+    """Mount, in the current (private) mount namespace, a read-only root at ``new_root`` holding the
+    runtime mounts and empty mount points for the bot's code and its /tmp. Bots entering it add only
+    those two mounts of their own (:func:`_enter_root`), so a cell builds it once for all its bots."""
     linux.mount("tmpfs", new_root, "tmpfs", linux.MS_NOSUID | linux.MS_NODEV, "size=1m,mode=755")
     for kind, source, path in mounts:
         target = new_root + path
@@ -262,24 +271,25 @@ def _build_root(request: dict, policy: Policy, mounts: list[tuple[str, str, str]
             os.makedirs(target, exist_ok=True)
         else:
             open(target, "w").close()
-        extra = linux.MS_NOSUID
-        if path == policy.bot_dir:
-            extra |= linux.MS_NOEXEC | linux.MS_NODEV
-        elif path not in policy.devices:
-            extra |= linux.MS_NODEV
-        else:
-            extra |= linux.MS_NOEXEC
+        extra = linux.MS_NOSUID | (linux.MS_NOEXEC if path in policy.devices else linux.MS_NODEV)
         _bind_read_only(source, target, extra)
-    tmp_target = new_root + policy.tmp_dir
-    os.makedirs(tmp_target, exist_ok=True)
-    linux.mount("tmpfs", tmp_target, "tmpfs", linux.MS_NOSUID | linux.MS_NODEV | linux.MS_NOEXEC,
+    os.makedirs(new_root + policy.bot_dir, exist_ok=True)
+    os.makedirs(new_root + policy.tmp_dir, exist_ok=True)
+    linux.mount(None, new_root, None, linux.MS_REMOUNT | linux.MS_RDONLY | linux.MS_NOSUID | linux.MS_NODEV,
+                "size=1m,mode=755")
+
+
+def _enter_root(request: dict, policy: Policy, keep_fd: int = -1) -> None:
+    """Add the bot's code and private /tmp to the template root, pivot into it, detach the host's tree."""
+    new_root = request["root_mount_point"]
+    _bind_read_only(request["bot_dir"], new_root + policy.bot_dir,
+                    linux.MS_NOSUID | linux.MS_NODEV | linux.MS_NOEXEC)
+    linux.mount("tmpfs", new_root + policy.tmp_dir, "tmpfs", linux.MS_NOSUID | linux.MS_NODEV | linux.MS_NOEXEC,
                 f"size={int(request['limits']['tmp_mb'])}m,mode=1777")
     os.chdir(new_root)
     linux.pivot_root(".", ".")
     linux.umount2(".", linux.MNT_DETACH)
     os.chdir("/")
-    linux.mount(None, "/", None,
-                linux.MS_BIND | linux.MS_REMOUNT | linux.MS_RDONLY | linux.MS_NOSUID | linux.MS_NODEV)
     _close_all_but(keep_fd)
 
 

@@ -21,6 +21,7 @@ import itertools
 import json
 import logging
 import os
+import queue
 import random
 import secrets
 import shutil
@@ -114,7 +115,7 @@ def serve_forever(sock_fd: int) -> None:
                 ours.close()
                 for other in cells.values():
                     other.close()
-                _run_cell(theirs, request["cgroup_procs"], policy, seccomp_for, launch)
+                _run_cell(theirs, request, policy, seccomp_for, launch)
             theirs.close()
             cells[request["cell"]] = ours
             pidfd = os.pidfd_open(pid)
@@ -152,13 +153,24 @@ def serve_forever(sock_fd: int) -> None:
     os._exit(0)
 
 
-def _run_cell(channel: socket.socket, cgroup_procs: list[str], policy: Policy, seccomp_for, launch) -> None:
-    """A cell: join the cgroups once, then fork one bot per request until the zygote hangs up."""
+def _run_cell(channel: socket.socket, setup: dict, policy: Policy, seccomp_for, launch) -> None:
+    """A cell: join the cgroups once and, as root, build the read-only runtime root its bots enter; then
+    fork one bot per request until the zygote hangs up. A setup failure is reported to every request."""
+    from bots.sandbox import linux
+
+    failure = None
+    template_ready = False
     try:
-        launch.join_cgroups(cgroup_procs)
+        launch.join_cgroups(setup["cgroup_procs"])
+        if os.geteuid() == 0:
+            policy = _policy_from(setup["policy"], policy)
+            runtime = launch.runtime_mounts(setup["mode"], setup["runtime_dir"], policy)
+            linux.unshare(linux.CLONE_NEWNS)
+            linux.mount(None, "/", None, linux.MS_REC | linux.MS_PRIVATE)
+            launch.build_template(setup["root_mount_point"], runtime, policy)
+            template_ready = True
     except OSError as exc:
-        os.write(2, f"sandbox cell could not join its cgroups: {exc}\n".encode())
-        os._exit(launch.EXIT_SANDBOX_ERROR)
+        failure = f"sandbox setup failed at 'prepare the cell': {exc}"
     while True:
         try:
             message, fds, _, _ = socket.recv_fds(channel, _MESSAGE_BYTES, 3)
@@ -167,8 +179,13 @@ def _run_cell(channel: socket.socket, cgroup_procs: list[str], policy: Policy, s
         if not message:
             os._exit(0)
         request = json.loads(message)
+        if failure is not None:
+            os.write(fds[1], (json.dumps({"type": "sandbox_error", "message": failure}) + "\n").encode())
+        request["template_ready"] = template_ready
         pid = os.fork()
         if pid == 0:
+            if failure is not None:
+                os._exit(launch.EXIT_SANDBOX_ERROR)
             channel.close()
             for target, fd in enumerate(fds):
                 os.dup2(fd, target)
@@ -262,7 +279,7 @@ class ZygoteSandbox:
     unsafe = False
 
     def __init__(self, cache_dir: str | Path | None = None, *, mode: str = "zygote",
-                 policy: Policy | None = None, pool_size: int = 4) -> None:
+                 policy: Policy | None = None, pool_size: int = 6) -> None:
         if mode not in ("zygote", "fresh"):
             raise ValueError(f"unknown sandbox mode {mode!r}")
         self.mode = mode
@@ -270,6 +287,9 @@ class ZygoteSandbox:
         self._policy_data = dataclasses.asdict(self.policy)
         self.cache = CodeCache(cache_dir)
         self._lock = threading.Lock()
+        self._idle = threading.Condition(self._lock)
+        self._reaping: queue.SimpleQueue = queue.SimpleQueue()
+        self._reaper: threading.Thread | None = None
         self._sock: socket.socket | None = None
         self._process: subprocess.Popen | None = None
         self._cgroups = None
@@ -312,6 +332,8 @@ class ZygoteSandbox:
             raise SandboxUnavailable(f"the sandbox's zygote did not start: {exc}") from None
         self.hello = hello
         self._sock.settimeout(_REPLY_TIMEOUT_S)
+        self._reaper = threading.Thread(target=self._reap_forever, name="sandbox-reaper", daemon=True)
+        self._reaper.start()
         with self._lock:
             self._free = [self._new_cell() for _ in range(self.pool_size)]
         self._self_test()
@@ -402,6 +424,8 @@ class ZygoteSandbox:
         try:
             socket.send_fds(self._sock, [json.dumps({
                 "type": "cell", "cell": number, "cgroup_procs": cgroup.procs_files if cgroup else [],
+                "mode": self.mode, "runtime_dir": str(self._runtime_dir),
+                "root_mount_point": str(self._root_mount_point), "policy": self._policy_data,
             }).encode()], [])
             reply, fds = self._receive()
         except BaseException:
@@ -417,20 +441,29 @@ class ZygoteSandbox:
         return _Cell(number, reply["pid"], fds[0], cgroup)
 
     def _release(self, cell: _Cell) -> None:
-        """Take a cell back once its bot is dead: wait until only the cell's forker is left in it."""
-        with self._lock:
-            self._busy.discard(cell.number)
-        if cell.cgroup is not None and not cell.cgroup.wait_until_only(cell.pid):
-            # Either something of the bot would not die or the OOM killer took the cell itself.
-            logger.error("cell %s was not left clean by its bot; it is discarded", cell.number)
-            with self._lock:
-                self._discard(cell)
-            return
-        with self._lock:
-            if self._sock is None or len(self._free) >= self.pool_size:
-                self._discard(cell)
-            else:
-                self._free.append(cell)
+        """Hand a cell whose bot was just killed to the reaper, so that the match need not wait for it."""
+        self._reaping.put(cell)
+
+    def _reap_forever(self) -> None:
+        """Take cells back once their bots are dead: only the cell's forker may be left in its cgroups."""
+        while (cell := self._reaping.get()) is not None:
+            clean = cell.cgroup is None or cell.cgroup.wait_until_only(cell.pid)
+            with self._idle:
+                if not clean:
+                    # Either something of the bot would not die or the OOM killer took the cell itself.
+                    logger.error("cell %s was not left clean by its bot; it is discarded", cell.number)
+                    self._discard(cell)
+                elif self._sock is None or len(self._free) >= self.pool_size:
+                    self._discard(cell)
+                else:
+                    self._free.append(cell)
+                self._busy.discard(cell.number)
+                self._idle.notify_all()
+
+    def wait_idle(self, timeout_s: float = 5.0) -> bool:
+        """Wait until every bot handed out has been killed and its cell cleaned; False on timeout."""
+        with self._idle:
+            return self._idle.wait_for(lambda: not self._busy, timeout_s)
 
     def _discard(self, cell: _Cell) -> None:
         if self._sock is not None:
@@ -452,7 +485,12 @@ class ZygoteSandbox:
     # cleanup
 
     def close(self) -> None:
-        """Stop the zygote, its waiting children and the worker's cgroups; safe to repeat."""
+        """Stop the zygote, its cells and the worker's cgroups; safe to repeat."""
+        if self._reaper is not None:
+            self.wait_idle()
+            self._reaping.put(None)
+            self._reaper.join()
+            self._reaper = None
         with self._lock:
             free, self._free = self._free, []
             for cell in free:
@@ -473,6 +511,7 @@ class ZygoteSandbox:
 
     def leftovers(self) -> list[str]:
         """Bots still running and processes other than the forkers inside idle cells (none after a match)."""
+        self.wait_idle()
         with self._lock:
             found = [f"cell {number} still busy" for number in sorted(self._busy)]
             for cell in self._free:
