@@ -42,12 +42,14 @@ Observation (``observation(seat)``; ``view()`` is the same without ``you``)::
         "cities": [{"plane": 0, "dice": [2], "size": 1, "closed": false, "open_edges": 2}],
         "score_if_stop": 0            # what scoring now would bring, doubling included
       },
-      "history": [...],               # public log of the current turn and the previous `players` turns
+      "history": [...],               # public log of the previous turn and the current one
       "winner": null,                 # then the list of seats placed first
       "end_reason": null              # then "42_points", "nine_catapults", "equal_turns" or "round_cap"
     }
 
-History entries: ``{"seat", "action"}`` for every decision, and events ``{"seat", "event": "turn_start",
+History covers two turns so that views stay small (a replay frame per decision); everything that
+matters for play is in the other fields, and a bot that wants the whole log can keep it (a ``Bot``
+instance lives for the whole match). Entries: ``{"seat", "action"}`` for every decision, and events ``{"seat", "event": "turn_start",
 "dice", "doubled"}``, ``{"seat", "event": "roll", "roll", "faces"}`` (faces of the pool dice in ascending
 die id, catapults included), ``{"seat", "event": "catapults", "count", "turn_total", "to"}``,
 ``{"seat", "event": "auto_stop"}``, ``{"seat", "event": "score", "city_size", "points", "doubled",

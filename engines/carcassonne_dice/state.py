@@ -28,6 +28,7 @@ DICE = 9  # CD-1.1
 MAX_ROLLS = 3  # CD-4.2
 WINNING_TOTAL = 42  # CD-7.4, CD-9.1
 ROUND_CAP = 100  # CD-9.3, ED-9
+HISTORY_TURNS = 2  # turns of public log in a view: the previous one and the current one
 
 RESOLVE, KNIGHT_CHOICE, GAME_OVER = "resolve", "knight_choice", "game_over"
 
@@ -77,7 +78,7 @@ class CarcassonneDiceState(State):
         self.end_reason: str | None = None
         self.catapult_winner: int | None = None
         self.final_round = False  # equal_turns: someone reached 42, the round is being finished
-        # Public log, one list per turn; only the last `players + 1` turns are kept (what observations show).
+        # Public log, one list per turn; only the previous and the current turn are kept (what views show).
         self.turn_logs: list[list[dict]] = []
         self._legal: list | None = None
         self._start_turn()
@@ -284,7 +285,7 @@ class CarcassonneDiceState(State):
         """CD-3.2 and CD-4.1: gather the dice, return an own reserved knight, make the first roll."""
         seat = self.active
         self.turn_logs.append([])
-        del self.turn_logs[: -(self.players + 1)]
+        del self.turn_logs[:-HISTORY_TURNS]
         self.doubled = self.reserved[seat] is not None
         self.reserved[seat] = None
         held_by_others = {die for die in self.reserved if die is not None}
