@@ -1,3 +1,4 @@
+from django.contrib.auth import views as auth_views
 from django.urls import path
 
 from ladder.web import views
@@ -5,4 +6,17 @@ from ladder.web import views
 urlpatterns = [
     path("", views.home_page, name="home"),
     path("games/<slug:slug>/", views.leaderboard_page, name="leaderboard"),
+    path("bots/new/", views.bot_upload_page, name="bot-upload"),
+    path("bots/mine/", views.my_bots_page, name="my-bots"),
+    path("bots/<int:bot_id>/", views.bot_page, name="bot"),
+    path("bots/<int:bot_id>/versions/", views.bot_version_upload, name="bot-version-upload"),
+    path("tournaments/", views.tournaments_page, name="tournaments"),
+    path("tournaments/<int:tournament_id>/", views.tournament_page, name="tournament"),
+    path("tournaments/<int:tournament_id>/progress/", views.tournament_progress, name="tournament-progress"),
+    path("matches/<int:match_id>/", views.match_page, name="match"),
+    path("matches/<int:match_id>/frame/", views.match_frame, name="match-frame"),
+    path("accounts/signup/", views.signup_page, name="signup"),
+    path("accounts/login/",
+         auth_views.LoginView.as_view(template_name="ladder/login.html", next_page="my-bots"), name="login"),
+    path("accounts/logout/", auth_views.LogoutView.as_view(next_page="home"), name="logout"),
 ]

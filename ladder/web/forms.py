@@ -1,0 +1,41 @@
+"""Forms of the website. They only collect input; the services decide (and say what to fix)."""
+
+from __future__ import annotations
+
+from django import forms
+
+from ladder.models import Game
+from ladder.services.errors import ServiceError
+
+
+def add_service_error(form: forms.Form, error: ServiceError) -> None:
+    """Show a service's refusal beside the field it names (or above the form when it names none)."""
+    field = error.field if error.field in form.fields else None
+    form.add_error(field, error.message)
+    if error.detail:
+        form.add_error(field, error.detail)
+
+
+class SignUpForm(forms.Form):
+    username = forms.CharField(max_length=150, widget=forms.TextInput(attrs={"autocomplete": "username"}))
+    password = forms.CharField(widget=forms.PasswordInput(attrs={"autocomplete": "new-password"}))
+
+
+class BotUploadForm(forms.Form):
+    game = forms.ModelChoiceField(queryset=Game.objects.filter(available=True).order_by("id"),
+                                  to_field_name="slug", empty_label=None)
+    name = forms.CharField(max_length=200, help_text="1 to 64 letters, digits, '_', '.' or '-'.")
+    code = forms.FileField(help_text="bot.py, or a .zip whose root holds bot.py.")
+
+
+class BotVersionUploadForm(forms.Form):
+    code = forms.FileField(help_text="bot.py, or a .zip whose root holds bot.py. The bot keeps its rating.")
+
+
+class LeaderboardFilterForm(forms.Form):
+    """GET filters of a leaderboard; bad values are ignored rather than refused."""
+
+    search = forms.CharField(required=False, label="Bot name")
+    owner = forms.CharField(required=False)
+    min_games = forms.IntegerField(required=False, min_value=0, label="Min. games")
+    include_inactive = forms.BooleanField(required=False, label="Include inactive")

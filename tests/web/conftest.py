@@ -1,0 +1,243 @@
+"""Fixtures for the website's tests: finished tournaments played in-process, a big history, a browser.
+
+Matches are finished the way a worker finishes them (``match_claim`` then ``match_record_result``), but
+the moves come from the engine in this process, chosen by a seeded random policy, so no worker and no
+sandbox is needed and every match has a real, replayable action list.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import shutil
+import uuid
+from datetime import timedelta
+from pathlib import Path
+
+import factory
+import pytest
+from django.utils import timezone
+
+import engines
+from bots.referee import MatchResult, SeatResult
+from ladder.models import Match, Rating, RatingChange, Seat, Tournament
+from ladder.services.matches import match_claim, match_record_result
+from ladder.services.tournaments import tournament_create
+
+SCREENSHOTS = Path(__file__).resolve().parent / "screenshots"
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = [
+    "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+    "--disable-background-networking", "--disable-component-update", "--disable-sync",
+]
+INSTALL_HINT = "install it with: apt-get update && apt-get install -y chromium chromium-driver"
+
+
+# --- Finishing matches without workers ---------------------------------------------------------------
+
+
+def play_in_process(claim) -> MatchResult:
+    """Play a claimed match with the engine here; each seat picks uniformly at random, seeded per match."""
+    state = engines.get(claim.game).new_state(claim.players, claim.seed, claim.options or None)
+    rng = random.Random(claim.seed)
+    actions = []
+    while not state.is_terminal():
+        action = rng.choice(state.legal_actions())
+        state.apply(action)
+        actions.append(action)
+    scores, places = state.scores(), state.ranking()
+    return MatchResult(
+        game=claim.game, players=claim.players, seed=claim.seed, options=claim.options, actions=actions,
+        seats=[SeatResult(bot=seat.bot_name, score=scores[i], place=places[i], outcome="ok", reason="",
+                          time_used_ms=5, log=f"{seat.bot_name} says <script>alert('log')</script>\n")
+               for i, seat in enumerate(claim.seats)],
+        duration_s=0.01,
+    )
+
+
+def finish_match(match_id: int) -> None:
+    """Claim and record one queued match, exactly as a worker would (ratings and standings included)."""
+    claim = match_claim(match_id=match_id, worker="web-tests")
+    assert claim is not None, f"match {match_id} could not be claimed"
+    assert match_record_result(match_id=match_id, token=claim.token, result=play_in_process(claim))
+
+
+@pytest.fixture(autouse=True)
+def private_match_queue(settings):
+    """Tournament messages go to a queue of this test alone, purged afterwards: no worker consumes them
+    here (matches are finished in-process), and none should be left for a real worker."""
+    queue = f"web-test-{uuid.uuid4().hex[:10]}"
+    settings.MATCH_QUEUE = queue
+    yield queue
+    from ladder.services.enqueue import celery_client
+
+    try:
+        with celery_client().connection_for_write() as connection:
+            connection.default_channel.queue_purge(queue)
+    except Exception:  # noqa: BLE001 - a queue that was never declared has nothing to purge
+        pass
+
+
+@pytest.fixture
+def tournament_factory(bot_factory):
+    """``tournament_factory(game, bots=4, players=2, finish=True)``: a round robin between fresh bots,
+    scheduled by the tournament service and, unless ``finish`` is False, played to the end."""
+
+    def make(game: str = "kingdomino", *, bots: int = 4, players: int = 2, finish: bool = True,
+             name: str = "Autumn cup", names: list[str] | None = None, seed: int = 7) -> Tournament:
+        from ladder.models import Game
+
+        the_game = Game.objects.get(slug=game)
+        names = names or [f"{game[:4]}-bot-{i}" for i in range(bots)]
+        made = [bot_factory(game=the_game, name=bot_name) for bot_name in names]
+        tournament = tournament_create(created_by=made[0].owner, game_slug=game, name=name,
+                                       bot_ids=[b.id for b in made], players_per_match=players, seed=seed)
+        if finish:
+            for match_id in tournament.matches.order_by("index").values_list("id", flat=True):
+                finish_match(match_id)
+            tournament.refresh_from_db()
+        return tournament
+
+    return make
+
+
+# --- A big history, built in bulk --------------------------------------------------------------------
+
+
+class LadderTournamentFactory(factory.django.DjangoModelFactory):
+    class Meta:
+        model = "ladder.Tournament"
+
+    name = factory.Sequence(lambda n: f"ladder {n}")
+    kind = Tournament.Kind.LADDER
+    players_per_match = 2
+    seed = 1
+
+
+class FinishedMatchFactory(factory.django.DjangoModelFactory):
+    """Built (not saved) so that thousands can go through one ``bulk_create``."""
+
+    class Meta:
+        model = "ladder.Match"
+
+    index = factory.Sequence(lambda n: n)
+    players = 2
+    seed = factory.Sequence(lambda n: n)
+    status = Match.Status.FINISHED
+    finished_at = factory.LazyFunction(timezone.now)
+    duration_s = 0.1
+
+
+@pytest.fixture
+def big_history(bot_factory):
+    """10,000 finished two-player Kingdomino matches between 20 bots, with seats, rating changes and
+    ratings, built with ``bulk_create``. Returns ``{"game", "tournament", "bots", "match_ids"}``."""
+    from ladder.models import Game
+
+    game = Game.objects.get(slug="kingdomino")
+    bots = [bot_factory(game=game, name=f"many-{i:02d}") for i in range(20)]
+    versions = {b.id: b.versions.get() for b in bots}
+    tournament = LadderTournamentFactory(game=game)
+    rng = random.Random(3)
+    start = timezone.now() - timedelta(days=10)
+    matches = Match.objects.bulk_create(
+        [FinishedMatchFactory.build(game=game, tournament=tournament, finished_at=start + timedelta(seconds=i))
+         for i in range(10_000)],
+        batch_size=2000,
+    )
+    elo = {b.id: 1500.0 for b in bots}
+    seats, plan = [], []
+    for match in matches:
+        a, b = rng.sample(bots, 2)
+        winner = rng.random() < 0.5
+        for position, (bot, place) in enumerate(((a, 1 if winner else 2), (b, 2 if winner else 1))):
+            before = elo[bot.id]
+            elo[bot.id] = before + (8.0 if place == 1 else -8.0)
+            seats.append(Seat(match=match, position=position, bot=bot, bot_version=versions[bot.id], score=30 - place,
+                              place=place, outcome="ok", log="", rating_before=before, rating_after=elo[bot.id]))
+            plan.append((match, bot, before, elo[bot.id]))
+    Seat.objects.bulk_create(seats, batch_size=4000)
+    RatingChange.objects.bulk_create(
+        [RatingChange(seat=seat, match=match, bot=bot, game=game, before=before, after=after, delta=after - before)
+         for seat, (match, bot, before, after) in zip(seats, plan, strict=True)],
+        batch_size=4000,
+    )
+    for bot in bots:
+        wins = sum(1 for s in seats if s.bot_id == bot.id and s.place == 1)
+        games = sum(1 for s in seats if s.bot_id == bot.id)
+        Rating.objects.filter(bot=bot).update(elo=elo[bot.id], games=games, wins=wins, losses=games - wins)
+    return {"game": game, "tournament": tournament, "bots": bots, "match_ids": [m.id for m in matches]}
+
+
+# --- The browser -------------------------------------------------------------------------------------
+
+
+def chromium_or_skip() -> str:
+    """The Chromium binary; skips the test when it is missing, but fails under CI, which must have it."""
+    path = CHROMIUM if os.path.exists(CHROMIUM) else shutil.which("chromium")
+    if path:
+        return path
+    if os.environ.get("CI"):
+        pytest.fail(f"Chromium is missing at {CHROMIUM} and CI is set; {INSTALL_HINT}")
+    pytest.skip(f"Chromium is missing at {CHROMIUM}; {INSTALL_HINT}")
+
+
+@pytest.fixture(scope="session")
+def browser():
+    """One headless Chromium for the session, driven by Playwright (never ``playwright install``)."""
+    path = chromium_or_skip()
+    from playwright.sync_api import sync_playwright
+
+    SCREENSHOTS.mkdir(exist_ok=True)
+    with sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(executable_path=path, args=CHROMIUM_ARGS, headless=True)
+        yield chromium
+        chromium.close()
+
+
+class ConsoleWatch:
+    """Collects JavaScript errors and dialogs (an ``alert`` means injected script ran) of one page."""
+
+    def __init__(self, page) -> None:
+        self.errors: list[str] = []
+        self.dialogs: list[str] = []
+        page.on("console", lambda msg: self.errors.append(msg.text) if msg.type == "error" else None)
+        page.on("pageerror", lambda exc: self.errors.append(str(exc)))
+        page.on("dialog", self._dialog)
+
+    def _dialog(self, dialog) -> None:
+        self.dialogs.append(dialog.message)
+        dialog.dismiss()
+
+
+@pytest.fixture
+def page(browser, live_server):
+    """A fresh browser context (no cookies) at a laptop's size; ``page.console`` collects JS errors."""
+    context = browser.new_context(viewport={"width": 1280, "height": 900}, base_url=live_server.url)
+    context.set_default_timeout(15_000)
+    tab = context.new_page()
+    tab.console = ConsoleWatch(tab)
+    yield tab
+    context.close()
+    assert tab.console.errors == [], f"JavaScript errors: {tab.console.errors}"
+    assert tab.console.dialogs == [], f"a dialog opened (injected script ran?): {tab.console.dialogs}"
+
+
+@pytest.fixture
+def phone_page(browser, live_server):
+    """Like ``page`` at a phone's size."""
+    context = browser.new_context(viewport={"width": 390, "height": 844}, base_url=live_server.url,
+                                  is_mobile=True, has_touch=True, device_scale_factor=2)
+    tab = context.new_page()
+    tab.console = ConsoleWatch(tab)
+    yield tab
+    context.close()
+    assert tab.console.errors == [], f"JavaScript errors: {tab.console.errors}"
+
+
+def screenshot(page, name: str) -> Path:
+    """Save a full-page screenshot under tests/web/screenshots/ (gitignored) and return its path."""
+    SCREENSHOTS.mkdir(exist_ok=True)
+    path = SCREENSHOTS / f"{name}.png"
+    page.screenshot(path=str(path), full_page=True)
+    return path
