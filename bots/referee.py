@@ -353,6 +353,7 @@ def _decide(seat: _Seat, observation: dict, legal: list):
 
 
 def _end_all(seats: list[_Seat], state) -> None:
+    """Tell the live bots the result (the SDK exits on it) and collect what is left of their logs."""
     message = {"type": "end", "scores": state.scores(), "ranking": state.ranking()}
     deadline = time.monotonic() + _END_GRACE_S
     for seat in seats:
@@ -361,11 +362,6 @@ def _end_all(seats: list[_Seat], state) -> None:
                 seat.send(message, deadline)
             except _Forfeit:
                 pass
-    for seat in seats:
-        if seat.live and seat.log_open:
-            remaining = deadline - time.monotonic()
-            if remaining > 0:
-                select.select([seat.process.log], [], [], remaining)
             seat.drain_log()
 
 

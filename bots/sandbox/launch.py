@@ -5,13 +5,14 @@ It is written as a straight sequence of steps, each of which either succeeds or 
 ``sandbox_error`` line on the protocol channel naming the step, so a half-confined bot never runs:
 
 1. (done ahead, by the pre-forked child) join the bot's cgroups (memory, pids, cpu);
-2. as root, take the bot's own unprivileged host uid and gid (no groups);
-3. enter new user, mount, pid, network, ipc, uts and cgroup namespaces, mapping only that uid;
+3. enter new mount, pid, network, ipc, uts and cgroup namespaces (as an ordinary user, inside a new user
+   namespace that maps only that user's uid);
 4. fork: the child is pid 1 of the new pid namespace (when it dies, every process the bot started dies);
    the parent stays behind only to wait and report its exit;
 5. build a root on a tmpfs holding the read-only mounts of the policy, the bot's code at ``/bot``, a small
    ``/tmp`` and a few device nodes, then ``pivot_root`` into it and detach the host's tree;
-6. set rlimits, drop every capability, set no_new_privs, the parent-death signal and the seccomp filter;
+6. set rlimits; as root, take the bot's own unprivileged host uid and gid (no groups); drop every
+   capability, set no_new_privs, the parent-death signal and the seccomp filter;
 7. empty the environment and serve the protocol: from the already-loaded SDK (zygote mode) or by
    executing a fresh interpreter (the baseline the zygote is measured against).
 """
@@ -75,12 +76,14 @@ def _confine_and_run(request: dict, policy: Policy, seccomp_program: bytes | Non
         step.name = "check the runtime folders"
         runtime = runtime_mounts(request["mode"], request["runtime_dir"], policy)
 
-    uid, gid = request["host_uid"], request["host_gid"]
     others = (linux.CLONE_NEWPID | linux.CLONE_NEWNET | linux.CLONE_NEWIPC | linux.CLONE_NEWUTS
               | linux.CLONE_NEWCGROUP)
-    if os.geteuid() == 0:
-        # As root the root is built with real privileges in a mount namespace the bot's user namespace
-        # does not own, so the bot can never change its mounts; only then is the uid dropped.
+    as_root = os.geteuid() == 0
+    if as_root:
+        # As root the mounts are made with real privileges in a mount namespace owned by the host's user
+        # namespace, where the bot will hold no capability: it can never change them. The bot then runs
+        # under a host uid of its own, so no user namespace is needed.
+        uid, gid = request["host_uid"], request["host_gid"]
         step.name = "create the mount namespace"
         linux.unshare(linux.CLONE_NEWNS)
         if not template:
@@ -88,27 +91,18 @@ def _confine_and_run(request: dict, policy: Policy, seccomp_program: bytes | Non
             linux.mount(None, "/", None, linux.MS_REC | linux.MS_PRIVATE)
             build_template(request["root_mount_point"], runtime, policy)
         step.name = "enter the bot's root"
-        proc_self = os.open("/proc/self", os.O_PATH | os.O_DIRECTORY)
-        _enter_root(request, policy, keep_fd=proc_self)
-        step.name = "drop to the bot's host uid"
-        os.setgroups([])
-        os.setresgid(gid, gid, gid)
-        os.setresuid(uid, uid, uid)
-        # Changing uid makes the process non-dumpable, which would leave its uid_map to root.
-        linux.prctl(linux.PR_SET_DUMPABLE, 1)
-        linux.prctl(linux.PR_SET_PDEATHSIG, signal.SIGKILL)
-        step.name = "create namespaces (user namespaces must be enabled)"
-        linux.unshare(linux.CLONE_NEWUSER | others)
-        step.name = "map the bot's uid"
-        _map_ids(proc_self, policy.inner_id, uid, gid)
-        os.close(proc_self)
+        _enter_root(request, policy)
+        step.name = "create namespaces"
+        linux.unshare(others)
     else:
-        uid, gid = os.geteuid(), os.getegid()
+        # An ordinary user gets the same namespaces inside a user namespace mapping only their own uid.
+        uid, gid = policy.inner_id, policy.inner_id
+        outer_uid, outer_gid = os.geteuid(), os.getegid()
         step.name = "create namespaces (user namespaces must be enabled)"
         linux.unshare(linux.CLONE_NEWUSER | linux.CLONE_NEWNS | others)
         step.name = "map the bot's uid"
         proc_self = os.open("/proc/self", os.O_PATH | os.O_DIRECTORY)
-        _map_ids(proc_self, policy.inner_id, uid, gid)
+        _map_ids(proc_self, policy.inner_id, outer_uid, outer_gid)
         os.close(proc_self)
         step.name = "build the runtime root"
         linux.mount(None, "/", None, linux.MS_REC | linux.MS_PRIVATE)
@@ -128,6 +122,13 @@ def _confine_and_run(request: dict, policy: Policy, seccomp_program: bytes | Non
     _set_rlimits(request, base_vm)
 
     step.name = "drop capabilities"
+    # The bounding set first: emptying it needs CAP_SETPCAP, which the uid change below takes away.
+    linux.drop_bounding_set()
+    if as_root:
+        step.name = "drop to the bot's host uid"
+        os.setgroups([])
+        os.setresgid(gid, gid, gid)
+        os.setresuid(uid, uid, uid)
     linux.drop_all_capabilities()
     step.name = "set no_new_privs"
     linux.prctl(linux.PR_SET_NO_NEW_PRIVS, 1)
@@ -138,7 +139,7 @@ def _confine_and_run(request: dict, policy: Policy, seccomp_program: bytes | Non
         step.name = "install the seccomp filter"
         linux.load_seccomp_program(seccomp_program)
     step.name = "verify confinement"
-    _verify(policy, request["bot_dir"])
+    _verify(policy, request["bot_dir"], uid)
 
     step.name = "start the bot"
     os.environ.clear()
@@ -150,7 +151,6 @@ def _confine_and_run(request: dict, policy: Policy, seccomp_program: bytes | Non
         os.execve(policy.python_executable, [policy.python_executable, "-I", "-S", "-c", code],
                   dict(policy.environment))
     sys.path[:] = list(policy.python_path)
-    _relocate_modules(policy.relocations)
     for name in [name for name in sys.modules if name.startswith(("bots.sandbox", "engines"))]:
         # The bot gets the SDK, not the sandbox's internals.
         del sys.modules[name]
@@ -160,7 +160,7 @@ def _confine_and_run(request: dict, policy: Policy, seccomp_program: bytes | Non
     os._exit(status)
 
 
-def _relocate_modules(relocations) -> None:
+def relocate_modules(relocations) -> None:
     """Point modules the zygote loaded from a relocated folder at where that folder is now."""
     for module in list(sys.modules.values()):
         for host, inside in relocations:
@@ -321,15 +321,15 @@ def _set_rlimits(request: dict, base_vm: int) -> None:
     cap(resource.RLIMIT_STACK, 8 * 1024 * 1024)
 
 
-def _verify(policy: Policy, host_bot_dir: str) -> None:
+def _verify(policy: Policy, host_bot_dir: str, uid: int) -> None:
     """Refuse to run the bot unless the confinement actually took hold (fail closed)."""
     effective, permitted = linux.capabilities()
     if effective or permitted:
         raise PermissionError(f"capabilities remain: {effective:#x}")
     if linux.prctl(linux.PR_GET_NO_NEW_PRIVS) != 1:
         raise PermissionError("no_new_privs is not set")
-    if os.getuid() != policy.inner_id or os.geteuid() != policy.inner_id:
-        raise PermissionError(f"running as uid {os.getuid()} instead of {policy.inner_id}")
+    if set(os.getresuid()) != {uid} or set(os.getresgid()) - {uid, policy.inner_id} or os.getgroups():
+        raise PermissionError(f"running as uid {os.getresuid()} instead of {uid}")
     if os.path.exists("/proc/self") or (host_bot_dir != policy.bot_dir and os.path.exists(host_bot_dir)):
         raise PermissionError("the host's file tree is still visible")
     try:

@@ -104,14 +104,19 @@ class _CapData(ctypes.Structure):
                 ("inheritable", ctypes.c_uint32)]
 
 
-def drop_all_capabilities() -> None:
-    """Empty the bounding, ambient, effective, permitted and inheritable sets of this process."""
+def drop_bounding_set() -> None:
+    """Empty the capability bounding set (needs CAP_SETPCAP, so before any uid change)."""
     for cap in range(CAP_LAST_POSSIBLE + 1):
         try:
             prctl(PR_CAPBSET_DROP, cap)
         except OSError as exc:
             if exc.errno != 22:  # EINVAL: beyond the kernel's last capability
                 raise
+            break
+
+
+def drop_all_capabilities() -> None:
+    """Empty the ambient, effective, permitted and inheritable sets of this process."""
     prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL)
     header = _CapHeader(_LINUX_CAPABILITY_VERSION_3, 0)
     data = (_CapData * 2)()

@@ -89,6 +89,9 @@ def serve_forever(sock_fd: int) -> None:
             pass
     import bots.sdk  # noqa: F401 - loaded now so that a bot's start costs no import of it
 
+    # Bots see the allowed packages at their neutral folder; point what is loaded there once, here.
+    launch.relocate_modules(policy.relocations)
+
     os.environ.clear()
     # Keep the collector away from everything loaded so far: forked bots then share those pages instead
     # of copying them when a collection walks them.
