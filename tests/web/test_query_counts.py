@@ -1,0 +1,60 @@
+"""Every page answers in a fixed number of queries with 10,000 matches in the database.
+
+One history is built per test (bulk_create, a few seconds), so the pages are checked together in one
+test, as a table of (url, queries) with the expected count per page. The numbers are exact on purpose:
+a change that adds a query to a page shows up here, and the author decides whether it is worth it.
+"""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+
+pytestmark = pytest.mark.django_db
+
+# Anonymous visitor: no session, so no session or user query.
+ANONYMOUS_PAGES = [
+    ("/", 6),  # games, bot counts, match counts, running tournaments, recent matches + their seats
+    ("/games/kingdomino/", 5),  # game, ratings, trends, recent matches + seats
+    ("/bots/{bot}/", 10),  # bot, versions, rating, history, own seats, their matches + seats, h2h seats, names
+    ("/tournaments/{tournament}/", 6),  # tournament, seats, bots, progress, recent matches + seats
+    ("/tournaments/", 1),
+    ("/tournaments/{tournament}/progress/", 2),
+    ("/matches/{match}/", 2),  # match, seats
+    ("/matches/{match}/frame/", 2),
+]
+
+
+def _count(client, url: str) -> tuple[int, int, float]:
+    with CaptureQueriesContext(connection) as queries:
+        started = time.perf_counter()
+        response = client.get(url)
+        elapsed = time.perf_counter() - started
+    return response.status_code, len(queries), elapsed
+
+
+def test_pages_answer_in_a_fixed_number_of_queries(client, big_history):
+    ids = {"bot": big_history["bots"][0].id, "tournament": big_history["tournament"].id,
+           "match": big_history["match_ids"][-1]}
+    measured = {}
+    for template, expected in ANONYMOUS_PAGES:
+        url = template.format(**ids)
+        status, queries, elapsed = _count(client, url)
+        measured[url] = (status, queries, round(elapsed, 3))
+    print("\n".join(f"{url}: {m}" for url, m in measured.items()))
+    assert [(url, m[0], m[1]) for url, m in measured.items()] == [
+        (template.format(**ids), 200, expected) for template, expected in ANONYMOUS_PAGES
+    ]
+
+
+def test_owner_pages_add_only_the_session_and_logs(client, big_history):
+    bot = big_history["bots"][0]
+    client.force_login(bot.owner)
+    match_id = big_history["match_ids"][-1]
+    # Session and user: 2 queries; the match page reads the owner's seats' logs: 1 more.
+    assert _count(client, f"/bots/{bot.id}/")[:2] == (200, 12)
+    assert _count(client, f"/matches/{match_id}/")[:2] == (200, 5)
+    assert _count(client, "/bots/mine/")[:2] == (200, 5)
