@@ -142,26 +142,46 @@ STORAGES = {
 
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
+        # Scripts: "Authorization: Token <key>". Listed first so that a missing login answers 401.
         "rest_framework.authentication.TokenAuthentication",
+        # The site's pages: the session cookie, with CSRF enforced on every unsafe request.
         "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticatedOrReadOnly"],
-    "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.PageNumberPagination",
+    "DEFAULT_PAGINATION_CLASS": "ladder.api.pagination.LadderPagination",
     "PAGE_SIZE": env.int("API_PAGE_SIZE", default=50),
     "DEFAULT_FILTER_BACKENDS": ["django_filters.rest_framework.DjangoFilterBackend"],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "EXCEPTION_HANDLER": "ladder.api.errors.exception_handler",
+    # Only the views that name a throttle are limited (ladder/api/throttles.py); rates per scope, e.g. "30/hour".
+    "DEFAULT_THROTTLE_CLASSES": [],
+    "DEFAULT_THROTTLE_RATES": {
+        "uploads": env.str("API_THROTTLE_UPLOADS", default="60/hour"),
+        "registrations": env.str("API_THROTTLE_REGISTRATIONS", default="20/hour"),
+        "tournaments": env.str("API_THROTTLE_TOURNAMENTS", default="30/hour"),
+    },
 }
 
 SPECTACULAR_SETTINGS = {
     "TITLE": "Bot ladder API",
-    "DESCRIPTION": "Upload bots, run tournaments, read leaderboards and replays.",
+    "DESCRIPTION": (
+        "Upload bots, run tournaments, read leaderboards and replays. Scripts authenticate with "
+        "`Authorization: Token <key>` (POST /api/auth/token/); reads are public except bot code and bot logs. "
+        "Every error has the shape `{detail, code, fields}`: `detail` says what to fix."
+    ),
     "VERSION": "1",
-    # Swagger UI assets come from drf-spectacular-sidecar: nothing is fetched from a CDN.
+    # Swagger UI and Redoc assets come from drf-spectacular-sidecar: nothing is fetched from a CDN.
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
     "SERVE_INCLUDE_SCHEMA": False,
+    "COMPONENT_SPLIT_REQUEST": True,
+    "ENUM_NAME_OVERRIDES": {
+        "MatchStatusEnum": "ladder.models.Match.Status",
+        "TournamentStatusEnum": "ladder.models.Tournament.Status",
+        "TournamentKindEnum": "ladder.models.Tournament.Kind",
+        "BotVersionKindEnum": "ladder.models.BotVersion.Kind",
+    },
 }
 
 # Largest upload accepted by the API (bytes); the bot validator applies its own, finer caps.

@@ -1,30 +1,61 @@
-"""Registration and API tokens."""
+"""Accounts: registration, API tokens for scripts, and who the current credentials belong to.
+
+Scripts send ``Authorization: Token <key>``; the site's pages use the session cookie, for which every
+unsafe request must carry the CSRF token (DRF's SessionAuthentication enforces it).
+"""
 
 from __future__ import annotations
 
-from django.contrib.auth import authenticate
-from drf_spectacular.utils import extend_schema
+from django.contrib.auth.validators import UnicodeUsernameValidator
+from drf_spectacular.utils import OpenApiExample, extend_schema
 from rest_framework import serializers, status
-from rest_framework.permissions import AllowAny
+from rest_framework.permissions import AllowAny, IsAuthenticated
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from ladder.api.errors import error_responses
+from ladder.api.throttles import RegistrationThrottle
+from ladder.services.tokens import token_for_credentials
 from ladder.services.users import user_register
+
+_CREDENTIALS = {"username": "ada", "password": "a-long-passphrase"}
+_TOKEN = "9944b09199c62bcf9418ad846dd0e4bbdfc6ee4b"
 
 
 class AuthRegisterApi(APIView):
     permission_classes = [AllowAny]
+    throttle_classes = [RegistrationThrottle]
 
     class InputSerializer(serializers.Serializer):
-        username = serializers.CharField(max_length=150)
-        password = serializers.CharField(write_only=True)
+        class Meta:
+            ref_name = "Registration"
+
+        username = serializers.CharField(max_length=150, validators=[UnicodeUsernameValidator()],
+                                         help_text="Letters, digits and @/./+/-/_ only.")
+        password = serializers.CharField(max_length=512, write_only=True, trim_whitespace=False)
 
     class OutputSerializer(serializers.Serializer):
+        class Meta:
+            ref_name = "RegistrationResult"
+
         id = serializers.IntegerField()
         username = serializers.CharField()
         token = serializers.CharField()
 
-    @extend_schema(request=InputSerializer, responses={201: OutputSerializer})
+    @extend_schema(
+        operation_id="auth_register",
+        summary="Create an account and its API token",
+        description="The password must pass the server's password validators (length, not too close to the "
+                    "username); a refusal lists what to change. Throttled per client address.",
+        request=InputSerializer,
+        responses={201: OutputSerializer, **error_responses(400, 429)},
+        examples=[
+            OpenApiExample("register", value=_CREDENTIALS, request_only=True),
+            OpenApiExample("created", value={"id": 1, "username": "ada", "token": _TOKEN}, response_only=True,
+                           status_codes=["201"]),
+        ],
+        auth=[],
+    )
     def post(self, request):
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
@@ -37,20 +68,55 @@ class AuthTokenApi(APIView):
     permission_classes = [AllowAny]
 
     class InputSerializer(serializers.Serializer):
-        username = serializers.CharField()
-        password = serializers.CharField(write_only=True)
+        class Meta:
+            ref_name = "TokenCredentials"
+
+        username = serializers.CharField(max_length=150)
+        password = serializers.CharField(max_length=512, write_only=True, trim_whitespace=False)
 
     class OutputSerializer(serializers.Serializer):
+        class Meta:
+            ref_name = "Token"
+
         token = serializers.CharField()
 
-    @extend_schema(request=InputSerializer, responses={200: OutputSerializer})
+    @extend_schema(
+        operation_id="auth_token",
+        summary="Get the API token of an account",
+        description="Send it as `Authorization: Token <key>` on every request that changes something.",
+        request=InputSerializer,
+        responses={200: OutputSerializer, **error_responses(400)},
+        examples=[
+            OpenApiExample("credentials", value=_CREDENTIALS, request_only=True),
+            OpenApiExample("token", value={"token": _TOKEN}, response_only=True, status_codes=["200"]),
+        ],
+        auth=[],
+    )
     def post(self, request):
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        user = authenticate(request, **data.validated_data)
-        if user is None:
-            return Response({"detail": "wrong username or password"}, status=status.HTTP_400_BAD_REQUEST)
-        from rest_framework.authtoken.models import Token
+        token = token_for_credentials(request=request, **data.validated_data)
+        return Response(self.OutputSerializer({"token": token}).data)
 
-        token, _ = Token.objects.get_or_create(user=user)
-        return Response({"token": token.key})
+
+class AuthMeApi(APIView):
+    permission_classes = [IsAuthenticated]
+
+    class OutputSerializer(serializers.Serializer):
+        class Meta:
+            ref_name = "Me"
+
+        id = serializers.IntegerField()
+        username = serializers.CharField()
+        is_staff = serializers.BooleanField()
+
+    @extend_schema(
+        operation_id="auth_me",
+        summary="The account the request is authenticated as",
+        description="A cheap way for a script to check its token.",
+        responses={200: OutputSerializer, **error_responses(401)},
+        examples=[OpenApiExample("me", value={"id": 1, "username": "ada", "is_staff": False},
+                                 response_only=True, status_codes=["200"])],
+    )
+    def get(self, request):
+        return Response(self.OutputSerializer(request.user).data)

@@ -1,20 +1,50 @@
-"""Bots: upload, list, detail, new versions, code (owner only)."""
+"""Bots: upload, list, detail, versions, code (owner only), (de)activation, rating history, head-to-head.
+
+Who may do what is decided in ``ladder.services.access``; views only call it.
+"""
 
 from __future__ import annotations
 
+from django.conf import settings
 from django.http import HttpResponse
-from django.shortcuts import get_object_or_404
-from drf_spectacular.utils import OpenApiParameter, extend_schema
+from django_filters.rest_framework import DjangoFilterBackend
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiExample, OpenApiResponse, extend_schema, extend_schema_field
 from rest_framework import serializers, status
-from rest_framework.exceptions import PermissionDenied
-from rest_framework.pagination import PageNumberPagination
+from rest_framework.filters import OrderingFilter
+from rest_framework.generics import ListAPIView
 from rest_framework.parsers import FormParser, MultiPartParser
+from rest_framework.permissions import IsAuthenticated
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from ladder import selectors
-from ladder.models import Bot, BotVersion
-from ladder.services.bots import bot_create, bot_current_version, bot_version_create
+from ladder.api.errors import error_responses
+from ladder.api.filters import BotFilter
+from ladder.api.throttles import UploadThrottle
+from ladder.models import Bot, BotVersion, RatingChange
+from ladder.services import access
+from ladder.services.bot_history import bot_detail_get, bot_get, bot_head_to_head, bot_rating_history, bots_listed
+from ladder.services.bots import bot_create, bot_set_active, bot_version_create
+from ladder.services.errors import ServiceError
+
+_UPLOAD_HELP = ("bot.py (a Python file defining act(observation, legal_actions) or a class Bot) or a .zip "
+                "with bot.py at its root. It is checked, then plays a smoke match against the game's random "
+                "bot before it is accepted.")
+_UPLOAD_ERRORS = ("Refusals say what to fix, e.g. `syntax error in bot.py, line 3: invalid syntax`, "
+                  "`the zip has no bot.py at its root`, `the zip unpacks to more than ... bytes: this looks like "
+                  "a zip bomb`; a failed smoke match adds `log_tail`. Nothing is stored when an upload is "
+                  "refused. Throttled per user (scope `uploads`).")
+_VERSION_EXAMPLE = {"number": 1, "sha256": "3f2a...e9", "size": 64, "kind": "py", "validation_status": "accepted",
+                    "validation_message": "smoke match finished: place 1 of 2", "created_at": "2026-05-01T12:00:00Z"}
+_RATING_EXAMPLE = {"game": "kingdomino", "elo": 1500.0, "games": 0, "wins": 0, "draws": 0, "losses": 0,
+                   "provisional": True}
+_BOT_EXAMPLE = {"id": 7, "name": "greedy", "game": "kingdomino", "owner": "ada", "active": True,
+                "created_at": "2026-05-01T12:00:00Z", "current_version": _VERSION_EXAMPLE,
+                "versions": [_VERSION_EXAMPLE], "ratings": [_RATING_EXAMPLE]}
+
+
+def _bot_example(name: str, status_code: str = "200", **changes) -> OpenApiExample:
+    return OpenApiExample(name, value={**_BOT_EXAMPLE, **changes}, response_only=True, status_codes=[status_code])
 
 
 class VersionSerializer(serializers.ModelSerializer):
@@ -23,103 +53,297 @@ class VersionSerializer(serializers.ModelSerializer):
         fields = ["number", "sha256", "size", "kind", "validation_status", "validation_message", "created_at"]
 
 
-class BotOutputSerializer(serializers.ModelSerializer):
+class BotSerializer(serializers.ModelSerializer):
     game = serializers.CharField(source="game.slug")
     owner = serializers.CharField(source="owner.username")
+    elo = serializers.FloatField(allow_null=True, help_text="The bot's Elo in its game.")
+    current_version = serializers.IntegerField(allow_null=True, help_text="Newest accepted version number.")
 
     class Meta:
         model = Bot
-        fields = ["id", "name", "game", "owner", "active", "created_at"]
+        fields = ["id", "name", "game", "owner", "active", "elo", "current_version", "created_at"]
 
 
-class BotDetailSerializer(BotOutputSerializer):
-    current_version = serializers.SerializerMethodField()
+class BotRatingSerializer(serializers.Serializer):
+    game = serializers.CharField(source="game.slug")
+    elo = serializers.FloatField()
+    games = serializers.IntegerField()
+    wins = serializers.IntegerField()
+    draws = serializers.IntegerField()
+    losses = serializers.IntegerField()
+    provisional = serializers.SerializerMethodField(
+        help_text="Still in the first games, where K is larger and the rating moves fast."
+    )
+
+    def get_provisional(self, rating) -> bool:
+        return rating.games < settings.RATING_PROVISIONAL_GAMES
+
+
+class BotDetailSerializer(serializers.ModelSerializer):
+    game = serializers.CharField(source="game.slug")
+    owner = serializers.CharField(source="owner.username")
+    current_version = serializers.SerializerMethodField(help_text="The newest accepted version: the one that plays.")
     versions = VersionSerializer(many=True, read_only=True)
-    ratings = serializers.SerializerMethodField()
+    ratings = BotRatingSerializer(many=True, read_only=True)
 
-    class Meta(BotOutputSerializer.Meta):
-        fields = BotOutputSerializer.Meta.fields + ["current_version", "versions", "ratings"]
+    class Meta:
+        model = Bot
+        fields = ["id", "name", "game", "owner", "active", "created_at", "current_version", "versions", "ratings"]
 
-    def get_current_version(self, bot) -> dict | None:
-        version = bot_current_version(bot=bot)
-        return VersionSerializer(version).data if version else None
-
-    def get_ratings(self, bot) -> list[dict]:
-        return [
-            {"game": r.game.slug, "elo": r.elo, "games": r.games, "wins": r.wins, "draws": r.draws,
-             "losses": r.losses}
-            for r in bot.ratings.select_related("game")
-        ]
+    @extend_schema_field(VersionSerializer(allow_null=True))
+    def get_current_version(self, bot):
+        # Read from the prefetched versions: no query per bot.
+        accepted = [v for v in bot.versions.all() if v.validation_status == BotVersion.Validation.ACCEPTED]
+        newest = max(accepted, key=lambda v: v.number, default=None)
+        return VersionSerializer(newest).data if newest else None
 
 
-def _upload(request) -> tuple[bytes, str]:
+def _upload_bytes(request) -> tuple[bytes, str]:
+    """The uploaded file's bytes and name. Oversized uploads are refused from their declared size, before
+    their bytes are read into memory."""
     upload = request.FILES.get("code")
     if upload is None:
-        raise serializers.ValidationError({"code": "attach the bot as a file field named 'code' (bot.py or .zip)"})
-    return upload.read(), upload.name or "bot.py"
+        raise ServiceError("attach the bot as a file field named 'code' (bot.py or a .zip)", field="code")
+    limit = settings.BOTS_MAX_UPLOAD_BYTES
+    if upload.size is not None and upload.size > limit:
+        raise ServiceError(f"the upload is {upload.size} bytes; at most {limit} are allowed: shrink the bot "
+                           "(leave out data files it does not need)", field="code")
+    return upload.read(limit + 1), upload.name or "bot.py"
 
 
-class BotListCreateApi(APIView):
+class BotListCreateApi(ListAPIView):
+    serializer_class = BotSerializer
     parser_classes = [MultiPartParser, FormParser]
-
-    class FilterSerializer(serializers.Serializer):
-        game = serializers.CharField(required=False)
-        owner = serializers.CharField(required=False)
+    throttle_classes = [UploadThrottle]
+    filter_backends = [DjangoFilterBackend, OrderingFilter]
+    filterset_class = BotFilter
+    ordering_fields = ["id", "name", "created_at", "elo"]
+    ordering = ["id"]
 
     class InputSerializer(serializers.Serializer):
-        game = serializers.CharField()
-        name = serializers.CharField(max_length=64)
-        code = serializers.FileField()
+        class Meta:
+            ref_name = "BotUpload"
 
-    @extend_schema(parameters=[OpenApiParameter("game", str), OpenApiParameter("owner", str)],
-                   responses={200: BotOutputSerializer(many=True)})
-    def get(self, request):
-        filters = self.FilterSerializer(data=request.query_params)
-        filters.is_valid(raise_exception=True)
-        paginator = PageNumberPagination()
-        page = paginator.paginate_queryset(selectors.bot_list(**filters.validated_data), request, view=self)
-        return paginator.get_paginated_response(BotOutputSerializer(page, many=True).data)
+        game = serializers.CharField(max_length=40, help_text="Game slug (GET /api/games/).")
+        name = serializers.CharField(max_length=64, help_text="Unique per game: letters, digits, _ . -")
+        code = serializers.FileField(allow_empty_file=True, help_text=_UPLOAD_HELP)
 
-    @extend_schema(request=InputSerializer, responses={201: BotDetailSerializer})
+    def get_queryset(self):
+        return bots_listed()
+
+    @extend_schema(
+        operation_id="bots_list",
+        summary="List bots",
+        description="Filter by game, owner, name, active; order by id, name, created_at or elo "
+                    "(prefix - for descending).",
+        responses={200: BotSerializer(many=True), **error_responses(400, 404)},
+        examples=[OpenApiExample("bots", value={"count": 1, "next": None, "previous": None, "results": [
+            {"id": 7, "name": "greedy", "game": "kingdomino", "owner": "ada", "active": True, "elo": 1512.5,
+             "current_version": 2, "created_at": "2026-05-01T12:00:00Z"}]}, response_only=True,
+            status_codes=["200"])],
+    )
+    def get(self, request, *args, **kwargs):
+        return super().get(request, *args, **kwargs)
+
+    @extend_schema(
+        operation_id="bots_create",
+        summary="Upload a new bot (version 1)",
+        description=_UPLOAD_ERRORS,
+        request={"multipart/form-data": InputSerializer},
+        responses={201: BotDetailSerializer, **error_responses(400, 401, 429, 503)},
+        examples=[
+            OpenApiExample("upload", value={"game": "kingdomino", "name": "greedy", "code": "<bot.py file>"},
+                           request_only=True),
+            _bot_example("created", "201"),
+        ],
+    )
     def post(self, request):
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        code, filename = _upload(request)
+        code, filename = _upload_bytes(request)
         bot = bot_create(owner=request.user, game_slug=data.validated_data["game"],
                          name=data.validated_data["name"], data=code, filename=filename)
-        return Response(BotDetailSerializer(bot).data, status=status.HTTP_201_CREATED)
+        return Response(BotDetailSerializer(bot_detail_get(bot_id=bot.id)).data, status=status.HTTP_201_CREATED)
 
 
 class BotDetailApi(APIView):
-    @extend_schema(responses={200: BotDetailSerializer})
+    @extend_schema(
+        operation_id="bots_retrieve",
+        summary="A bot with its versions and its rating",
+        responses={200: BotDetailSerializer, **error_responses(404)},
+        examples=[_bot_example("bot")],
+    )
     def get(self, request, bot_id: int):
-        bot = get_object_or_404(Bot.objects.select_related("game", "owner"), pk=bot_id)
-        return Response(BotDetailSerializer(bot).data)
+        return Response(BotDetailSerializer(bot_detail_get(bot_id=bot_id)).data)
 
 
-class BotVersionCreateApi(APIView):
+class BotVersionListCreateApi(ListAPIView):
+    serializer_class = VersionSerializer
     parser_classes = [MultiPartParser, FormParser]
+    throttle_classes = [UploadThrottle]
+    filter_backends = [OrderingFilter]
+    ordering_fields = ["number", "created_at"]
+    ordering = ["number"]
 
     class InputSerializer(serializers.Serializer):
-        code = serializers.FileField()
+        class Meta:
+            ref_name = "BotVersionUpload"
 
-    @extend_schema(request=InputSerializer, responses={201: VersionSerializer})
+        code = serializers.FileField(allow_empty_file=True, help_text=_UPLOAD_HELP)
+
+    def get_queryset(self):
+        bot = bot_get(bot_id=self.kwargs["bot_id"])
+        return BotVersion.objects.filter(bot=bot).defer("code")
+
+    @extend_schema(
+        operation_id="bots_versions_list",
+        summary="A bot's versions (without their code)",
+        responses={200: VersionSerializer(many=True), **error_responses(404)},
+        examples=[OpenApiExample("versions", value={"count": 1, "next": None, "previous": None,
+                                                    "results": [_VERSION_EXAMPLE]},
+                                 response_only=True, status_codes=["200"])],
+    )
+    def get(self, request, *args, **kwargs):
+        return super().get(request, *args, **kwargs)
+
+    @extend_schema(
+        operation_id="bots_versions_create",
+        summary="Upload a new version of your bot (it keeps its rating)",
+        description="Owner only: another user's bot answers 404. The newest accepted version plays from the "
+                    "next scheduled match on. " + _UPLOAD_ERRORS,
+        request={"multipart/form-data": InputSerializer},
+        responses={201: VersionSerializer, **error_responses(400, 401, 404, 429, 503)},
+        examples=[
+            OpenApiExample("upload", value={"code": "<bot.py or bot.zip file>"}, request_only=True),
+            OpenApiExample("created", value={**_VERSION_EXAMPLE, "number": 2}, response_only=True,
+                           status_codes=["201"]),
+        ],
+    )
     def post(self, request, bot_id: int):
-        bot = get_object_or_404(Bot.objects.select_related("game"), pk=bot_id)
-        if bot.owner_id != request.user.id:
-            raise PermissionDenied("only the bot's owner may upload new versions")
-        code, filename = _upload(request)
+        bot = access.bot_for_change(user=request.user, bot_id=bot_id)
+        self.InputSerializer(data=request.data).is_valid(raise_exception=True)
+        code, filename = _upload_bytes(request)
         version = bot_version_create(bot=bot, data=code, filename=filename)
         return Response(VersionSerializer(version).data, status=status.HTTP_201_CREATED)
 
 
 class BotVersionCodeApi(APIView):
-    @extend_schema(responses={(200, "application/octet-stream"): bytes})
+    @extend_schema(
+        operation_id="bots_versions_code",
+        summary="Download a version's code (owner only)",
+        description="The bytes as uploaded: bot.py or the zip. Anyone but the owner (and staff) gets 404.",
+        responses={(200, "application/octet-stream"): OpenApiResponse(OpenApiTypes.BINARY, description="The code."),
+                   **error_responses(404)},
+    )
     def get(self, request, bot_id: int, number: int):
-        version = get_object_or_404(BotVersion.objects.select_related("bot"), bot_id=bot_id, number=number)
-        if not (request.user.is_authenticated and (request.user.is_staff or version.bot.owner_id == request.user.id)):
-            raise PermissionDenied("only the bot's owner may read its code")
+        version = access.bot_version_for_download(user=request.user, bot_id=bot_id, number=number)
         filename = "bot.zip" if version.kind == BotVersion.Kind.ZIP else "bot.py"
         response = HttpResponse(bytes(version.code), content_type="application/octet-stream")
         response["Content-Disposition"] = f'attachment; filename="{filename}"'
         return response
+
+
+class _BotActivationApi(APIView):
+    permission_classes = [IsAuthenticated]
+    active: bool
+
+    def post(self, request, bot_id: int):
+        bot = access.bot_for_change(user=request.user, bot_id=bot_id)
+        bot_set_active(bot=bot, active=self.active)
+        return Response(BotDetailSerializer(bot_detail_get(bot_id=bot.id)).data)
+
+
+class BotDeactivateApi(_BotActivationApi):
+    active = False
+
+    @extend_schema(
+        operation_id="bots_deactivate",
+        summary="Deactivate your bot",
+        description="It leaves the ladder and cannot enter new tournaments; its history and rating stay. "
+                    "Matches already scheduled still play. Owner only: another user's bot answers 404.",
+        request=None,
+        responses={200: BotDetailSerializer, **error_responses(401, 404)},
+        examples=[_bot_example("deactivated", active=False)],
+    )
+    def post(self, request, bot_id: int):
+        return super().post(request, bot_id)
+
+
+class BotReactivateApi(_BotActivationApi):
+    active = True
+
+    @extend_schema(
+        operation_id="bots_reactivate",
+        summary="Reactivate your bot",
+        description="It plays on the ladder and may enter tournaments again. Owner only.",
+        request=None,
+        responses={200: BotDetailSerializer, **error_responses(401, 404)},
+        examples=[_bot_example("reactivated")],
+    )
+    def post(self, request, bot_id: int):
+        return super().post(request, bot_id)
+
+
+class RatingPointSerializer(serializers.ModelSerializer):
+    match = serializers.IntegerField(source="match_id")
+    version = serializers.IntegerField(allow_null=True, help_text="The bot version that played.")
+    finished_at = serializers.DateTimeField(allow_null=True)
+
+    class Meta:
+        model = RatingChange
+        fields = ["match", "version", "before", "after", "delta", "finished_at"]
+
+
+class BotRatingHistoryApi(ListAPIView):
+    serializer_class = RatingPointSerializer
+    filter_backends = []
+
+    def get_queryset(self):
+        return bot_rating_history(bot=bot_get(bot_id=self.kwargs["bot_id"]))
+
+    @extend_schema(
+        operation_id="bots_rating_history",
+        summary="A bot's Elo after each rated match, oldest first (for charts)",
+        responses={200: RatingPointSerializer(many=True), **error_responses(404)},
+        examples=[OpenApiExample("history", value={"count": 2, "next": None, "previous": None, "results": [
+            {"match": 11, "version": 1, "before": 1500.0, "after": 1524.0, "delta": 24.0,
+             "finished_at": "2026-05-01T12:03:00Z"},
+            {"match": 14, "version": 1, "before": 1524.0, "after": 1502.9, "delta": -21.1,
+             "finished_at": "2026-05-01T12:05:00Z"}]}, response_only=True, status_codes=["200"])],
+    )
+    def get(self, request, *args, **kwargs):
+        return super().get(request, *args, **kwargs)
+
+
+class BotHeadToHeadApi(APIView):
+    class OutputSerializer(serializers.Serializer):
+        class Meta:
+            ref_name = "HeadToHead"
+
+        bot_id = serializers.IntegerField()
+        bot = serializers.CharField()
+        opponent_id = serializers.IntegerField()
+        opponent = serializers.CharField()
+        wins = serializers.IntegerField()
+        draws = serializers.IntegerField()
+        losses = serializers.IntegerField()
+        games = serializers.IntegerField()
+        score = serializers.FloatField(help_text="Wins plus half the draws.")
+        match_ids = serializers.ListField(child=serializers.IntegerField(), help_text="Newest first.")
+
+    @extend_schema(
+        operation_id="bots_head_to_head",
+        summary="Results of one bot against another",
+        description="Over every finished match where both sat; in a multiplayer match their places decide "
+                    "(a forfeit loses).",
+        responses={200: OutputSerializer, **error_responses(400, 404)},
+        examples=[OpenApiExample("h2h", value={"bot_id": 7, "bot": "greedy", "opponent_id": 8,
+                                               "opponent": "random", "wins": 9, "draws": 0, "losses": 1,
+                                               "games": 10, "score": 9.0, "match_ids": [31, 30, 22]},
+                                 response_only=True, status_codes=["200"])],
+    )
+    def get(self, request, bot_id: int, opponent_id: int):
+        bot, opponent = bot_get(bot_id=bot_id), bot_get(bot_id=opponent_id)
+        record = bot_head_to_head(bot=bot, opponent=opponent)
+        body = {"bot_id": bot.id, "bot": bot.name, "opponent_id": opponent.id, "opponent": opponent.name, **record}
+        return Response(self.OutputSerializer(body).data)

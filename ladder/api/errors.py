@@ -1,19 +1,122 @@
-"""Turning service refusals into 400s with a message that says what to fix (never a 500)."""
+"""Every API error in one JSON shape, with a message that says what to fix (never a 500 for bad input).
+
+    {"detail": "<what went wrong and what to do>", "code": "<machine-readable>", "fields": {"<input>": ["..."]}}
+
+``fields`` names each input at fault (empty when the request as a whole is refused). A failed smoke match
+of an upload adds ``log_tail``, the end of the bot's log. Throttled requests (429) carry ``Retry-After``.
+"""
 
 from __future__ import annotations
 
+from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
+from django.http import Http404
+from drf_spectacular.utils import OpenApiExample, OpenApiResponse
+from rest_framework import exceptions, serializers
 from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
 
 from ladder.services.errors import ServiceError
 
+_SERVICE_CODES = {400: "invalid", 404: "not_found", 409: "conflict", 503: "unavailable"}
+
+
+def error_body(message: str, *, code: str, fields: dict[str, list[str]] | None = None) -> dict:
+    return {"detail": message, "code": code, "fields": fields or {}}
+
+
+def _flatten(detail, prefix: str = "") -> dict[str, list[str]]:
+    """``{"bots": {0: ["A valid integer is required."]}}`` -> ``{"bots.0": ["A valid integer is required."]}``."""
+    if isinstance(detail, dict):
+        flat: dict[str, list[str]] = {}
+        for key, value in detail.items():
+            flat.update(_flatten(value, f"{prefix}.{key}" if prefix else str(key)))
+        return flat
+    if isinstance(detail, list) and any(isinstance(item, (dict, list)) for item in detail):
+        flat = {}
+        for index, value in enumerate(detail):
+            flat.update(_flatten(value, f"{prefix}.{index}" if prefix else str(index)))
+        return flat
+    items = detail if isinstance(detail, list) else [detail]
+    return {prefix or "non_field_errors": [str(item) for item in items]}
+
+
+def _validation_body(exc: exceptions.ValidationError) -> dict:
+    fields = _flatten(exc.detail)
+    general = fields.pop("non_field_errors", [])
+    parts = general + [f"{name}: {' '.join(messages)}" for name, messages in fields.items()]
+    return error_body("fix the request: " + "; ".join(parts), code="invalid", fields=fields)
+
 
 def exception_handler(exc, context):
+    """DRF's exception handler, reshaped into the one error format of this module."""
     if isinstance(exc, ServiceError):
-        body = {"detail": exc.message}
-        if exc.field:
-            body["field"] = exc.field
+        body = error_body(exc.message, code=_SERVICE_CODES.get(exc.status, "error"),
+                          fields={exc.field: [exc.message]} if exc.field else {})
         if exc.detail:
             body["log_tail"] = exc.detail
         return Response(body, status=exc.status)
-    return drf_exception_handler(exc, context)
+    if isinstance(exc, Http404):
+        exc = exceptions.NotFound("nothing found at this address: check the id in the URL")
+    elif isinstance(exc, DjangoPermissionDenied):
+        exc = exceptions.PermissionDenied()
+    response = drf_exception_handler(exc, context)
+    if response is None:
+        return None
+    if isinstance(exc, exceptions.ValidationError):
+        response.data = _validation_body(exc)
+    elif isinstance(exc, exceptions.NotAuthenticated):
+        response.data = error_body(
+            "log in first: send 'Authorization: Token <key>' (POST /api/auth/token/ gives the key)",
+            code="not_authenticated",
+        )
+    else:
+        detail = exc.detail if isinstance(exc, exceptions.APIException) else str(exc)
+        code = exc.get_codes() if isinstance(exc, exceptions.APIException) else "error"
+        response.data = error_body(str(detail), code=code if isinstance(code, str) else "error")
+    return response
+
+
+class ErrorSerializer(serializers.Serializer):
+    """The body of every 4xx answer."""
+
+    detail = serializers.CharField(help_text="What went wrong and what to do about it.")
+    code = serializers.CharField(help_text="A stable machine-readable code, e.g. invalid, not_found, throttled.")
+    fields = serializers.DictField(
+        child=serializers.ListField(child=serializers.CharField()),
+        help_text="Messages per input at fault (empty when the request as a whole is refused).",
+    )
+    log_tail = serializers.CharField(required=False, help_text="Uploads only: the end of the smoke match log.")
+
+
+_ERROR_EXAMPLES = {
+    400: ("invalid", "fix the request: name: This field is required.", {"name": ["This field is required."]}),
+    401: ("not_authenticated",
+          "log in first: send 'Authorization: Token <key>' (POST /api/auth/token/ gives the key)", {}),
+    403: ("permission_denied", "You do not have permission to perform this action.", {}),
+    404: ("not_found", "no bot with id 42", {}),
+    409: ("conflict", "match 7 is queued; replays exist once it finished", {}),
+    429: ("throttled", "too many uploads: at most 30 per hour; try again in 1200 seconds", {}),
+    503: ("unavailable", "bots cannot be checked right now, try again later (sandbox unavailable)", {}),
+}
+
+
+def error_responses(*statuses: int) -> dict[int, OpenApiResponse]:
+    """Schema entries for the given error statuses, each with an example body."""
+    responses = {}
+    for status in statuses:
+        code, message, fields = _ERROR_EXAMPLES[status]
+        responses[status] = OpenApiResponse(
+            response=ErrorSerializer,
+            description=message,
+            examples=[OpenApiExample(code, value=error_body(message, code=code, fields=fields),
+                                     response_only=True, status_codes=[str(status)])],
+        )
+    return responses
+
+
+def api_not_found(request, *args, **kwargs):
+    """Unknown addresses under /api/ answer in the same JSON shape as every other error."""
+    from django.http import JsonResponse
+
+    message = f"no API route {request.path!r}: GET /api/docs/ lists them"
+    return JsonResponse(error_body(message, code="not_found"), status=404)

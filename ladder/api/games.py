@@ -1,43 +1,76 @@
-"""Games and leaderboards."""
+"""Games and their leaderboards.
+
+Both answer plain lists (DESIGN.md section 7): there are a handful of games, and a leaderboard is read
+whole, ranked, to draw the table.
+"""
 
 from __future__ import annotations
 
-from django.shortcuts import get_object_or_404
+from django.conf import settings
+from drf_spectacular.utils import OpenApiExample, extend_schema
 from rest_framework import serializers
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from ladder import selectors
+from ladder.api.errors import error_responses
 from ladder.models import Game
+from ladder.services.errors import ServiceError
 
 
 class GameListApi(APIView):
     class OutputSerializer(serializers.ModelSerializer):
         class Meta:
+            ref_name = "Game"
             model = Game
             fields = ["slug", "title", "min_players", "max_players", "default_options"]
 
-    serializer_class = OutputSerializer
-
+    @extend_schema(
+        operation_id="games_list",
+        summary="The games bots can play",
+        responses={200: OutputSerializer(many=True)},
+        examples=[OpenApiExample("games", value=[{
+            "slug": "kingdomino", "title": "Kingdomino", "min_players": 2, "max_players": 4,
+            "default_options": {"middle_kingdom": False, "harmony": False, "mighty_duel": False, "dynasty": False,
+                                "initial_pick": "random_kings"}}], response_only=True, status_codes=["200"])],
+    )
     def get(self, request):
         games = Game.objects.filter(available=True).order_by("id")
         return Response(self.OutputSerializer(games, many=True).data)
 
 
+class LeaderboardRowSerializer(serializers.Serializer):
+    rank = serializers.IntegerField(help_text="1 is best; equal Elo shares a rank.")
+    bot = serializers.CharField()
+    bot_id = serializers.IntegerField()
+    owner = serializers.CharField()
+    elo = serializers.FloatField(help_text="Online Elo (initial 1500).")
+    games = serializers.IntegerField()
+    wins = serializers.IntegerField(help_text="Sole first places.")
+    draws = serializers.IntegerField(help_text="Shared first places.")
+    losses = serializers.IntegerField(help_text="Any other place, and forfeits.")
+    provisional = serializers.BooleanField(
+        help_text="Still in the first games, where K is larger and the rating moves fast."
+    )
+
+
 class LeaderboardApi(APIView):
-    class OutputSerializer(serializers.Serializer):
-        rank = serializers.IntegerField()
-        bot = serializers.CharField()
-        bot_id = serializers.IntegerField()
-        owner = serializers.CharField()
-        elo = serializers.FloatField()
-        games = serializers.IntegerField()
-        wins = serializers.IntegerField()
-        draws = serializers.IntegerField()
-        losses = serializers.IntegerField()
-
-    serializer_class = OutputSerializer
-
+    @extend_schema(
+        operation_id="leaderboards_retrieve",
+        summary="A game's Elo leaderboard (active bots)",
+        responses={200: LeaderboardRowSerializer(many=True), **error_responses(404)},
+        examples=[OpenApiExample("board", value=[
+            {"rank": 1, "bot": "greedy", "bot_id": 3, "owner": "ada", "elo": 1563.2, "games": 40, "wins": 31,
+             "draws": 1, "losses": 8, "provisional": False},
+            {"rank": 2, "bot": "random", "bot_id": 4, "owner": "bob", "elo": 1436.8, "games": 40, "wins": 8,
+             "draws": 1, "losses": 31, "provisional": False},
+        ], response_only=True, status_codes=["200"])],
+    )
     def get(self, request, game: str):
-        game_row = get_object_or_404(Game, slug=game)
-        return Response(self.OutputSerializer(selectors.leaderboard(game=game_row), many=True).data)
+        game_row = Game.objects.filter(slug=game).first()
+        if game_row is None:
+            raise ServiceError(f"no game {game!r}: GET /api/games/ lists them", status=404)
+        provisional_games = settings.RATING_PROVISIONAL_GAMES
+        rows = [{**row, "provisional": row["games"] < provisional_games}
+                for row in selectors.leaderboard(game=game_row)]
+        return Response(LeaderboardRowSerializer(rows, many=True).data)

@@ -1,23 +1,26 @@
-"""Matches: list, detail with seats, replay frames, the requesting owner's bot logs."""
+"""Matches: filtered list, detail with seats, replay frames, and the requesting owner's bot logs."""
 
 from __future__ import annotations
 
-import engines
-from django.shortcuts import get_object_or_404
-from drf_spectacular.utils import OpenApiParameter, extend_schema
+from django_filters.rest_framework import DjangoFilterBackend
+from drf_spectacular.utils import OpenApiExample, extend_schema
 from rest_framework import serializers
-from rest_framework.pagination import PageNumberPagination
+from rest_framework.filters import OrderingFilter
+from rest_framework.generics import ListAPIView
 from rest_framework.permissions import IsAuthenticated
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from ladder import selectors
+from ladder.api.errors import error_responses
+from ladder.api.filters import MatchFilter
 from ladder.models import Match, Seat
+from ladder.services import access
+from ladder.services.match_reads import match_detail_get, match_replay, matches_listed
 
 
 class SeatSerializer(serializers.ModelSerializer):
     bot = serializers.CharField(source="bot.name")
-    version = serializers.IntegerField(source="bot_version.number")
+    version = serializers.IntegerField(source="bot_version.number", help_text="The bot version that played.")
 
     class Meta:
         model = Seat
@@ -32,55 +35,105 @@ class MatchSerializer(serializers.ModelSerializer):
     class Meta:
         model = Match
         fields = ["id", "game", "tournament_id", "index", "players", "seed", "options", "status", "attempts",
-                  "failure_reason", "started_at", "finished_at", "duration_s", "seats"]
+                  "failure_reason", "created_at", "started_at", "finished_at", "duration_s", "seats"]
 
 
-def _match(match_id: int) -> Match:
-    return get_object_or_404(
-        Match.objects.select_related("game").prefetch_related("seats__bot", "seats__bot_version"), pk=match_id
+_SEATS_EXAMPLE = [
+    {"position": 0, "bot": "greedy", "bot_id": 7, "version": 2, "score": 41, "place": 1, "outcome": "ok",
+     "reason": "", "time_used_ms": 812, "rating_before": 1500.0, "rating_after": 1524.0},
+    {"position": 1, "bot": "random", "bot_id": 8, "version": 1, "score": 17, "place": 2, "outcome": "timeout",
+     "reason": "no answer within 1000 ms", "time_used_ms": 30000, "rating_before": 1500.0, "rating_after": 1476.0},
+]
+_MATCH_EXAMPLE = {"id": 31, "game": "kingdomino", "tournament_id": 3, "index": 0, "players": 2,
+                  "seed": 8841305791, "options": {"harmony": True}, "status": "finished", "attempts": 1,
+                  "failure_reason": "", "created_at": "2026-05-01T12:00:00Z", "started_at": "2026-05-01T12:00:02Z",
+                  "finished_at": "2026-05-01T12:00:09Z", "duration_s": 6.8, "seats": _SEATS_EXAMPLE}
+
+
+class MatchListApi(ListAPIView):
+    serializer_class = MatchSerializer
+    filter_backends = [DjangoFilterBackend, OrderingFilter]
+    filterset_class = MatchFilter
+    ordering_fields = ["id", "created_at", "finished_at", "duration_s"]
+    ordering = ["-id"]
+
+    def get_queryset(self):
+        return matches_listed()
+
+    @extend_schema(
+        operation_id="matches_list",
+        summary="List matches",
+        description="Filter by game, bot, tournament, status and date (created_/finished_ after/before); order "
+                    "by id, created_at, finished_at or duration_s (prefix - for descending). Newest first.",
+        responses={200: MatchSerializer(many=True), **error_responses(400, 404)},
+        examples=[OpenApiExample("matches", value={"count": 1, "next": None, "previous": None,
+                                                   "results": [_MATCH_EXAMPLE]},
+                                 response_only=True, status_codes=["200"])],
     )
-
-
-class MatchListApi(APIView):
-    class FilterSerializer(serializers.Serializer):
-        tournament = serializers.IntegerField(required=False)
-        bot = serializers.IntegerField(required=False)
-        game = serializers.CharField(required=False)
-        status = serializers.ChoiceField(choices=Match.Status.choices, required=False)
-
-    @extend_schema(parameters=[OpenApiParameter(n, str) for n in ("tournament", "bot", "game", "status")],
-                   responses={200: MatchSerializer(many=True)})
-    def get(self, request):
-        filters = self.FilterSerializer(data=request.query_params)
-        filters.is_valid(raise_exception=True)
-        paginator = PageNumberPagination()
-        matches = selectors.match_list(**filters.validated_data).prefetch_related("seats__bot_version")
-        page = paginator.paginate_queryset(matches, request, view=self)
-        return paginator.get_paginated_response(MatchSerializer(page, many=True).data)
+    def get(self, request, *args, **kwargs):
+        return super().get(request, *args, **kwargs)
 
 
 class MatchDetailApi(APIView):
-    @extend_schema(responses={200: MatchSerializer})
+    @extend_schema(
+        operation_id="matches_retrieve",
+        summary="A match: its setup, status and seats with results and rating changes",
+        responses={200: MatchSerializer, **error_responses(404)},
+        examples=[OpenApiExample("match", value=_MATCH_EXAMPLE, response_only=True, status_codes=["200"])],
+    )
     def get(self, request, match_id: int):
-        return Response(MatchSerializer(_match(match_id)).data)
+        return Response(MatchSerializer(match_detail_get(match_id=match_id)).data)
+
+
+class ReplaySerializer(serializers.Serializer):
+    actions = serializers.ListField(child=serializers.JSONField(), help_text="Every action, in order.")
+    frames = serializers.ListField(
+        child=serializers.DictField(),
+        help_text="The game's spectator view before the first action and after each one (len = actions + 1).",
+    )
 
 
 class MatchReplayApi(APIView):
-    @extend_schema(responses={200: dict})
+    @extend_schema(
+        operation_id="matches_replay",
+        summary="A finished match's actions and the view after each one",
+        description="Recomputed from (game, players, seed, options, actions). 409 until the match finished.",
+        responses={200: ReplaySerializer, **error_responses(404, 409)},
+        examples=[OpenApiExample("replay", value={"actions": [{"pick": 3}], "frames": [{"round": 1},
+                                                                                    {"round": 1}]},
+                                 response_only=True, status_codes=["200"])],
+    )
     def get(self, request, match_id: int):
-        match = _match(match_id)
-        if match.status != Match.Status.FINISHED:
-            return Response({"detail": f"match {match_id} is {match.status}; replays exist once it finished"},
-                            status=409)
-        frames = engines.replay(match.game.slug, match.players, match.seed, match.options, match.actions)
-        return Response({"actions": match.actions, "frames": frames})
+        return Response(ReplaySerializer(match_replay(match_id=match_id)).data)
+
+
+class SeatLogSerializer(serializers.ModelSerializer):
+    bot = serializers.CharField(source="bot.name")
+    version = serializers.IntegerField(source="bot_version.number")
+
+    class Meta:
+        model = Seat
+        fields = ["position", "bot", "bot_id", "version", "outcome", "reason", "log"]
+
+
+class MatchLogsSerializer(serializers.Serializer):
+    match = serializers.IntegerField()
+    seats = SeatLogSerializer(many=True, help_text="Only the seats of your bots.")
 
 
 class MatchLogsApi(APIView):
     permission_classes = [IsAuthenticated]
 
-    @extend_schema(responses={200: dict})
+    @extend_schema(
+        operation_id="matches_logs",
+        summary="Your bots' logs in a match",
+        description="What your bots printed, per seat (capped by the sandbox). Other users' logs are never "
+                    "shown: a match without a seat of yours answers 404.",
+        responses={200: MatchLogsSerializer, **error_responses(401, 404)},
+        examples=[OpenApiExample("logs", value={"match": 31, "seats": [
+            {"position": 0, "bot": "greedy", "bot_id": 7, "version": 2, "outcome": "ok", "reason": "",
+             "log": "turn 1: picked domino 12\n"}]}, response_only=True, status_codes=["200"])],
+    )
     def get(self, request, match_id: int):
-        match = _match(match_id)
-        seats = [s for s in match.seats.all() if request.user.is_staff or s.bot.owner_id == request.user.id]
-        return Response({"seats": [{"position": s.position, "bot": s.bot.name, "log": s.log} for s in seats]})
+        seats = access.match_seats_with_logs(user=request.user, match_id=match_id)
+        return Response(MatchLogsSerializer({"match": match_id, "seats": seats}).data)

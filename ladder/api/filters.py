@@ -1,0 +1,63 @@
+"""Query-string filters of the list routes (django-filter). Invalid values answer 400 naming the filter."""
+
+from __future__ import annotations
+
+import django_filters
+from django import forms
+
+from ladder.models import Bot, Match, Tournament
+
+# Ids are 64-bit; bounding them turns a silly value into a 400 instead of a database error.
+_MAX_ID = (1 << 63) - 1
+
+
+class IdFilter(django_filters.NumberFilter):
+    field_class = forms.IntegerField
+
+    def __init__(self, *args, **kwargs):
+        kwargs.setdefault("min_value", 1)
+        kwargs.setdefault("max_value", _MAX_ID)
+        super().__init__(*args, **kwargs)
+
+
+class BotFilter(django_filters.FilterSet):
+    game = django_filters.CharFilter(field_name="game__slug", help_text="Game slug, e.g. kingdomino.")
+    owner = django_filters.CharFilter(field_name="owner__username", help_text="Owner's username.")
+    name = django_filters.CharFilter(field_name="name", lookup_expr="icontains",
+                                     help_text="Part of the bot's name (any case).")
+    active = django_filters.BooleanFilter(help_text="true: bots that play; false: deactivated bots.")
+
+    class Meta:
+        model = Bot
+        fields = ["game", "owner", "name", "active"]
+
+
+class TournamentFilter(django_filters.FilterSet):
+    game = django_filters.CharFilter(field_name="game__slug", help_text="Game slug.")
+    status = django_filters.ChoiceFilter(choices=Tournament.Status.choices)
+    kind = django_filters.ChoiceFilter(choices=Tournament.Kind.choices)
+    bot = IdFilter(field_name="bots", help_text="Tournaments this bot id entered.")
+
+    class Meta:
+        model = Tournament
+        fields = ["game", "status", "kind", "bot"]
+
+
+class MatchFilter(django_filters.FilterSet):
+    game = django_filters.CharFilter(field_name="game__slug", help_text="Game slug.")
+    bot = IdFilter(field_name="seats__bot", help_text="Matches where this bot id had a seat.")
+    tournament = IdFilter(field_name="tournament", help_text="Tournament id.")
+    status = django_filters.ChoiceFilter(choices=Match.Status.choices)
+    created_after = django_filters.IsoDateTimeFilter(field_name="created_at", lookup_expr="gte",
+                                                     help_text="Scheduled at or after (ISO 8601).")
+    created_before = django_filters.IsoDateTimeFilter(field_name="created_at", lookup_expr="lt",
+                                                      help_text="Scheduled before (ISO 8601).")
+    finished_after = django_filters.IsoDateTimeFilter(field_name="finished_at", lookup_expr="gte",
+                                                      help_text="Finished at or after (ISO 8601).")
+    finished_before = django_filters.IsoDateTimeFilter(field_name="finished_at", lookup_expr="lt",
+                                                       help_text="Finished before (ISO 8601).")
+
+    class Meta:
+        model = Match
+        fields = ["game", "bot", "tournament", "status", "created_after", "created_before", "finished_after",
+                  "finished_before"]

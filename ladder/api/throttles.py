@@ -1,0 +1,66 @@
+"""Rate limits on the expensive or abusable writes: uploads, registrations, tournament creation.
+
+Rates live in ``REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"]`` under the scopes ``uploads``,
+``registrations`` and ``tournaments`` (``"30/hour"`` style; a missing or null rate turns the limit off).
+They are read on every request rather than once at import, so settings overrides (tests, the
+environment) take effect. Counters live in Django's default cache: a shared cache (Redis) makes them
+hold across web processes.
+"""
+
+from __future__ import annotations
+
+from rest_framework.exceptions import Throttled
+from rest_framework.settings import api_settings
+from rest_framework.throttling import SimpleRateThrottle
+
+_PERIOD_NAMES = {"s": "second", "m": "minute", "h": "hour", "d": "day"}
+
+
+class WriteRateThrottle(SimpleRateThrottle):
+    """Counts POST requests per user (per client address for anonymous requests); reads pass freely.
+
+    Refusals raise ``Throttled`` with a message naming the limit and the wait, answered as a 429 with
+    ``Retry-After``.
+    """
+
+    scope = ""
+    what = "requests"
+
+    def get_rate(self):
+        return (api_settings.DEFAULT_THROTTLE_RATES or {}).get(self.scope)
+
+    def get_cache_key(self, request, view):
+        ident = request.user.pk if request.user and request.user.is_authenticated else self.get_ident(request)
+        return self.cache_format % {"scope": self.scope, "ident": ident}
+
+    def allow_request(self, request, view):
+        if request.method != "POST":
+            return True
+        # The rate is read per request (see the module docstring), not fixed when the class was built.
+        self.rate = self.get_rate()
+        self.num_requests, self.duration = self.parse_rate(self.rate)
+        if super().allow_request(request, view):
+            return True
+        wait = self.wait()
+        seconds = max(1, int(wait or 1))
+        period = _PERIOD_NAMES.get(str(self.rate).split("/")[1][:1], "period")
+        refusal = Throttled(detail=f"too many {self.what}: at most {self.num_requests} per {period}; "
+                                   f"try again in {seconds} seconds")
+        # Set after construction: given to the constructor, DRF would append its own wording to ours.
+        refusal.wait = seconds
+        raise refusal
+
+
+class UploadThrottle(WriteRateThrottle):
+    scope = "uploads"
+    what = "uploads"
+
+
+class RegistrationThrottle(WriteRateThrottle):
+    scope = "registrations"
+    what = "registrations"
+
+
+class TournamentCreateThrottle(WriteRateThrottle):
+    scope = "tournaments"
+    what = "tournaments created"

@@ -1,0 +1,84 @@
+"""Who may read or change what: the one place where ownership is decided.
+
+Bots, matches, tournaments and ratings are public. Two things are private to a bot's owner (staff may
+read them too): the code of its versions and the logs of its seats. Changing a bot (new version,
+deactivate, reactivate) is for its owner alone.
+
+Every lookup here is scoped to the requesting user before it touches an id, so a private thing that is
+not yours answers exactly like one that does not exist (404): ids reveal nothing. Views never filter by
+owner themselves; they call these functions.
+"""
+
+from __future__ import annotations
+
+from django.contrib.auth.models import AnonymousUser
+from django.db.models import QuerySet
+
+from ladder.models import Bot, BotVersion, Seat
+from ladder.services.errors import ServiceError
+
+
+def _can_read_private(user) -> bool:
+    return bool(user and user.is_authenticated)
+
+
+def bots_changeable_by(user) -> QuerySet[Bot]:
+    """The bots ``user`` may change: only their own (staff may read private things, not edit them)."""
+    if not _can_read_private(user):
+        return Bot.objects.none()
+    return Bot.objects.filter(owner=user)
+
+
+def bot_versions_readable_by(user) -> QuerySet[BotVersion]:
+    """Versions whose code ``user`` may download: their own bots', or every one for staff."""
+    if not _can_read_private(user):
+        return BotVersion.objects.none()
+    if user.is_staff:
+        return BotVersion.objects.all()
+    return BotVersion.objects.filter(bot__owner=user)
+
+
+def seats_with_logs_readable_by(user) -> QuerySet[Seat]:
+    """Seats whose bot log ``user`` may read: their own bots' seats, or every seat for staff."""
+    if not _can_read_private(user):
+        return Seat.objects.none()
+    if user.is_staff:
+        return Seat.objects.all()
+    return Seat.objects.filter(bot__owner=user)
+
+
+def bot_for_change(*, user, bot_id: int) -> Bot:
+    """The bot ``bot_id`` if ``user`` owns it; otherwise ServiceError 404, as if it did not exist."""
+    bot = bots_changeable_by(user or AnonymousUser()).select_related("game", "owner").filter(pk=bot_id).first()
+    if bot is None:
+        raise ServiceError(f"you have no bot with id {bot_id}: only a bot's owner may change it", status=404)
+    return bot
+
+
+def bot_version_for_download(*, user, bot_id: int, number: int) -> BotVersion:
+    """Version ``number`` of bot ``bot_id`` with its code, if ``user`` may read it; otherwise 404."""
+    version = bot_versions_readable_by(user).filter(bot_id=bot_id, number=number).first()
+    if version is None:
+        raise ServiceError(
+            f"no readable version {number} of bot {bot_id}: code is readable by its owner only", status=404
+        )
+    return version
+
+
+def match_seats_with_logs(*, user, match_id: int) -> list[Seat]:
+    """The seats of match ``match_id`` whose logs ``user`` may read, by position.
+
+    404 when the match does not exist or none of its seats is readable: whether another user's bots
+    played it is not revealed by this route (the public match detail says who played, not their logs).
+    """
+    seats = list(
+        seats_with_logs_readable_by(user)
+        .filter(match_id=match_id)
+        .select_related("bot", "bot_version")
+        .defer("bot_version__code")
+        .order_by("position")
+    )
+    if not seats:
+        raise ServiceError(f"no logs of yours in match {match_id}: logs are readable by the bot's owner only",
+                           status=404)
+    return seats

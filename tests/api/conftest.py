@@ -1,0 +1,40 @@
+"""Fixtures for the API tests: clients for two users and helpers that upload through the API."""
+
+from __future__ import annotations
+
+import pytest
+from django.core.cache import cache
+from tests.api.helpers import token_client
+from tests.factories import UserFactory
+
+
+@pytest.fixture(autouse=True)
+def _fresh_throttle_counters():
+    """Throttle counters live in the cache; each test starts with none."""
+    cache.clear()
+    yield
+    cache.clear()
+
+
+@pytest.fixture
+def other_client(db):
+    """A second user, who tries to read and change the first user's (``auth_client``) things."""
+    return token_client(UserFactory())
+
+
+@pytest.fixture
+def staff_client(db):
+    return token_client(UserFactory(is_staff=True))
+
+
+@pytest.fixture
+def throttle_rates(settings):
+    """Set throttle rates for one test: ``throttle_rates(uploads="2/hour")``."""
+
+    def apply(**rates):
+        settings.REST_FRAMEWORK = {
+            **settings.REST_FRAMEWORK,
+            "DEFAULT_THROTTLE_RATES": {**settings.REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"], **rates},
+        }
+
+    return apply

@@ -1,0 +1,34 @@
+"""Helpers shared by the API tests: authenticated clients, uploads through the API, the error shape."""
+
+from __future__ import annotations
+
+from django.core.files.uploadedfile import SimpleUploadedFile
+from rest_framework.authtoken.models import Token
+from rest_framework.test import APIClient
+
+from tests.conftest import FIRST_LEGAL_BOT
+
+
+def token_client(user) -> APIClient:
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.get_or_create(user=user)[0].key}")
+    client.user = user
+    return client
+
+
+def upload(client, *, name="firstlegal", code=FIRST_LEGAL_BOT, game="kingdomino", filename="bot.py"):
+    return client.post("/api/bots/", {"game": game, "name": name, "code": SimpleUploadedFile(filename, code)},
+                       format="multipart")
+
+
+def upload_version(client, bot_id, *, code=FIRST_LEGAL_BOT + b"# v2\n", filename="bot.py"):
+    return client.post(f"/api/bots/{bot_id}/versions/", {"code": SimpleUploadedFile(filename, code)},
+                       format="multipart")
+
+
+def error_of(response) -> dict:
+    """The error body, after checking it has the one shape every API error has."""
+    body = response.json()
+    assert set(body) >= {"detail", "code", "fields"}, body
+    assert isinstance(body["detail"], str) and body["detail"]
+    return body

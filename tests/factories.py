@@ -1,0 +1,122 @@
+"""Factories for tournaments, matches and seats, and a helper that records a real finished match.
+
+Users and bots come from the factories in ``tests/conftest.py`` (``UserFactory``, ``BotFactory``: a bot
+with an accepted version 1 and a rating row). A finished match is played by the real engine (every seat
+takes the first legal action) and its rating change is applied by the real service, so replays, places
+and rating history are what production would store.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import engines
+import factory
+from django.db import transaction
+from django.utils import timezone
+
+from tests.conftest import BotFactory, UserFactory
+
+__all__ = ["BotFactory", "MatchFactory", "SeatFactory", "TournamentFactory", "UserFactory", "finished_match"]
+
+
+def _game(slug: str):
+    from ladder.models import Game
+
+    return Game.objects.get(slug=slug)
+
+
+class TournamentFactory(factory.django.DjangoModelFactory):
+    """A running round robin of kingdomino with no matches; pass ``bots=[...]`` to enter bots."""
+
+    class Meta:
+        model = "ladder.Tournament"
+        skip_postgeneration_save = True
+
+    game = factory.LazyFunction(lambda: _game("kingdomino"))
+    name = factory.Sequence(lambda n: f"cup {n}")
+    players_per_match = 2
+    seed = factory.Sequence(lambda n: 1000 + n)
+    created_by = factory.SubFactory(UserFactory)
+    started_at = factory.LazyFunction(timezone.now)
+
+    @factory.post_generation
+    def bots(tournament, create, extracted, **kwargs):
+        if extracted:
+            tournament.bots.set(extracted)
+
+
+class MatchFactory(factory.django.DjangoModelFactory):
+    """A queued match of its tournament's game, without seats."""
+
+    class Meta:
+        model = "ladder.Match"
+
+    tournament = factory.SubFactory(TournamentFactory)
+    game = factory.SelfAttribute("tournament.game")
+    index = factory.Sequence(lambda n: n)
+    players = 2
+    seed = factory.Sequence(lambda n: 500 + n)
+    options = factory.LazyAttribute(lambda match: dict(match.game.default_options))
+
+
+class SeatFactory(factory.django.DjangoModelFactory):
+    """A seat held by ``bot`` with its newest version."""
+
+    class Meta:
+        model = "ladder.Seat"
+
+    match = factory.SubFactory(MatchFactory)
+    position = factory.Sequence(lambda n: n)
+    bot = factory.SubFactory(BotFactory)
+    bot_version = factory.LazyAttribute(lambda seat: seat.bot.versions.order_by("-number").first())
+
+
+def _first_legal_playout(game: str, players: int, seed: int, options: dict) -> tuple[list, list[int], list[int]]:
+    state = engines.get(game).new_state(players, seed, options)
+    actions = []
+    while not state.is_terminal():
+        action = state.legal_actions()[0]
+        state.apply(action)
+        actions.append(action)
+    return actions, state.scores(), state.ranking()
+
+
+def finished_match(
+    *,
+    bots: Sequence,
+    tournament=None,
+    places: Sequence[int] | None = None,
+    outcomes: Sequence[str] | None = None,
+    logs: Sequence[str] | None = None,
+    finished_at=None,
+):
+    """A finished match between ``bots`` (seat order), rated like a worker would rate it.
+
+    The actions, scores and (unless ``places`` overrides them) places come from a real first-legal-action
+    playout, so the replay of the match is valid. ``outcomes`` marks forfeits (e.g. ``"timeout"``).
+    """
+    from ladder.models import Match
+    from ladder.services.rating_updates import ratings_apply_match
+
+    tournament = tournament or TournamentFactory(game=bots[0].game, bots=list(bots))
+    match = MatchFactory(tournament=tournament, players=len(bots))
+    actions, scores, ranking = _first_legal_playout(match.game.slug, match.players, match.seed, match.options)
+    places = list(places or ranking)
+    outcomes = list(outcomes or ["ok"] * len(bots))
+    logs = list(logs or [f"log of {bot.name}\n" for bot in bots])
+    now = finished_at or timezone.now()
+    with transaction.atomic():
+        Match.objects.filter(pk=match.pk).update(
+            status=Match.Status.FINISHED, actions=actions, attempts=1, started_at=now, finished_at=now,
+            duration_s=0.5,
+        )
+        match.refresh_from_db()
+        seats = [
+            SeatFactory(match=match, position=position, bot=bot, score=scores[position], place=places[position],
+                        outcome=outcomes[position], log=logs[position],
+                        reason="" if outcomes[position] == "ok" else f"{outcomes[position]} on move 1")
+            for position, bot in enumerate(bots)
+        ]
+        ratings_apply_match(match=match, seats=seats)
+    return match
