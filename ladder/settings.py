@@ -247,8 +247,8 @@ BOTS_MAX_UPLOAD_BYTES: int = env.int("BOTS_MAX_UPLOAD_BYTES", default=1024 * 102
 # longest possible match (every seat spending its whole bank plus engine time).
 MATCH_LEASE_S: int = env.int("MATCH_LEASE_S", default=300)
 # Celery's soft and hard time limits for run_match, just inside the lease.
-MATCH_SOFT_TIME_LIMIT_S: int = env.int("MATCH_SOFT_TIME_LIMIT_S", default=MATCH_LEASE_S - 30)
-MATCH_TIME_LIMIT_S: int = env.int("MATCH_TIME_LIMIT_S", default=MATCH_LEASE_S - 10)
+MATCH_SOFT_TIME_LIMIT_S: int = env.int("MATCH_SOFT_TIME_LIMIT_S", default=int(MATCH_LEASE_S * 0.8))
+MATCH_TIME_LIMIT_S: int = env.int("MATCH_TIME_LIMIT_S", default=int(MATCH_LEASE_S * 0.9))
 # Times a match is attempted after sandbox faults before it is marked failed.
 MATCH_MAX_ATTEMPTS: int = env.int("MATCH_MAX_ATTEMPTS", default=3)
 # Seconds a queued match may sit unclaimed before the reconciler sends its message again (a lost

@@ -17,3 +17,10 @@ PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 # Tests render pages without running collectstatic first.
 STORAGES = {**STORAGES, "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"}}  # noqa: F405
 WHITENOISE_USE_FINDERS = True
+
+if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":  # noqa: F405
+    # One SQLite file per test session: concurrent sessions never share it, and a stale write-ahead log
+    # left by a worker killed on purpose cannot meet a freshly created database.
+    _test_dir = VAR_DIR / "test-databases"  # noqa: F405
+    _test_dir.mkdir(exist_ok=True)
+    DATABASES["default"]["TEST"] = {"NAME": str(_test_dir / f"test_ladder_{os.getpid()}.sqlite3")}  # noqa: F405

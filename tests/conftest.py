@@ -41,6 +41,18 @@ def sandbox_is_available() -> bool:
     return True
 
 
+@pytest.fixture(scope="session", autouse=True)
+def _remove_sqlite_test_files():
+    """Delete this session's SQLite test database with its write-ahead log once the session ends."""
+    yield
+    from django.conf import settings
+
+    name = settings.DATABASES["default"].get("TEST", {}).get("NAME")
+    if name and settings.DATABASES["default"]["ENGINE"].endswith("sqlite3"):
+        for suffix in ("", "-wal", "-shm", "-journal"):
+            Path(name + suffix).unlink(missing_ok=True)
+
+
 @pytest.fixture(scope="session")
 def bots_allow_unsafe() -> bool:
     return not sandbox_is_available()
@@ -177,7 +189,8 @@ class WorkerPool:
         for process in self.processes:
             if process.poll() is None:
                 _signal_group(process, signal.SIGTERM)
-        deadline = time.monotonic() + 15
+        # A worker's warm shutdown waits for its match; tests need no grace, only a clean slate.
+        deadline = time.monotonic() + 3
         for process in self.processes:
             try:
                 process.wait(timeout=max(0.1, deadline - time.monotonic()))

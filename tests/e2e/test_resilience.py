@@ -1,0 +1,110 @@
+"""Issue 5's guarantees with real worker processes: a killed worker and a flushed broker delay matches but
+lose none and duplicate none; two workers racing on the same match record it once; ratings always equal
+``rebuild_ratings``.
+"""
+
+from pathlib import Path
+
+import pytest
+from django.conf import settings as django_settings
+
+from ladder.models import Match, Rating, RatingChange
+from ladder.services.enqueue import matches_send_now
+from ladder.services.matches import matches_reconcile
+from ladder.services.rating_updates import ratings_rebuild
+from ladder.services.tournaments import tournament_create
+from tests.conftest import FIRST_LEGAL_BOT, LAST_LEGAL_BOT, BotFactory, wait_until
+
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(420)]
+
+# Slow enough that a kill lands in the middle of a match (Kingdomino asks each seat ~24 times).
+SLOW_BOT = b"import time\n\ndef act(observation, legal_actions):\n    time.sleep(0.02)\n    return legal_actions[-1]\n"
+MIDDLE_BOT = b"def act(observation, legal_actions):\n    return legal_actions[len(legal_actions) // 2]\n"
+
+
+def make_bots():
+    return [BotFactory(code=code) for code in (FIRST_LEGAL_BOT, LAST_LEGAL_BOT, SLOW_BOT, MIDDLE_BOT)]
+
+
+def flush_broker_queue(queue: str) -> int:
+    """Drop every message waiting in ``queue`` on the configured broker, as a Redis flush would."""
+    url = django_settings.CELERY_BROKER_URL
+    if url.startswith("redis://"):
+        import redis
+
+        client = redis.Redis.from_url(url)
+        return int(client.delete(queue))
+    folder = Path(django_settings.CELERY_BROKER_TRANSPORT_OPTIONS["data_folder_in"])
+    dropped = 0
+    for message in folder.glob(f"*.{queue}.msg"):
+        message.unlink(missing_ok=True)
+        dropped += 1
+    return dropped
+
+
+def ratings_snapshot(bot_ids):
+    return {r.bot_id: (r.elo, r.games, r.wins, r.draws, r.losses) for r in Rating.objects.filter(bot_id__in=bot_ids)}
+
+
+def test_killed_worker_and_flushed_broker_lose_nothing(worker_pool, settings):
+    settings.MATCH_REQUEUE_AFTER_S = 2
+    worker_pool.env.update({"MATCH_LEASE_S": "12", "MATCH_SOFT_TIME_LIMIT_S": "9", "MATCH_TIME_LIMIT_S": "10"})
+    bots = make_bots()
+    bot_ids = [b.id for b in bots]
+    doomed = worker_pool.start(concurrency=1)
+    worker_pool.start(concurrency=1)
+    tournament = tournament_create(created_by=None, game_slug="kingdomino", name="resilience", bot_ids=bot_ids,
+                                   players_per_match=2, games_per_pairing=3)
+    total = tournament.matches.count()
+    assert total == 18
+
+    def some_finished():
+        return Match.objects.filter(tournament=tournament, status="finished").count() >= 4
+
+    wait_until(some_finished, timeout=120, message="the first matches to finish")
+    wait_until(lambda: Match.objects.filter(tournament=tournament, status="running").exists(), timeout=30,
+               interval=0.05, message="a running match to kill")
+    worker_pool.kill(doomed)
+    worker_pool.start(concurrency=1)
+    flush_broker_queue(worker_pool.queue)
+
+    def all_done():
+        matches_reconcile()  # what celery beat runs periodically
+        return not Match.objects.filter(tournament=tournament, status__in=["queued", "running"]).exists()
+
+    try:
+        wait_until(all_done, timeout=240, interval=1, message="every match to finish after the kill and flush")
+    except BaseException:
+        print(worker_pool.logs())
+        raise
+    matches = Match.objects.filter(tournament=tournament)
+    assert matches.filter(status="finished").count() == total
+    assert RatingChange.objects.filter(match__tournament=tournament).count() == 2 * total
+    assert sum(r[1] for r in ratings_snapshot(bot_ids).values()) == 2 * total
+    incremental = ratings_snapshot(bot_ids)
+    ratings_rebuild(game_slug="kingdomino")
+    assert ratings_snapshot(bot_ids) == incremental
+
+
+def test_two_workers_racing_on_the_same_matches_record_each_once(worker_pool):
+    bots = make_bots()
+    bot_ids = [b.id for b in bots]
+    tournament = tournament_create(created_by=None, game_slug="kingdomino", name="race", bot_ids=bot_ids,
+                                   players_per_match=2, games_per_pairing=1)
+    ids = list(tournament.matches.values_list("id", flat=True))
+    # Every match is announced three times before any worker runs, so both workers see duplicates.
+    matches_send_now(ids)
+    matches_send_now(ids)
+    worker_pool.start(concurrency=2)
+    worker_pool.start(concurrency=2)
+    try:
+        wait_until(lambda: not tournament.matches.exclude(status="finished").exists(), timeout=180,
+                   message="every match to finish")
+    except BaseException:
+        print(worker_pool.logs())
+        raise
+    assert set(tournament.matches.values_list("attempts", flat=True)) == {1}
+    assert RatingChange.objects.filter(match__tournament=tournament).count() == 2 * len(ids)
+    incremental = ratings_snapshot(bot_ids)
+    ratings_rebuild(game_slug="kingdomino")
+    assert ratings_snapshot(bot_ids) == incremental
