@@ -1,0 +1,68 @@
+"""The sandbox as an ordinary user (a developer's laptop): the same guarantees through a user namespace.
+
+The test re-runs a match in a child process that ``unshare --user`` has turned into uid 1000 without any
+capability in the host's namespaces, so the sandbox takes its unprivileged path (no cgroups, every
+namespace inside a user namespace of its own). Hostile bots there still fail to escape.
+
+The fork bomb is left out on purpose: ``unshare --user`` run by root keeps root as the real user outside,
+and the kernel never applies RLIMIT_NPROC to root, so here (unlike on a real user's machine) nothing would
+bound it.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+HERE = Path(__file__).parent
+PROJECT_ROOT = HERE.parents[1]
+
+SCRIPT = textwrap.dedent("""
+    import json, os, sys
+    sys.path[:0] = [{root!r}, {here!r}]
+    import engines
+    from conftest import RaceGame
+    engines.register(RaceGame())
+    from bots.referee import BotSpec, Limits, play_match
+    from bots.sandbox.zygote import ZygoteSandbox
+
+    sandbox = ZygoteSandbox({cache!r}).start()
+    results = {{"uid": os.geteuid(), "describe": sandbox.describe()}}
+    for name, code in {bots!r}.items():
+        result = play_match("race", [BotSpec(name, code.encode()), BotSpec("victim", b"def act(o, l): return l[0]")],
+                            seed=3, limits=Limits(move_ms=500, bank_ms=200, memory_mb=128), sandbox=sandbox)
+        results[name] = [result.seats[0].outcome, result.seats[0].reason, result.seats[0].log]
+    sandbox.close()
+    print(json.dumps(results))
+""")
+
+
+def test_hostile_bots_fail_as_an_ordinary_user(tmp_path):
+    if shutil.which("unshare") is None:
+        pytest.skip("util-linux unshare is not installed")
+    bots = {name: (HERE / "hostile" / f"{name}.py").read_text()
+            for name in ("privileges", "killer", "memory_hog", "sleeper")}
+    bots["network"] = "PORT = 6379\nUDP_PORT = 6379\n" + (HERE / "hostile" / "network.py").read_text()
+    script = SCRIPT.format(root=str(PROJECT_ROOT), here=str(HERE), cache=str(tmp_path / "cache"), bots=bots)
+    completed = subprocess.run(
+        ["unshare", "--user", "--map-user=1000", "--map-group=1000", sys.executable, "-c", script],
+        capture_output=True, text=True, timeout=120, cwd=tmp_path,
+    )
+    if "user namespaces must be enabled" in completed.stderr or "unshare failed" in completed.stderr:
+        pytest.skip(f"user namespaces are not available here: {completed.stderr[-300:]}")
+    assert completed.returncode == 0, completed.stderr[-2000:]
+    results = json.loads(completed.stdout.strip().splitlines()[-1])
+    assert results["uid"] == 1000
+    assert "no cgroups" in results["describe"]
+    assert all("ESCAPED" not in results[name][2] for name in bots)
+    assert results["privileges"][0] == "ok" and results["privileges"][2].count("refused") == 11
+    assert results["network"][0] == "ok" and results["network"][2].count("refused") == 8
+    assert results["killer"][0] == "ok" and "killed" not in results["killer"][2]
+    assert results["memory_hog"][0] == "memory"
+    assert results["sleeper"][0] == "timeout"
