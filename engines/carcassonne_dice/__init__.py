@@ -109,7 +109,8 @@ class CarcassonneDice(Game):
         """A match with seat 0 to start (ED-8); its first roll is already made (CD-4.1)."""
         self.check_players(players)
         if isinstance(seed, bool) or not isinstance(seed, int):
-            raise ValueError(f"seed must be an integer, got {seed!r}")
+            # The Game contract (engines.base) promises ValueError for every bad argument.
+            raise ValueError(f"seed must be an integer, got {seed!r}")  # noqa: TRY004
         return CarcassonneDiceState(players, seed, self.resolve_options(options))
 
 

@@ -30,7 +30,7 @@ class City(NamedTuple):
 class Plane:
     """The dice of one plane and its frontier. Placement legality is checked by the caller (the state)."""
 
-    __slots__ = ("index", "cells", "frontier", "_builds", "_cities")
+    __slots__ = ("_builds", "_cities", "cells", "frontier", "index")
 
     def __init__(self, index: int) -> None:
         self.index = index
@@ -41,7 +41,7 @@ class Plane:
         self._builds: dict[int, list] = {}
         self._cities: tuple[City, ...] | None = None
 
-    def copy(self) -> "Plane":
+    def copy(self) -> Plane:
         twin = Plane.__new__(Plane)
         twin.index = self.index
         twin.cells = dict(self.cells)

@@ -12,12 +12,11 @@ from __future__ import annotations
 
 from xml.sax.saxutils import escape, quoteattr
 
-from engines.carcassonne_dice.faces import FACE_ID, FACE_BY_ID, STEPS
+from engines.carcassonne_dice.faces import FACE_BY_ID, FACE_ID, STEPS
 
 WIDTH = 820
 TILE = 44
 PAD = 16
-BOARD_TOP = 0  # set per drawing
 
 # Corners of a unit tile (screen y down) per direction N, E, S, W, and the inner square's matching corners.
 _OUTER = {0: ((0, 0), (1, 0)), 1: ((1, 0), (1, 1)), 2: ((1, 1), (0, 1)), 3: ((0, 1), (0, 0))}
@@ -33,8 +32,8 @@ def _text(x: float, y: float, content: str, *, size: int = 14, weight: str = "no
 
 def _tile(x: float, y: float, size: float, edges: str, *, open_sides=(), frame: str = "#888") -> str:
     """A city face: white square, a black trapezoid per city edge, joined in the middle; open sides red."""
-    parts = [f'<rect x="{x:.1f}" y="{y:.1f}" width="{size:.1f}" height="{size:.1f}" fill="#fff" '
-             f'stroke={quoteattr(frame)} stroke-width="2"/>']
+    parts = [(f'<rect x="{x:.1f}" y="{y:.1f}" width="{size:.1f}" height="{size:.1f}" fill="#fff" '
+              f'stroke={quoteattr(frame)} stroke-width="2"/>')]
     city = [d for d in range(4) if edges[d] == "C"]
     for d in city:
         (ax, ay), (bx, by) = _OUTER[d]

@@ -191,7 +191,7 @@ class CarcassonneDiceState(State):
             [(seat == self.catapult_winner, total) for seat, total in enumerate(self.totals)]
         )
 
-    def clone(self) -> "CarcassonneDiceState":
+    def clone(self) -> CarcassonneDiceState:
         """An independent copy (hand-written: planes and logs are copied, log entries are never mutated)."""
         twin = CarcassonneDiceState.__new__(CarcassonneDiceState)
         twin.__dict__.update(self.__dict__)
@@ -208,7 +208,7 @@ class CarcassonneDiceState(State):
         twin._legal = None
         return twin
 
-    def resample_hidden(self, player: int, seed: int) -> "CarcassonneDiceState":
+    def resample_hidden(self, player: int, seed: int) -> CarcassonneDiceState:
         """Nothing on the table is secret; only the dice not yet rolled are unknown, so they are re-seeded."""
         twin = self.clone()
         twin.chance = Chance(seed)

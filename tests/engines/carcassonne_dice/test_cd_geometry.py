@@ -157,7 +157,7 @@ def test_example_c_the_seeds_turn_2a_to_2c():
     assert ["CAP", 0, -1, 1, 2] in builds(state)
     state.apply({"build": ["CAP", 0, -1, 1, 2]})
     # The pool is empty: the turn ended by itself, largest closed city 2 dice, 0 points.
-    score = [e for e in state.view()["history"] if e.get("event") == "score"][0]
+    score = next(e for e in state.view()["history"] if e.get("event") == "score")
     assert (score["seat"], score["city_size"], score["points"]) == (0, 2, 0)
     six = plane_of(*EXAMPLE_C_BIG, *EXAMPLE_C_PAIR)
     assert summary(six) == [(4, False, 3), (2, True, 0)]

@@ -25,7 +25,7 @@ def texts(root: ET.Element) -> str:
 def test_render_parses_for_views_along_whole_games():
     for players in (2, 5):
         views = []
-        state, _ = random_game(players, 3, on_step=lambda s: views.append(s.view()))
+        state, _ = random_game(players, 3, on_step=lambda s, views=views: views.append(s.view()))
         views.append(state.view())
         for view in views[:: max(1, len(views) // 40)] + views[-1:]:
             parse(render(view, seat_names=["a", "b", "c", "d", "e"][:players]))

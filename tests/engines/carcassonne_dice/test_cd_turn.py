@@ -5,7 +5,7 @@ Checklist items 1 (pool sizes), 2 (catapults in every roll, the cumulative nine-
 """
 
 import pytest
-from carcassonne_dice_helpers import new, random_game, turn_with
+from carcassonne_dice_helpers import random_game, turn_with
 
 from engines import IllegalAction
 from engines.carcassonne_dice.state import GAME_OVER, KNIGHT_CHOICE, RESOLVE
