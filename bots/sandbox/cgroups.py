@@ -236,8 +236,23 @@ def _write(path: Path, value: str, optional: bool = False) -> None:
             raise
 
 
+def _remove_stale(base: Path) -> None:
+    """Remove the groups of workers that died without cleaning up (their pid is the name's first part)."""
+    for parent in base.glob("botladder-*"):
+        pid = parent.name.split("-")[1]
+        if not pid.isdigit() or Path(f"/proc/{pid}").exists():
+            continue
+        for child in parent.glob("bot-*"):
+            BotCgroup([child], None, 1).kill_and_remove(timeout_s=0.5)
+        try:
+            parent.rmdir()
+        except OSError:
+            pass
+
+
 def detect(tag: str) -> Cgroups | None:
-    """Create this worker's parent groups (named after ``tag``); None where cgroups are not usable."""
+    """Create this worker's parent groups (named after ``tag``, which starts with our pid); None where
+    cgroups are not usable. Groups left behind by dead workers are removed on the way."""
     if os.geteuid() != 0:
         return None
     try:
@@ -248,8 +263,10 @@ def detect(tag: str) -> Cgroups | None:
         parents = {}
         for controller in ("memory", "pids", "cpu"):
             if controller in mounts:
-                parent = mounts[controller] / own.get(controller, "/").lstrip("/") / f"botladder-{tag}"
+                base = mounts[controller] / own.get(controller, "/").lstrip("/")
+                parent = base / f"botladder-{tag}"
                 try:
+                    _remove_stale(base)
                     parent.mkdir(exist_ok=True)
                 except OSError as exc:
                     logger.warning("cgroup v1 %s not writable: %s", controller, exc)
@@ -259,6 +276,7 @@ def detect(tag: str) -> Cgroups | None:
     if "" in mounts:
         base = mounts[""] / own.get("", "/").lstrip("/")
         try:
+            _remove_stale(base)
             available = (base / "cgroup.controllers").read_text().split()
             if not {"memory", "pids"} <= set(available):
                 return None
