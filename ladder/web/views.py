@@ -78,7 +78,7 @@ def bot_version_upload(request, bot_id: int):
     page = selectors.bot_page(bot_id=bot.id, viewer=request.user)
     page["chart"] = charts.rating_history_svg(page["ratings_over_time"])
     page["version_form"] = form
-    return render(request, "ladder/bot.html", page, status=400)
+    return render(request, "ladder/bot.html", page)
 
 
 @login_required
@@ -94,8 +94,7 @@ def bot_upload_page(request):
         else:
             messages.success(request, f"{bot.name} was validated and accepted.")
             return redirect("bot", bot_id=bot.id)
-    status = 400 if request.method == "POST" else 200
-    return render(request, "ladder/upload.html", {"form": form}, status=status)
+    return render(request, "ladder/upload.html", {"form": form})
 
 
 @login_required
@@ -212,5 +211,4 @@ def signup_page(request):
             login(request, user)
             messages.success(request, f"Welcome, {user.username}. Upload your first bot below.")
             return redirect("bot-upload")
-    status = 400 if request.method == "POST" else 200
-    return render(request, "ladder/signup.html", {"form": form}, status=status)
+    return render(request, "ladder/signup.html", {"form": form})

@@ -182,17 +182,31 @@ def chromium_or_skip() -> str:
     pytest.skip(f"Chromium is missing at {CHROMIUM}; {INSTALL_HINT}")
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser():
-    """One headless Chromium for the session, driven by Playwright (never ``playwright install``)."""
+    """One headless Chromium per test module, driven by Playwright (never ``playwright install``).
+
+    Playwright's sync API keeps an asyncio loop running in this thread, which Django takes for an async
+    context and refuses database calls in. The test thread's database calls are plain synchronous code
+    (finishing matches, reading rows), so Django's check is lifted while the browser lives, and only then:
+    the module scope ends the loop before other modules run.
+    """
     path = chromium_or_skip()
     from playwright.sync_api import sync_playwright
 
     SCREENSHOTS.mkdir(exist_ok=True)
-    with sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(executable_path=path, args=CHROMIUM_ARGS, headless=True)
-        yield chromium
-        chromium.close()
+    previous = os.environ.get("DJANGO_ALLOW_ASYNC_UNSAFE")
+    os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
+    try:
+        with sync_playwright() as playwright:
+            chromium = playwright.chromium.launch(executable_path=path, args=CHROMIUM_ARGS, headless=True)
+            yield chromium
+            chromium.close()
+    finally:
+        if previous is None:
+            os.environ.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)
+        else:
+            os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = previous
 
 
 class ConsoleWatch:
