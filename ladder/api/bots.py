@@ -153,7 +153,7 @@ class BotListCreateApi(ListAPIView):
         responses={201: BotDetailSerializer, **error_responses(400, 401, 429, 503)},
         examples=[
             OpenApiExample("upload", value={"game": "kingdomino", "name": "greedy", "code": "<bot.py file>"},
-                           request_only=True),
+                           request_only=True, media_type="multipart/form-data"),
             _bot_example("created", "201"),
         ],
     )
@@ -214,7 +214,8 @@ class BotVersionListCreateApi(ListAPIView):
         request={"multipart/form-data": InputSerializer},
         responses={201: VersionSerializer, **error_responses(400, 401, 404, 429, 503)},
         examples=[
-            OpenApiExample("upload", value={"code": "<bot.py or bot.zip file>"}, request_only=True),
+            OpenApiExample("upload", value={"code": "<bot.py or bot.zip file>"}, request_only=True,
+                           media_type="multipart/form-data"),
             OpenApiExample("created", value={**_VERSION_EXAMPLE, "number": 2}, response_only=True,
                            status_codes=["201"]),
         ],

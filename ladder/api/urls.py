@@ -1,16 +1,17 @@
 """Routes under /api/ (DESIGN.md section 7), the OpenAPI schema and its two locally served viewers."""
 
 from django.urls import path, re_path
-from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, SpectacularSwaggerSplitView
+from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 
 from ladder.api import auth, bots, games, matches, tournaments
+from ladder.api.docs import LocalRedocView
 from ladder.api.errors import api_not_found
 
 urlpatterns = [
     path("schema/", SpectacularAPIView.as_view(), name="api-schema"),
     # The split view serves its script from this site (no inline script, no CDN: assets come from the sidecar).
     path("docs/", SpectacularSwaggerSplitView.as_view(url_name="api-schema"), name="api-docs"),
-    path("redoc/", SpectacularRedocView.as_view(url_name="api-schema"), name="api-redoc"),
+    path("redoc/", LocalRedocView.as_view(url_name="api-schema"), name="api-redoc"),
     path("auth/register/", auth.AuthRegisterApi.as_view(), name="api-register"),
     path("auth/token/", auth.AuthTokenApi.as_view(), name="api-token"),
     path("auth/me/", auth.AuthMeApi.as_view(), name="api-me"),

@@ -1,0 +1,206 @@
+"""Bots: upload, list (filters, ordering, pagination), detail, versions, code, (de)activation, rating
+history, head-to-head; a second user tries to read and change the first user's bots."""
+
+import pytest
+
+from ladder.api.pagination import MAX_PAGE_SIZE
+from ladder.models import Bot, BotVersion, Game
+from tests.api.helpers import error_of, upload, upload_version
+from tests.conftest import FIRST_LEGAL_BOT, LAST_LEGAL_BOT
+from tests.factories import BotFactory, UserFactory, finished_match
+
+pytestmark = pytest.mark.django_db
+
+
+def test_upload_creates_version_one_and_an_initial_rating(auth_client):
+    response = upload(auth_client, name="firstlegal")
+    assert response.status_code == 201
+    body = response.json()
+    assert body["name"] == "firstlegal" and body["owner"] == auth_client.user.username and body["active"]
+    assert body["current_version"]["number"] == 1
+    assert body["current_version"]["validation_status"] == "accepted"
+    assert [v["number"] for v in body["versions"]] == [1]
+    assert body["ratings"] == [{"game": "kingdomino", "elo": 1500.0, "games": 0, "wins": 0, "draws": 0,
+                                "losses": 0, "provisional": True}]
+
+
+def test_upload_refusals_name_the_field(auth_client, api_client):
+    BotFactory(name="taken")
+    assert upload(api_client).status_code == 401
+    unknown_game = upload(auth_client, game="chess")
+    assert unknown_game.status_code == 400
+    assert "kingdomino" in error_of(unknown_game)["fields"]["game"][0]
+    taken = upload(auth_client, name="TAKEN")
+    assert taken.status_code == 400 and "already exists" in error_of(taken)["fields"]["name"][0]
+    bad_name = upload(auth_client, name="no spaces please")
+    assert bad_name.status_code == 400 and "letters, digits" in error_of(bad_name)["fields"]["name"][0]
+    no_file = auth_client.post("/api/bots/", {"game": "kingdomino", "name": "nofile"}, format="multipart")
+    assert no_file.status_code == 400 and "code" in error_of(no_file)["fields"]
+    assert Bot.objects.count() == 1
+
+
+def test_list_filters_by_game_owner_name_and_active(api_client):
+    ada, bob = UserFactory(username="ada"), UserFactory(username="bob")
+    alpha = BotFactory(owner=ada, name="alpha")
+    beta = BotFactory(owner=bob, name="beta", active=False)
+    gamma = BotFactory(owner=bob, name="gamma", game=Game.objects.get(slug="draftosaurus"))
+
+    def names(query):
+        response = api_client.get(f"/api/bots/{query}")
+        assert response.status_code == 200
+        return [row["name"] for row in response.json()["results"]]
+
+    assert names("") == ["alpha", "beta", "gamma"]
+    assert names("?game=kingdomino") == ["alpha", "beta"]
+    assert names("?owner=bob") == ["beta", "gamma"]
+    assert names("?active=false") == ["beta"]
+    assert names("?name=AM") == ["gamma"]
+    assert names("?game=chess") == []
+    row = api_client.get("/api/bots/?name=alpha").json()["results"][0]
+    assert row == {"id": alpha.id, "name": "alpha", "game": "kingdomino", "owner": "ada", "active": True,
+                   "elo": 1500.0, "current_version": 1, "created_at": row["created_at"]}
+    assert {beta.id, gamma.id} < {r["id"] for r in api_client.get("/api/bots/").json()["results"]}
+
+
+def test_list_orders_by_elo_and_name(api_client):
+    low, high, middle = BotFactory(name="c-low"), BotFactory(name="a-high"), BotFactory(name="b-mid")
+    high.ratings.update(elo=1700)
+    middle.ratings.update(elo=1600)
+    by_elo = api_client.get("/api/bots/?ordering=-elo").json()["results"]
+    assert [row["id"] for row in by_elo] == [high.id, middle.id, low.id]
+    by_name = api_client.get("/api/bots/?ordering=name").json()["results"]
+    assert [row["name"] for row in by_name] == ["a-high", "b-mid", "c-low"]
+
+
+def test_list_pages_and_caps_the_page_size(api_client):
+    BotFactory.create_batch(3)
+    first = api_client.get("/api/bots/?page_size=2").json()
+    assert first["count"] == 3 and len(first["results"]) == 2 and first["next"] and first["previous"] is None
+    second = api_client.get(first["next"]).json()
+    assert len(second["results"]) == 1 and second["next"] is None
+    missing = api_client.get("/api/bots/?page=9")
+    assert missing.status_code == 404 and "there is no page 9" in error_of(missing)["detail"]
+    BotFactory.create_batch(MAX_PAGE_SIZE + 1 - 3)
+    capped = api_client.get(f"/api/bots/?page_size={MAX_PAGE_SIZE * 10}").json()
+    assert len(capped["results"]) == MAX_PAGE_SIZE and capped["count"] == MAX_PAGE_SIZE + 1
+
+
+def test_list_query_count_does_not_grow_with_bots(api_client, django_assert_max_num_queries):
+    BotFactory.create_batch(12)
+    with django_assert_max_num_queries(2):
+        assert len(api_client.get("/api/bots/?page_size=50").json()["results"]) == 12
+
+
+def test_detail_has_versions_and_ratings_in_three_queries(api_client, django_assert_max_num_queries):
+    bot = BotFactory()
+    with django_assert_max_num_queries(3):
+        body = api_client.get(f"/api/bots/{bot.id}/").json()
+    assert body["current_version"]["number"] == 1 and body["ratings"][0]["elo"] == 1500.0
+    missing = api_client.get("/api/bots/999999/")
+    assert missing.status_code == 404 and error_of(missing)["detail"] == "no bot with id 999999"
+
+
+def test_new_version_keeps_the_rating_and_becomes_current(auth_client):
+    bot = BotFactory(owner=auth_client.user)
+    bot.ratings.update(elo=1612.0, games=3, wins=3)
+    response = upload_version(auth_client, bot.id, code=LAST_LEGAL_BOT)
+    assert response.status_code == 201 and response.json()["number"] == 2
+    body = auth_client.get(f"/api/bots/{bot.id}/").json()
+    assert body["current_version"]["number"] == 2
+    assert body["ratings"][0]["elo"] == 1612.0
+    versions = auth_client.get(f"/api/bots/{bot.id}/versions/").json()
+    assert [v["number"] for v in versions["results"]] == [1, 2]
+    newest_first = auth_client.get(f"/api/bots/{bot.id}/versions/?ordering=-number").json()
+    assert [v["number"] for v in newest_first["results"]] == [2, 1]
+
+
+def test_another_user_cannot_upload_versions_of_my_bot(auth_client, other_client, api_client):
+    bot = BotFactory(owner=auth_client.user)
+    refused = upload_version(other_client, bot.id)
+    assert refused.status_code == 404 and "only a bot's owner" in error_of(refused)["detail"]
+    assert upload_version(api_client, bot.id).status_code == 401
+    assert BotVersion.objects.filter(bot=bot).count() == 1
+
+
+def test_code_is_readable_by_its_owner_and_staff_only(auth_client, other_client, staff_client, api_client):
+    bot = BotFactory(owner=auth_client.user, code=FIRST_LEGAL_BOT)
+    own = auth_client.get(f"/api/bots/{bot.id}/versions/1/code/")
+    assert own.status_code == 200 and own.content == FIRST_LEGAL_BOT
+    assert own["Content-Disposition"] == 'attachment; filename="bot.py"'
+    assert staff_client.get(f"/api/bots/{bot.id}/versions/1/code/").content == FIRST_LEGAL_BOT
+    # Someone else's code and code that does not exist answer alike: the id reveals nothing.
+    theirs = other_client.get(f"/api/bots/{bot.id}/versions/1/code/")
+    nothing = other_client.get(f"/api/bots/{bot.id}/versions/7/code/")
+    assert theirs.status_code == nothing.status_code == 404
+    assert error_of(theirs)["code"] == error_of(nothing)["code"] == "not_found"
+    assert api_client.get(f"/api/bots/{bot.id}/versions/1/code/").status_code == 404
+
+
+def test_owner_deactivates_and_reactivates_and_others_cannot(auth_client, other_client, api_client):
+    bot = BotFactory(owner=auth_client.user)
+    assert other_client.post(f"/api/bots/{bot.id}/deactivate/").status_code == 404
+    assert api_client.post(f"/api/bots/{bot.id}/deactivate/").status_code == 401
+    bot.refresh_from_db()
+    assert bot.active
+    off = auth_client.post(f"/api/bots/{bot.id}/deactivate/")
+    assert off.status_code == 200 and off.json()["active"] is False
+    board = auth_client.get("/api/leaderboards/kingdomino/").json()
+    assert bot.id not in [row["bot_id"] for row in board]
+    entry = auth_client.post("/api/tournaments/", {"game": "kingdomino", "name": "cup", "players_per_match": 2,
+                                                   "bots": [bot.id, BotFactory().id]}, format="json")
+    assert entry.status_code == 400 and "inactive" in error_of(entry)["fields"]["bots"][0]
+    assert other_client.post(f"/api/bots/{bot.id}/reactivate/").status_code == 404
+    on = auth_client.post(f"/api/bots/{bot.id}/reactivate/")
+    assert on.status_code == 200 and on.json()["active"] is True
+
+
+def test_rating_history_has_one_point_per_rated_match(api_client, django_assert_max_num_queries):
+    winner, loser = BotFactory(), BotFactory()
+    for _ in range(3):
+        finished_match(bots=[winner, loser], places=[1, 2])
+    with django_assert_max_num_queries(3):
+        history = api_client.get(f"/api/bots/{winner.id}/ratings/").json()
+    points = history["results"]
+    assert history["count"] == 3
+    assert points[0]["before"] == 1500.0
+    assert all(p["delta"] > 0 and p["version"] == 1 for p in points)
+    assert [p["before"] for p in points[1:]] == [p["after"] for p in points[:-1]]
+    winner.refresh_from_db()
+    assert points[-1]["after"] == pytest.approx(winner.ratings.get().elo)
+    assert api_client.get("/api/bots/999999/ratings/").status_code == 404
+
+
+def test_head_to_head_counts_pairwise_results_of_shared_matches(api_client):
+    ada, bob, cy = BotFactory(), BotFactory(), BotFactory()
+    finished_match(bots=[ada, bob], places=[1, 2])
+    finished_match(bots=[bob, ada], places=[1, 1])
+    last = finished_match(bots=[ada, bob], places=[1, 2], outcomes=["timeout", "ok"])
+    finished_match(bots=[ada, cy], places=[2, 1])
+    body = api_client.get(f"/api/bots/{ada.id}/head-to-head/{bob.id}/").json()
+    assert (body["wins"], body["draws"], body["losses"], body["games"], body["score"]) == (1, 1, 1, 3, 1.5)
+    assert body["match_ids"][0] == last.id and len(body["match_ids"]) == 3
+    mirrored = api_client.get(f"/api/bots/{bob.id}/head-to-head/{ada.id}/").json()
+    assert (mirrored["wins"], mirrored["losses"]) == (1, 1)
+
+
+def test_head_to_head_refusals(api_client):
+    bot = BotFactory()
+    other_game = BotFactory(game=Game.objects.get(slug="draftosaurus"))
+    same = api_client.get(f"/api/bots/{bot.id}/head-to-head/{bot.id}/")
+    assert same.status_code == 400 and "two different bots" in error_of(same)["detail"]
+    apart = api_client.get(f"/api/bots/{bot.id}/head-to-head/{other_game.id}/")
+    assert apart.status_code == 400 and "different games" in error_of(apart)["detail"]
+    assert api_client.get(f"/api/bots/{bot.id}/head-to-head/999999/").status_code == 404
+
+
+def test_uploads_are_throttled_per_user(auth_client, other_client, throttle_rates):
+    throttle_rates(uploads="2/minute")
+    assert upload(auth_client, name="one").status_code == 201
+    bot_id = Bot.objects.get(name="one").id
+    assert upload_version(auth_client, bot_id).status_code == 201
+    refused = upload(auth_client, name="three")
+    assert refused.status_code == 429
+    assert "too many uploads: at most 2 per minute" in error_of(refused)["detail"]
+    assert not Bot.objects.filter(name="three").exists()
+    assert auth_client.get("/api/bots/").status_code == 200
+    assert upload(other_client, name="four").status_code == 201

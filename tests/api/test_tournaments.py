@@ -1,0 +1,147 @@
+"""Tournaments: create (validation, throttling), list (filters, ordering, pagination), detail with
+progress and standings carrying the Bradley-Terry ratings, standings and crosstable routes."""
+
+import pytest
+
+from ladder.models import Game, Match
+from ladder.services import ratings
+from tests.api.helpers import error_of
+from tests.factories import BotFactory, TournamentFactory, finished_match
+
+pytestmark = pytest.mark.django_db
+
+
+def create(client, **changes):
+    payload = {"game": "kingdomino", "name": "cup", "players_per_match": 2, "games_per_pairing": 2, **changes}
+    return client.post("/api/tournaments/", payload, format="json")
+
+
+def test_create_schedules_every_pairing(auth_client):
+    bots = BotFactory.create_batch(3)
+    response = create(auth_client, bots=[b.id for b in bots], seed=11)
+    assert response.status_code == 201
+    body = response.json()
+    assert body["status"] == "running" and body["created_by"] == auth_client.user.username
+    assert body["progress"]["total"] == body["progress"]["queued"] == 6
+    assert sorted(body["bots"]) == sorted(b.id for b in bots)
+    assert {line["bot_id"] for line in body["standings"]} == {b.id for b in bots}
+    assert Match.objects.filter(tournament_id=body["id"]).count() == 6
+
+
+@pytest.mark.parametrize(
+    "change,field,fragment",
+    [
+        ({"players_per_match": 11}, "players_per_match", "less than or equal to 10"),
+        ({"players_per_match": 5}, "players_per_match", "2 to 4 players"),
+        ({"bots": "other_game"}, "bots", "another game"),
+        ({"bots": "unknown"}, "bots", "no bots with ids"),
+        ({"bots": []}, "bots", "may not be empty"),
+        ({"bots": ["x"]}, "bots.0", "valid integer"),
+        ({"games_per_pairing": 999}, "games_per_pairing", "the limit is"),
+        ({"options": {"initial_pick": "no-such-pick"}}, "options", "refused"),
+        ({"options": [1, 2]}, "options", "dictionary"),
+        ({"game": "chess"}, "game", "unknown game"),
+        ({"name": ""}, "name", "blank"),
+    ],
+)
+def test_create_refusals_name_the_field(auth_client, settings, change, field, fragment):
+    settings.TOURNAMENT_MAX_MATCHES = 100
+    bot_ids = [b.id for b in BotFactory.create_batch(3)]
+    if change.get("bots") == "other_game":
+        change = {"bots": bot_ids + [BotFactory(game=Game.objects.get(slug="draftosaurus")).id]}
+    elif change.get("bots") == "unknown":
+        change = {"bots": bot_ids + [987654]}
+    response = create(auth_client, **{"bots": bot_ids, **change})
+    assert response.status_code == 400
+    body = error_of(response)
+    assert fragment in " ".join(body["fields"][field]), body
+    assert not Match.objects.exists()
+
+
+def test_create_needs_a_login_and_is_throttled(api_client, auth_client, throttle_rates):
+    bot_ids = [b.id for b in BotFactory.create_batch(2)]
+    assert create(api_client, bots=bot_ids).status_code == 401
+    throttle_rates(tournaments="1/day")
+    assert create(auth_client, bots=bot_ids).status_code == 201
+    refused = create(auth_client, bots=bot_ids, name="again")
+    assert refused.status_code == 429
+    assert "too many tournaments created: at most 1 per day" in error_of(refused)["detail"]
+    assert Match.objects.count() == 2
+
+
+def test_list_filters_orders_and_pages(api_client, django_assert_max_num_queries):
+    bots = BotFactory.create_batch(2)
+    first = TournamentFactory(name="b-first", bots=bots)
+    second = TournamentFactory(name="a-second", bots=bots[:1])
+    third = TournamentFactory(name="c-third", game=Game.objects.get(slug="draftosaurus"))
+
+    def ids(query):
+        response = api_client.get(f"/api/tournaments/{query}")
+        assert response.status_code == 200
+        return [row["id"] for row in response.json()["results"]]
+
+    assert ids("") == [third.id, second.id, first.id]
+    assert ids("?game=kingdomino") == [second.id, first.id]
+    assert ids(f"?bot={bots[1].id}") == [first.id]
+    assert ids("?status=finished") == []
+    assert ids("?ordering=name") == [second.id, first.id, third.id]
+    assert ids("?page_size=1&page=2") == [second.id]
+    bad = api_client.get("/api/tournaments/?status=paused")
+    assert bad.status_code == 400 and "status" in error_of(bad)["fields"]
+    TournamentFactory.create_batch(5, bots=bots)
+    with django_assert_max_num_queries(3):
+        assert len(ids("?page_size=50")) == 8
+
+
+def test_standings_carry_the_order_independent_rating_with_an_interval(api_client, django_assert_max_num_queries):
+    strong, middle, weak = BotFactory(), BotFactory(), BotFactory()
+    tournament = TournamentFactory(bots=[strong, middle, weak])
+    for winner, loser in [(strong, middle), (strong, weak), (middle, weak), (middle, strong), (strong, middle)]:
+        finished_match(tournament=tournament, bots=[winner, loser], places=[1, 2])
+    with django_assert_max_num_queries(8):
+        detail = api_client.get(f"/api/tournaments/{tournament.id}/").json()
+    assert detail["progress"]["finished"] == detail["progress"]["total"] == 5
+    table = detail["standings"]
+    assert [line["bot_id"] for line in table] == [strong.id, middle.id, weak.id]
+    assert [line["rank"] for line in table] == [1, 2, 3]
+    assert (table[0]["wins"], table[0]["losses"], table[0]["points"]) == (3, 1, 3.0)
+    assert table[2]["games"] == 2 and table[2]["wins"] == 0
+    assert sum(line["rating"] for line in table) == pytest.approx(3 * ratings.INITIAL_RATING)
+    assert table[0]["rating"] > table[1]["rating"] > table[2]["rating"]
+    for line in table:
+        assert line["rating_low"] < line["rating"] < line["rating_high"]
+        assert line["rating_high"] - line["rating_low"] == pytest.approx(2 * 1.959964 * line["rating_stderr"],
+                                                                         rel=1e-4)
+    # The weak bot lost every game, yet its rating is finite.
+    assert table[2]["rating"] > 0
+    standings = api_client.get(f"/api/tournaments/{tournament.id}/standings/").json()
+    assert standings == table
+
+
+def test_entrants_without_finished_matches_are_listed_last(api_client):
+    played, waiting = BotFactory(), BotFactory()
+    tournament = TournamentFactory(bots=[played, waiting])
+    table = api_client.get(f"/api/tournaments/{tournament.id}/standings/").json()
+    assert [(line["bot_id"], line["games"]) for line in table] == [(played.id, 0), (waiting.id, 0)]
+    assert table[0]["rating"] == pytest.approx(1500.0)
+
+
+def test_crosstable_mirrors_pairwise_results(api_client):
+    ada, bob, cy = BotFactory(), BotFactory(), BotFactory()
+    tournament = TournamentFactory(bots=[ada, bob, cy], players_per_match=3)
+    finished_match(tournament=tournament, bots=[ada, bob, cy], places=[1, 2, 2])
+    finished_match(tournament=tournament, bots=[ada, bob], places=[2, 1])
+    body = api_client.get(f"/api/tournaments/{tournament.id}/crosstable/").json()
+    assert [b["id"] for b in body["bots"]] == [ada.id, bob.id, cy.id]
+    rows = {row["bot_id"]: {r["opponent_id"]: r for r in row["results"]} for row in body["rows"]}
+    assert (rows[ada.id][bob.id]["wins"], rows[ada.id][bob.id]["losses"]) == (1, 1)
+    assert (rows[bob.id][ada.id]["wins"], rows[bob.id][ada.id]["losses"]) == (1, 1)
+    assert rows[bob.id][cy.id]["draws"] == rows[cy.id][bob.id]["draws"] == 1
+    assert rows[cy.id][ada.id]["score"] == 0.0 and rows[ada.id][cy.id]["score"] == 1.0
+
+
+def test_unknown_tournament_is_a_404_everywhere(api_client):
+    for suffix in ("", "standings/", "crosstable/"):
+        response = api_client.get(f"/api/tournaments/424242/{suffix}")
+        assert response.status_code == 404
+        assert error_of(response)["detail"] == "no tournament with id 424242"

@@ -1,0 +1,93 @@
+"""Bad uploads: each gets a 400 whose message says what is wrong (from bots/validate.py), and nothing of
+the refused upload is stored, for a new bot as for a new version."""
+
+import io
+import stat
+import zipfile
+
+import pytest
+
+from ladder.models import Bot, BotVersion, Rating
+from tests.api.helpers import error_of, upload, upload_version
+from tests.conftest import FIRST_LEGAL_BOT
+from tests.factories import BotFactory
+
+pytestmark = pytest.mark.django_db
+
+
+def zip_of(members: dict[str, bytes], *, symlinks: dict[str, str] | None = None) -> bytes:
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
+        for name, data in members.items():
+            archive.writestr(name, data)
+        for name, target in (symlinks or {}).items():
+            info = zipfile.ZipInfo(name)
+            info.external_attr = (stat.S_IFLNK | 0o777) << 16
+            archive.writestr(info, target)
+    return buffer.getvalue()
+
+
+def zip_bomb() -> bytes:
+    # 20 MB of zeros deflate to about 20 KB: far past both the unpacked size and the expansion ratio caps.
+    return zip_of({"bot.py": FIRST_LEGAL_BOT, "data.bin": b"\0" * (20 * 1024 * 1024)})
+
+
+BAD_UPLOADS = [
+    pytest.param("bot.txt", b"just some notes\n", "is neither a .py file nor a .zip", id="not-python-name"),
+    pytest.param("bot.py", b"\x89PNG\r\n\x1a\n\x00\x00", "is not Python source", id="not-python-bytes"),
+    pytest.param("bot.py", b"def act(observation, legal_actions):\n    return [\n", "syntax error in bot.py, line",
+                 id="syntax-error"),
+    pytest.param("bot.py", b"", "the upload is empty", id="empty"),
+    pytest.param("bot.py", FIRST_LEGAL_BOT + b"#" * 40_000, "at most 30000 are allowed", id="oversized"),
+    pytest.param("bot.zip", zip_bomb(), "zip bomb", id="zip-bomb"),
+    pytest.param("bot.zip", zip_of({"bot.py": FIRST_LEGAL_BOT, "../escape.py": b"x = 1\n"}),
+                 "'..' is not allowed in zip paths", id="zip-dotdot"),
+    pytest.param("bot.zip", zip_of({"bot.py": FIRST_LEGAL_BOT}, symlinks={"secrets": "/etc/passwd"}),
+                 "symbolic links are not allowed", id="zip-symlink"),
+    pytest.param("bot.zip", zip_of({"src/bot.py": FIRST_LEGAL_BOT}), "the zip has no bot.py at its root",
+                 id="zip-without-bot-py"),
+    pytest.param("bot.zip", b"PK\x03\x04 truncated", "not a readable zip file", id="zip-corrupt"),
+    pytest.param("bot.py", b"print('no act here')\n", "smoke match", id="no-act-function"),
+]
+
+
+@pytest.fixture(autouse=True)
+def _small_upload_limit(settings):
+    settings.BOTS_MAX_UPLOAD_BYTES = 30_000
+
+
+@pytest.mark.parametrize("filename,code,message", BAD_UPLOADS)
+def test_bad_new_bot_is_refused_with_its_reason_and_nothing_stored(auth_client, filename, code, message):
+    response = upload(auth_client, name="candidate", code=code, filename=filename)
+    assert response.status_code == 400
+    body = error_of(response)
+    assert message in body["detail"]
+    assert body["fields"]["code"] == [body["detail"]]
+    assert not Bot.objects.exists() and not BotVersion.objects.exists() and not Rating.objects.exists()
+
+
+@pytest.mark.parametrize("filename,code,message", BAD_UPLOADS)
+def test_bad_new_version_is_refused_and_the_bot_is_unchanged(auth_client, filename, code, message):
+    bot = BotFactory(owner=auth_client.user)
+    response = upload_version(auth_client, bot.id, code=code, filename=filename)
+    assert response.status_code == 400
+    assert message in error_of(response)["detail"]
+    assert list(bot.versions.values_list("number", flat=True)) == [1]
+
+
+def test_failed_smoke_match_shows_the_tail_of_the_bot_log(auth_client):
+    code = b"import sys\ndef act(observation, legal_actions):\n    print('thinking hard')\n    raise RuntimeError('oops')\n"
+    response = upload(auth_client, name="crashy", code=code)
+    assert response.status_code == 400
+    body = error_of(response)
+    assert "smoke match" in body["detail"]
+    assert "oops" in body.get("log_tail", "") + body["detail"]
+
+
+def test_a_good_zip_is_accepted(auth_client):
+    code = zip_of({"bot.py": b"from helper import pick\ndef act(o, legal):\n    return pick(legal)\n",
+                   "helper.py": b"def pick(legal):\n    return legal[0]\n"})
+    response = upload(auth_client, name="zipped", code=code, filename="bot.zip")
+    assert response.status_code == 201
+    assert response.json()["current_version"]["kind"] == "zip"
+    assert bytes(BotVersion.objects.get(bot__name="zipped").code) == code
