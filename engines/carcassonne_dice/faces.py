@@ -79,6 +79,13 @@ def _fits(key: int, code: str) -> bool:
     return True
 
 
+#: For each rotated edge code, what building it adds to the constraint of the empty cell on each side.
+FRONTIER_INCREMENTS: dict[str, tuple[int, int, int, int]] = {
+    code: tuple(EDGE_CODE[code[d]] * POW3[(d + 2) % 4] for d in range(4))
+    for face_id in CITY_FACES
+    for code in ROTATED[face_id]
+}
+
 #: FITS[key][face_id]: the rotations of that face that match every occupied neighbour of a cell (CD-6.3b).
 FITS: tuple[dict[int, tuple[int, ...]], ...] = tuple(
     {face_id: tuple(r for r, code in ROTATIONS[face_id] if _fits(key, code)) for face_id in CITY_FACES}

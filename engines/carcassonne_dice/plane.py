@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from engines.carcassonne_dice.faces import EDGE_CODE, FACE_NAME, FITS, POW3, STEPS
+from engines.carcassonne_dice.faces import FACE_NAME, FITS, FRONTIER_INCREMENTS, STEPS
 
 
 class BuiltDie(NamedTuple):
@@ -75,13 +75,12 @@ class Plane:
         self._cities = None
         self.cells[cell] = built
         self.frontier.pop(cell, None)
-        cells, frontier, edges = self.cells, self.frontier, built.edges
-        for d, (dx, dy) in enumerate(STEPS):
+        cells, frontier = self.cells, self.frontier
+        # Seen from each empty neighbour, this die lies in the opposite direction (FRONTIER_INCREMENTS).
+        for (dx, dy), increment in zip(STEPS, FRONTIER_INCREMENTS[built.edges]):
             neighbour = (x + dx, y + dy)
-            if neighbour in cells:
-                continue
-            # Seen from the neighbour, this die lies in the opposite direction.
-            frontier[neighbour] = frontier.get(neighbour, 0) + EDGE_CODE[edges[d]] * POW3[(d + 2) % 4]
+            if neighbour not in cells:
+                frontier[neighbour] = frontier.get(neighbour, 0) + increment
 
     def cities(self) -> tuple[City, ...]:
         """The cities of this plane (CD-6.4) with their closedness (CD-6.5), ordered by lowest die id."""

@@ -106,7 +106,8 @@ class CarcassonneDiceState(State):
             raise IllegalAction(f"illegal action {action!r} in phase {self.phase}")
         self._legal = None
         seat = self.active
-        self._log({"seat": seat, "action": _action_from_key(key)})
+        # The key stands for the action in the log; views spell it out (see _copy_entry).
+        self._log({"seat": seat, "action": key})
         kind = key[0]
         if kind == "collect":
             self.collected.append(self._take_from_pool(KNIGHT))
@@ -341,8 +342,9 @@ class CarcassonneDiceState(State):
 
     def _after_resolution(self) -> None:
         """ED-15: stop for the player when nothing is left to decide (in practice: an empty pool)."""
-        usable = any(face != CATAPULT for _, face in self.pool)
-        if not self.pool or (self.rolls_made >= MAX_ROLLS and not usable):
+        # Catapults leave the pool as soon as they are rolled, so every pool die can be collected or built
+        # (a new plane always takes a city face): "nothing left to decide" is exactly an empty pool.
+        if not self.pool:
             self._log({"seat": self.active, "event": "auto_stop"})
             self._stop()
 
@@ -410,8 +412,5 @@ def _copy_entry(entry: dict) -> dict:
     if "winner" in copied:
         copied["winner"] = list(copied["winner"])
     if "action" in copied:
-        action = dict(copied["action"])
-        if "build" in action:
-            action["build"] = list(action["build"])
-        copied["action"] = action
+        copied["action"] = _action_from_key(copied["action"])
     return copied
