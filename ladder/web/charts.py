@@ -47,9 +47,11 @@ def rating_history_svg(ratings: Sequence[float], *, title: str = "Rating history
     low, high = low - pad, high + pad
     x = _scale(0, len(ratings) - 1, left, width - right)
     y = _scale(low, high, height - bottom, top)
-    parts = [f'<svg class="chart" viewBox="0 0 {width} {height}" role="img" aria-label="{label}" '
-             'xmlns="http://www.w3.org/2000/svg" font-size="11" font-family="sans-serif">',
-             f"<title>{label}</title>"]
+    parts = [
+        (f'<svg class="chart" viewBox="0 0 {width} {height}" role="img" aria-label="{label}" '
+         'xmlns="http://www.w3.org/2000/svg" font-size="11" font-family="sans-serif">'),
+        f"<title>{label}</title>",
+    ]
     for fraction in (0.0, 0.5, 1.0):
         value = low + pad + (high - low - 2 * pad) * fraction
         gy = y(value)

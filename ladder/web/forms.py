@@ -21,8 +21,15 @@ class SignUpForm(forms.Form):
     password = forms.CharField(widget=forms.PasswordInput(attrs={"autocomplete": "new-password"}))
 
 
+class GameChoiceField(forms.ModelChoiceField):
+    """Games by title; the submitted value is the slug, as in the API."""
+
+    def label_from_instance(self, obj: Game) -> str:
+        return obj.title
+
+
 class BotUploadForm(forms.Form):
-    game = forms.ModelChoiceField(queryset=Game.objects.filter(available=True).order_by("id"),
+    game = GameChoiceField(queryset=Game.objects.filter(available=True).order_by("id"),
                                   to_field_name="slug", empty_label=None)
     name = forms.CharField(max_length=200, help_text="1 to 64 letters, digits, '_', '.' or '-'.")
     code = forms.FileField(help_text="bot.py, or a .zip whose root holds bot.py.")

@@ -92,8 +92,11 @@ def renderer(game: str) -> Callable[..., str] | None:
 
 
 def frame(*, game: str, players: int, seed: int, options: dict | None, actions: list, step: int,
-          seat_names: list[str]) -> Frame:
-    """The position after ``step`` actions (clamped to the match), drawn. Raises ReplayUnavailable."""
+          seat_names: list[str], renderer_for: Callable[[str], Callable[..., str] | None] = renderer) -> Frame:
+    """The position after ``step`` actions (clamped to the match), drawn. Raises ReplayUnavailable.
+
+    ``renderer_for(game)`` finds the drawing function (None: show the JSON view instead).
+    """
     step = max(0, min(step, len(actions)))
     state = _new_state(game, players, seed, options)
     actor = None
@@ -108,7 +111,7 @@ def frame(*, game: str, players: int, seed: int, options: dict | None, actions: 
         scores=list(state.scores()),
     )
     view = state.view()
-    draw = renderer(game)
+    draw = renderer_for(game)
     if draw is None:
         return Frame(step=info, svg=None, view_json=json.dumps(view, indent=1, sort_keys=True))
     return Frame(step=info, svg=draw(view, seat_names=list(seat_names)), view_json=None)
