@@ -110,23 +110,37 @@ class BotCgroup:
                 pass
         return found
 
-    def wait_until_only(self, keep: int, timeout_s: float = 2.0) -> bool:
-        """Wait until ``keep`` is the only process left, SIGKILLing stragglers after a short grace.
+    def bot_pids(self) -> set[int]:
+        """Members not running as root: as root the sandbox's own helpers are uid 0 and bots never are."""
+        found = set()
+        for pid in self.pids():
+            try:
+                with open(f"/proc/{pid}/status") as status:
+                    for line in status:
+                        if line.startswith("Uid:"):
+                            if int(line.split()[1]) != 0:
+                                found.add(pid)
+                            break
+            except OSError:
+                pass
+        return found
 
-        False if that does not happen in time or if ``keep`` itself is gone.
+    def wait_until_no_bot(self, forker: int, timeout_s: float = 2.0) -> bool:
+        """Wait until no bot process is left, SIGKILLing stragglers after a short grace.
+
+        False if that does not happen in time or if ``forker`` (the cell) itself is gone.
         """
         deadline = time.monotonic() + timeout_s
         grace = time.monotonic() + 0.2
         while True:
-            members = self.pids()
-            others = members - {keep}
-            if not others:
-                return keep in members
+            bots = self.bot_pids()
+            if not bots:
+                return forker in self.pids()
             now = time.monotonic()
             if now > deadline:
                 return False
             if now > grace:
-                for pid in others:
+                for pid in bots:
                     self._kill_member(pid)
             time.sleep(0.0005)
 

@@ -1,19 +1,23 @@
-"""Confine the current (freshly forked) process and turn it into one bot. Never returns.
+"""Confine a process and turn it into one bot, in two halves: a *shell* made ahead of need, then the bot.
 
-:func:`become_bot` runs in a child of the zygote with the bot's three pipes on descriptors 0, 1 and 2.
-It is written as a straight sequence of steps, each of which either succeeds or ends the process with a
-``sandbox_error`` line on the protocol channel naming the step, so a half-confined bot never runs:
+A cell (see :mod:`bots.sandbox.zygote`) keeps one shell ready. :func:`become_shell` runs in a fresh child
+of the cell and does everything that does not depend on the bot:
 
-1. (done ahead, by the pre-forked child) join the bot's cgroups (memory, pids, cpu);
-3. enter new mount, pid, network, ipc, uts and cgroup namespaces (as an ordinary user, inside a new user
-   namespace that maps only that user's uid);
-4. fork: the child is pid 1 of the new pid namespace (when it dies, every process the bot started dies);
-   the parent stays behind only to wait and report its exit;
-5. build a root on a tmpfs holding the read-only mounts of the policy, the bot's code at ``/bot``, a small
-   ``/tmp`` and a few device nodes, then ``pivot_root`` into it and detach the host's tree;
-6. set rlimits; as root, take the bot's own unprivileged host uid and gid (no groups); drop every
-   capability, set no_new_privs, the parent-death signal and the seccomp filter;
-7. empty the environment and serve the protocol: from the already-loaded SDK (zygote mode) or by
+1. enter new mount, pid, network, ipc, uts and cgroup namespaces (as an ordinary user, inside a new user
+   namespace that maps only that user's uid, and with the read-only runtime root built there);
+2. fork: the child is pid 1 of the new pid namespace (when it dies, every process the bot started dies);
+   the parent stays behind only to wait, and it takes the child with it when killed;
+3. the child waits for a request and the bot's three pipes.
+
+When they arrive it finishes, as a straight sequence of steps each of which either succeeds or ends the
+process with a ``sandbox_error`` line on the protocol channel naming the step, so that a half-confined
+bot never runs:
+
+4. mount the bot's code read-only at ``/bot`` and a small private ``/tmp`` into the runtime root, then
+   ``pivot_root`` into it and detach the host's tree;
+5. set rlimits; as root, take the bot's own unprivileged host uid and gid (no groups); drop every
+   capability, set no_new_privs, the parent-death signal and the seccomp filter; verify all of it;
+6. empty the environment and serve the protocol: from the already-loaded SDK (zygote mode) or by
    executing a fresh interpreter (the baseline the zygote is measured against).
 """
 
@@ -32,9 +36,12 @@ from bots.sandbox import linux
 from bots.sandbox.policy import Policy
 
 EXIT_SANDBOX_ERROR = 70
+MESSAGE_BYTES = 65536
 # Namespace flags a bot may never use again once confined.
 DENIED_CLONE_FLAGS = (linux.CLONE_NEWNS | linux.CLONE_NEWUSER | linux.CLONE_NEWPID | linux.CLONE_NEWNET
-                       | linux.CLONE_NEWIPC | linux.CLONE_NEWUTS | linux.CLONE_NEWCGROUP)
+                      | linux.CLONE_NEWIPC | linux.CLONE_NEWUTS | linux.CLONE_NEWCGROUP)
+_OTHER_NAMESPACES = (linux.CLONE_NEWPID | linux.CLONE_NEWNET | linux.CLONE_NEWIPC | linux.CLONE_NEWUTS
+                     | linux.CLONE_NEWCGROUP)
 _FRESH_BOOTSTRAP = ("import sys; sys.path[:0] = {paths!r}; from bots.sdk import main; main([{bot!r}])")
 
 
@@ -53,70 +60,65 @@ def _fail(step: str, exc: BaseException) -> None:
     os._exit(EXIT_SANDBOX_ERROR)
 
 
-def become_bot(request: dict, policy: Policy, seccomp_program: bytes | None) -> None:
-    """Confine this process as ``request`` says and run the bot in it (see the module docstring)."""
+def become_shell(channel: socket.socket, setup: dict, policy: Policy, seccomp_program: bytes | None,
+                 template_ready: bool) -> None:
+    """Prepare the namespaces of one future bot, wait for its request on ``channel``, become it.
+
+    Never returns. A failure before the request arrives ends the process silently: the cell then finds
+    the channel closed and reports the spawn as a sandbox fault.
+    """
+    try:
+        signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+        linux.prctl(linux.PR_SET_PDEATHSIG, signal.SIGKILL)
+        as_root = os.geteuid() == 0
+        if as_root:
+            # As root the mounts are made with real privileges in a mount namespace owned by the host's
+            # user namespace, where the bot will hold no capability: it can never change them. The bot
+            # then runs under a host uid of its own, so no user namespace is needed.
+            linux.unshare(linux.CLONE_NEWNS)
+            if not template_ready:
+                linux.mount(None, "/", None, linux.MS_REC | linux.MS_PRIVATE)
+                build_template(setup["root_mount_point"],
+                               runtime_mounts(setup["mode"], setup["runtime_dir"], policy), policy)
+            linux.unshare(_OTHER_NAMESPACES)
+        else:
+            # An ordinary user gets the same namespaces inside a user namespace mapping only their uid.
+            outer_uid, outer_gid = os.geteuid(), os.getegid()
+            linux.unshare(linux.CLONE_NEWUSER | linux.CLONE_NEWNS | _OTHER_NAMESPACES)
+            proc_self = os.open("/proc/self", os.O_PATH | os.O_DIRECTORY)
+            _map_ids(proc_self, policy.inner_id, outer_uid, outer_gid)
+            os.close(proc_self)
+            linux.mount(None, "/", None, linux.MS_REC | linux.MS_PRIVATE)
+            build_template(setup["root_mount_point"],
+                           runtime_mounts(setup["mode"], setup["runtime_dir"], policy), policy)
+        child = os.fork()
+        if child:
+            channel.close()
+            _wait_and_exit(child)
+        linux.sethostname("bot")
+        linux.prctl(linux.PR_SET_PDEATHSIG, signal.SIGKILL)
+        message, fds, _, _ = socket.recv_fds(channel, MESSAGE_BYTES, 3)
+    except BaseException:  # nothing to report to yet: the cell notices the closed channel
+        os._exit(EXIT_SANDBOX_ERROR)
+    if not message or len(fds) != 3:
+        os._exit(0)
+    channel.close()
+    for target, fd in enumerate(fds):
+        os.dup2(fd, target)
+    os.closerange(3, 1 << 16)
     step = _Step()
     try:
-        _confine_and_run(request, policy, seccomp_program, step)
+        _finish(json.loads(message), policy, seccomp_program, as_root, step)
     except BaseException as exc:  # any failure here is the sandbox's, reported, never the bot's
         _fail(step.name, exc if str(exc) else traceback.format_exc(limit=1))
     os._exit(EXIT_SANDBOX_ERROR)
 
 
-def _confine_and_run(request: dict, policy: Policy, seccomp_program: bytes | None, step: _Step) -> None:
-    signal.signal(signal.SIGCHLD, signal.SIG_DFL)
-    step.name = "parent-death signal"
-    linux.prctl(linux.PR_SET_PDEATHSIG, signal.SIGKILL)
-
+def _finish(request: dict, policy: Policy, seccomp_program: bytes | None, as_root: bool, step: _Step) -> None:
     step.name = "measure address space"
     base_vm = _vm_size_bytes()
-
-    template = request.get("template_ready", False)
-    if not template:
-        step.name = "check the runtime folders"
-        runtime = runtime_mounts(request["mode"], request["runtime_dir"], policy)
-
-    others = (linux.CLONE_NEWPID | linux.CLONE_NEWNET | linux.CLONE_NEWIPC | linux.CLONE_NEWUTS
-              | linux.CLONE_NEWCGROUP)
-    as_root = os.geteuid() == 0
-    if as_root:
-        # As root the mounts are made with real privileges in a mount namespace owned by the host's user
-        # namespace, where the bot will hold no capability: it can never change them. The bot then runs
-        # under a host uid of its own, so no user namespace is needed.
-        uid, gid = request["host_uid"], request["host_gid"]
-        step.name = "create the mount namespace"
-        linux.unshare(linux.CLONE_NEWNS)
-        if not template:
-            step.name = "build the runtime root"
-            linux.mount(None, "/", None, linux.MS_REC | linux.MS_PRIVATE)
-            build_template(request["root_mount_point"], runtime, policy)
-        step.name = "enter the bot's root"
-        _enter_root(request, policy)
-        step.name = "create namespaces"
-        linux.unshare(others)
-    else:
-        # An ordinary user gets the same namespaces inside a user namespace mapping only their own uid.
-        uid, gid = policy.inner_id, policy.inner_id
-        outer_uid, outer_gid = os.geteuid(), os.getegid()
-        step.name = "create namespaces (user namespaces must be enabled)"
-        linux.unshare(linux.CLONE_NEWUSER | linux.CLONE_NEWNS | others)
-        step.name = "map the bot's uid"
-        proc_self = os.open("/proc/self", os.O_PATH | os.O_DIRECTORY)
-        _map_ids(proc_self, policy.inner_id, outer_uid, outer_gid)
-        os.close(proc_self)
-        step.name = "build the runtime root"
-        linux.mount(None, "/", None, linux.MS_REC | linux.MS_PRIVATE)
-        build_template(request["root_mount_point"], runtime, policy)
-        step.name = "enter the bot's root"
-        _enter_root(request, policy)
-
-    step.name = "fork the pid namespace's first process"
-    child = os.fork()
-    if child:
-        _wait_and_exit(child)
-
-    step.name = "set the hostname"
-    linux.sethostname("bot")
+    step.name = "enter the bot's root"
+    _enter_root(request, policy)
 
     step.name = "set rlimits"
     _set_rlimits(request, base_vm)
@@ -124,8 +126,10 @@ def _confine_and_run(request: dict, policy: Policy, seccomp_program: bytes | Non
     step.name = "drop capabilities"
     # The bounding set first: emptying it needs CAP_SETPCAP, which the uid change below takes away.
     linux.drop_bounding_set()
+    uid = policy.inner_id
     if as_root:
         step.name = "drop to the bot's host uid"
+        uid, gid = request["host_uid"], request["host_gid"]
         os.setgroups([])
         os.setresgid(gid, gid, gid)
         os.setresuid(uid, uid, uid)

@@ -46,6 +46,8 @@ _MESSAGE_BYTES = 65536
 _HELLO_TIMEOUT_S = 30
 _REPLY_TIMEOUT_S = 10
 _SDK_FILES = ("__init__.py", "sdk.py", "loader.py")
+# Processes of ours in a cell's cgroups besides the bot's: the forker and the next bot's prepared shell.
+_CELL_PROCESSES = 3
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -156,17 +158,34 @@ def serve_forever(sock_fd: int) -> None:
     os._exit(0)
 
 
+@dataclasses.dataclass
+class _Shell:
+    """A prepared bot process (see :func:`bots.sandbox.launch.become_shell`) waiting for its request."""
+
+    pid: int
+    pidfd: int
+    channel: socket.socket
+
+    def close(self) -> None:
+        os.close(self.pidfd)
+        self.channel.close()
+
+
 def _run_cell(channel: socket.socket, setup: dict, policy: Policy, seccomp_for, launch) -> None:
     """A cell: join the cgroups once and, as root, build the read-only runtime root its bots enter; then
-    fork one bot per request until the zygote hangs up. A setup failure is reported to every request."""
+    keep one shell (a bot's namespaces, made ahead) ready and hand each request to it. Never returns."""
     from bots.sandbox import linux
 
     failure = None
     template_ready = False
     try:
+        # Orphans of dead bots come back to the cell, whose ignored SIGCHLD reaps them at once; left to
+        # the machine's init they would linger as zombies still counted against the cell's pids limit.
+        linux.prctl(linux.PR_SET_CHILD_SUBREAPER, 1)
+        policy = _policy_from(setup["policy"], policy)
+        seccomp_program = seccomp_for(policy)
         launch.join_cgroups(setup["cgroup_procs"])
         if os.geteuid() == 0:
-            policy = _policy_from(setup["policy"], policy)
             runtime = launch.runtime_mounts(setup["mode"], setup["runtime_dir"], policy)
             linux.unshare(linux.CLONE_NEWNS)
             linux.mount(None, "/", None, linux.MS_REC | linux.MS_PRIVATE)
@@ -174,34 +193,45 @@ def _run_cell(channel: socket.socket, setup: dict, policy: Policy, seccomp_for, 
             template_ready = True
     except OSError as exc:
         failure = f"sandbox setup failed at 'prepare the cell': {exc}"
+    shell: _Shell | None = None
     while True:
+        if shell is None and failure is None:
+            shell = _new_shell(channel, setup, policy, seccomp_program, template_ready, launch)
         try:
             message, fds, _, _ = socket.recv_fds(channel, _MESSAGE_BYTES, 3)
         except OSError:
             os._exit(0)
         if not message:
             os._exit(0)
-        request = json.loads(message)
-        if failure is not None:
-            os.write(fds[1], (json.dumps({"type": "sandbox_error", "message": failure}) + "\n").encode())
-        request["template_ready"] = template_ready
-        pid = os.fork()
-        if pid == 0:
-            if failure is not None:
-                os._exit(launch.EXIT_SANDBOX_ERROR)
-            channel.close()
-            for target, fd in enumerate(fds):
-                os.dup2(fd, target)
-            os.closerange(3, 1 << 16)
-            bot_policy = _policy_from(request.pop("policy"), policy)
-            launch.become_bot(request, bot_policy, seccomp_for(bot_policy))
-        for fd in fds:
-            os.close(fd)
-        pidfd = os.pidfd_open(pid)
         try:
-            socket.send_fds(channel, [json.dumps({"type": "spawned", "pid": pid}).encode()], [pidfd])
+            if failure is not None:
+                socket.send_fds(channel, [json.dumps({"type": "error", "message": failure}).encode()], [])
+                continue
+            try:
+                socket.send_fds(shell.channel, [message], fds)
+            except OSError as exc:
+                reply = {"type": "error", "message": f"the prepared bot process is gone: {exc}"}
+                socket.send_fds(channel, [json.dumps(reply).encode()], [])
+            else:
+                socket.send_fds(channel, [json.dumps({"type": "spawned", "pid": shell.pid}).encode()],
+                                [shell.pidfd])
+            shell.close()
+            shell = None
         finally:
-            os.close(pidfd)
+            for fd in fds:
+                os.close(fd)
+
+
+def _new_shell(channel: socket.socket, setup: dict, policy: Policy, seccomp_program: bytes | None,
+               template_ready: bool, launch) -> _Shell:
+    ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+    pid = os.fork()
+    if pid == 0:
+        channel.close()
+        ours.close()
+        launch.become_shell(theirs, setup, policy, seccomp_program, template_ready)
+    theirs.close()
+    return _Shell(pid, os.pidfd_open(pid), ours)
 
 
 def _policy_from(data: dict, current: Policy) -> Policy:
@@ -357,7 +387,11 @@ class ZygoteSandbox:
 
     def _self_test(self) -> None:
         probe = b"def act(observation, legal_actions):\n    return legal_actions[0]\n"
-        bot = self.spawn(probe, Limits())
+        try:
+            bot = self.spawn(probe, Limits())
+        except SandboxFault as exc:
+            self.close()
+            raise SandboxUnavailable(f"isolation cannot be set up on this machine: {exc}") from None
         try:
             os.set_blocking(bot.to_bot, True)
             try:
@@ -387,7 +421,7 @@ class ZygoteSandbox:
         request = {
             "type": "spawn", "mode": self.mode, "bot_dir": str(bot_dir), "host_uid": uid, "host_gid": uid,
             "root_mount_point": str(self._root_mount_point), "runtime_dir": str(self._runtime_dir),
-            "limits": dataclasses.asdict(limits), "policy": self._policy_data,
+            "limits": dataclasses.asdict(limits),
         }
         stdin_r, stdin_w = os.pipe()
         stdout_r, stdout_w = os.pipe()
@@ -398,7 +432,7 @@ class ZygoteSandbox:
                 self._busy.add(cell.number)
                 try:
                     if cell.cgroup is not None:
-                        cell.cgroup.apply(limits, extra_processes=1)
+                        cell.cgroup.apply(limits, extra_processes=_CELL_PROCESSES)
                     request["cell"] = cell.number
                     socket.send_fds(self._sock, [json.dumps(request).encode()],
                                     [stdin_r, stdout_w, stderr_w])
@@ -450,7 +484,7 @@ class ZygoteSandbox:
     def _reap_forever(self) -> None:
         """Take cells back once their bots are dead: only the cell's forker may be left in its cgroups."""
         while (cell := self._reaping.get()) is not None:
-            clean = cell.cgroup is None or cell.cgroup.wait_until_only(cell.pid)
+            clean = cell.cgroup is None or cell.cgroup.wait_until_no_bot(cell.pid)
             with self._idle:
                 if not clean:
                     # Either something of the bot would not die or the OOM killer took the cell itself.
@@ -519,7 +553,7 @@ class ZygoteSandbox:
             found = [f"cell {number} still busy" for number in sorted(self._busy)]
             for cell in self._free:
                 if cell.cgroup is not None:
-                    found += [f"pid {pid} in cell {cell.number}" for pid in cell.cgroup.pids() - {cell.pid}]
+                    found += [f"pid {pid} in cell {cell.number}" for pid in cell.cgroup.bot_pids()]
             return found
 
     def describe(self) -> str:
