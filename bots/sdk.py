@@ -44,9 +44,9 @@ class _Channel:
         os.close(devnull)
         os.dup2(2, 1)
         # Line-buffered logs survive a kill at the end of the match.
-        sys.stdout = open(1, "w", encoding="utf-8", errors="replace", buffering=1, closefd=False)
-        sys.stderr = open(2, "w", encoding="utf-8", errors="replace", buffering=1, closefd=False)
-        sys.stdin = open(0, encoding="utf-8", closefd=False)
+        sys.stdout = open(1, "w", encoding="utf-8", errors="replace", buffering=1, closefd=False)  # noqa: SIM115
+        sys.stderr = open(2, "w", encoding="utf-8", errors="replace", buffering=1, closefd=False)  # noqa: SIM115
+        sys.stdin = open(0, encoding="utf-8", closefd=False)  # noqa: SIM115
 
     def receive(self) -> dict | None:
         line = self.reader.readline(MAX_MESSAGE_BYTES)
@@ -94,7 +94,7 @@ def serve(bot_path: str) -> int:
             except BotLoadError as exc:
                 channel.send({"type": "error", "kind": "crash", "message": str(exc)})
                 return 1
-            except BaseException as exc:  # the bot's import may raise anything, SystemExit included
+            except BaseException as exc:  # noqa: BLE001 - the bot's import may raise anything, SystemExit too
                 channel.send(_error(_fault_kind(exc), exc))
                 return 1
             channel.send({"type": "ready"})
@@ -104,7 +104,7 @@ def serve(bot_path: str) -> int:
                 return 1
             try:
                 action = act(message["observation"], message["legal_actions"])
-            except BaseException as exc:
+            except BaseException as exc:  # noqa: BLE001 - any failure of the bot's code is its fault to report
                 channel.send(_error(_fault_kind(exc), exc))
                 return 1
             try:

@@ -15,7 +15,14 @@ import zipfile
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
-from bots.sandbox.codecache import DEFAULT_CAPS, ArchiveCaps, UnsafeArchive, archive_members, is_zip, sha256_of
+from bots.sandbox.codecache import (
+    DEFAULT_CAPS,
+    ArchiveCaps,
+    UnsafeArchive,
+    archive_members,
+    is_zip,
+    sha256_of,
+)
 from bots.sandbox.policy import Limits
 
 EXAMPLES_DIR = Path(__file__).resolve().parent / "examples"

@@ -98,7 +98,7 @@ def become_shell(channel: socket.socket, setup: dict, policy: Policy, seccomp_pr
         linux.sethostname("bot")
         linux.prctl(linux.PR_SET_PDEATHSIG, signal.SIGKILL)
         message, fds, _, _ = socket.recv_fds(channel, MESSAGE_BYTES, 3)
-    except BaseException:  # nothing to report to yet: the cell notices the closed channel
+    except BaseException:  # noqa: BLE001 - nothing to report to yet: the cell notices the closed channel
         os._exit(EXIT_SANDBOX_ERROR)
     if not message or len(fds) != 3:
         os._exit(0)
@@ -109,7 +109,7 @@ def become_shell(channel: socket.socket, setup: dict, policy: Policy, seccomp_pr
     step = _Step()
     try:
         _finish(json.loads(message), policy, seccomp_program, as_root, step)
-    except BaseException as exc:  # any failure here is the sandbox's, reported, never the bot's
+    except BaseException as exc:  # noqa: BLE001 - any failure here is the sandbox's, reported as such
         _fail(step.name, exc if str(exc) else traceback.format_exc(limit=1))
     os._exit(EXIT_SANDBOX_ERROR)
 

@@ -141,7 +141,7 @@ SCMP_CMP_NE = 1
 SCMP_CMP_MASKED_EQ = 7
 
 
-def SCMP_ACT_ERRNO(errno: int) -> int:  # noqa: N802 - the C macro's name
+def SCMP_ACT_ERRNO(errno: int) -> int:
     return 0x00050000 | (errno & 0xFFFF)
 
 

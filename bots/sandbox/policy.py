@@ -10,7 +10,6 @@ bots run under. :func:`default_policy` builds it; nothing else in the package in
 from __future__ import annotations
 
 import importlib.util
-import os
 import sys
 import sysconfig
 from dataclasses import dataclass, field

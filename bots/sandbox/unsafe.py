@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import logging
 import os
-import resource
 import signal
 import subprocess
 import sys
@@ -24,7 +23,11 @@ logger = logging.getLogger("bots.sandbox")
 WARNING = "UNSAFE MODE: bots run WITHOUT isolation (network, files and processes of this user are reachable)"
 
 _PROJECT_ROOT = str(Path(__file__).resolve().parents[2])
-_BOOTSTRAP = f"import sys; sys.path.insert(0, {_PROJECT_ROOT!r}); from bots.sdk import main; main()"
+# The child sets its own rlimits (a preexec_fn is unsafe in a threaded parent).
+_BOOTSTRAP = ("import resource, sys; memory, cpu = int(sys.argv[2]), int(sys.argv[3]); "
+              "resource.setrlimit(resource.RLIMIT_AS, (memory, memory)); "
+              "resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 1)); "
+              f"sys.path.insert(0, {_PROJECT_ROOT!r}); from bots.sdk import main; main(sys.argv[1:2])")
 
 
 class _ChildProcess(BotProcess):
@@ -62,16 +65,13 @@ class UnsafeSandbox:
 
     def spawn(self, code: bytes, limits: Limits) -> BotProcess:
         bot_dir = self.cache.path_for(code)
-
-        def confine() -> None:
-            memory = limits.memory_mb * 1024 * 1024
-            resource.setrlimit(resource.RLIMIT_AS, (memory * 4, memory * 4))
-            resource.setrlimit(resource.RLIMIT_CPU, (limits.cpu_seconds, limits.cpu_seconds + 1))
-
+        # Address space, not memory: the interpreter maps far more than it uses.
+        address_space = limits.memory_mb * 1024 * 1024 * 4
         popen = subprocess.Popen(
-            [sys.executable, "-I", "-B", "-c", _BOOTSTRAP, str(bot_dir)],
+            [sys.executable, "-I", "-B", "-c", _BOOTSTRAP, str(bot_dir), str(address_space),
+             str(limits.cpu_seconds)],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-            cwd=bot_dir, env={"OPENBLAS_NUM_THREADS": "1"}, start_new_session=True, preexec_fn=confine,
+            cwd=bot_dir, env={"OPENBLAS_NUM_THREADS": "1"}, start_new_session=True,
         )
         return _ChildProcess(popen)
 

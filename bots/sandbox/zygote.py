@@ -335,7 +335,7 @@ class ZygoteSandbox:
 
     # init
 
-    def start(self) -> "ZygoteSandbox":
+    def start(self) -> ZygoteSandbox:
         """Start the zygote and prove the confinement works with a probe bot; fail closed otherwise."""
         from bots.sandbox import cgroups
 
@@ -513,7 +513,7 @@ class ZygoteSandbox:
     def _receive(self) -> tuple[dict, list[int]]:
         try:
             message, fds, _, _ = socket.recv_fds(self._sock, _MESSAGE_BYTES, 1)
-        except (OSError, socket.timeout) as exc:
+        except (TimeoutError, OSError) as exc:
             raise SandboxFault(f"the zygote stopped answering: {exc}") from None
         if not message:
             raise SandboxFault(f"the zygote exited (status {self._process.poll() if self._process else None})")

@@ -9,7 +9,6 @@ through the sandbox (never bare, never in unsafe mode): the fixture refuses to f
 
 from __future__ import annotations
 
-import os
 import socket
 import time
 import uuid
@@ -153,7 +152,7 @@ def test_killing_every_visible_pid_hurts_nobody_else(sandbox, race):
 @pytest.mark.parametrize("name", ["infinite_loop", "sleeper"])
 def test_a_bot_that_never_answers_times_out(sandbox, race, name):
     started = time.monotonic()
-    seat, result = play(sandbox, race, hostile(name))
+    seat, _ = play(sandbox, race, hostile(name))
     assert seat.outcome == "timeout"
     assert seat.place == 2
     assert "no answer within 400 ms plus a bank of 200 ms" in seat.reason

@@ -1,10 +1,10 @@
 """The referee's rules with benign bots, in the unsafe launcher (hostile bots never run there)."""
 
 import pytest
+from sandbox_helpers import FIRST_BOT, GREEDY_BOT, bot_source
 
 from bots.referee import BotSpec, Limits, play_match
 from bots.sandbox.unsafe import UnsafeSandbox
-from sandbox_helpers import FIRST_BOT, GREEDY_BOT, bot_source
 
 FAST = Limits(move_ms=300, bank_ms=300, start_ms=5000)
 

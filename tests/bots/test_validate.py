@@ -45,10 +45,10 @@ def refusal(data: bytes, filename: str = "bot.zip", caps: ArchiveCaps | None = N
     (GOOD, "bot.txt", "'bot.txt' is neither a .py file nor a .zip: upload bot.py or a zip"),
     (b"def act(o, l)\n    return l[0]\n", "bot.py", "syntax error in bot.py, line 1: expected ':'"),
     (b"\x7fELF\x02\x01\x01\x00\x00\x00", "bot.py", "bot.py is not Python source (it contains NUL bytes)"),
-    (b"caf\xe9 = 1\n", "bot.py", "bot.py is not Python source: not UTF-8 text (invalid continuation byte at "
-                                 "byte 3)"),
-    (b"PK\x03\x04 this is no zip", "bot.zip", "not a readable zip file (File is not a zip file): upload bot.py "
-                                             "or a valid zip"),
+    (b"caf\xe9 = 1\n", "bot.py",
+     "bot.py is not Python source: not UTF-8 text (invalid continuation byte at byte 3)"),
+    (b"PK\x03\x04 this is no zip", "bot.zip",
+     "not a readable zip file (File is not a zip file): upload bot.py or a valid zip"),
 ])
 def test_single_file_and_format_refusals(data, filename, message):
     assert refusal(data, filename) == message

