@@ -72,7 +72,7 @@ def private_match_queue(settings):
     from ladder.services.enqueue import celery_client
 
     with celery_client().connection_for_write() as connection:
-        connection.default_channel.queue_purge(queue)
+        connection.default_channel.queue_delete(queue)
 
 
 @pytest.fixture

@@ -14,6 +14,9 @@ import pytest
 from ladder.models import Bot, BotVersion
 from tests.web.conftest import finish_match, screenshot
 
+# Browsers count as slow in this suite's markers; each test stays well under a minute.
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(180)]
+
 HOSTILE = "<script>alert(1)</script>"
 GOOD_BOT = b"def act(observation, legal_actions):\n    return legal_actions[-1]\n"
 
