@@ -429,7 +429,6 @@ class ZygoteSandbox:
         try:
             with self._lock:
                 cell = self._free.pop() if self._free else self._new_cell()
-                self._busy.add(cell.number)
                 try:
                     if cell.cgroup is not None:
                         cell.cgroup.apply(limits, extra_processes=_CELL_PROCESSES)
@@ -445,6 +444,7 @@ class ZygoteSandbox:
                         os.close(fd)
                     self._discard(cell)
                     raise SandboxFault(f"the zygote could not start a bot: {reply.get('message', reply)}")
+                self._busy.add(cell.number)
         except BaseException:
             for fd in (stdin_w, stdout_r, stderr_r):
                 os.close(fd)
