@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
@@ -241,3 +242,22 @@ def test_a_hostile_bot_name_is_escaped_on_every_page_and_inside_svg(client, tour
         assert "<script>alert" not in html, url
     frame = client.get(f"/matches/{match.id}/frame/", {"step": 2}).json()
     assert "<script" not in frame["svg"] and "&lt;script&gt;" in frame["svg"]
+
+
+def test_a_match_not_yet_played_has_seats_but_no_replay(client, tournament_factory):
+    match = tournament_factory(bots=2, finish=False).matches.get()
+    response = client.get(f"/matches/{match.id}/")
+    assert response.status_code == 200
+    assert "frame" not in response.context
+    assert "The replay appears once the match has finished." in response.content.decode()
+    assert client.get(f"/matches/{match.id}/frame/").status_code == 404
+
+
+def test_pages_load_scripts_and_styles_only_from_this_site(client, tournament_factory):
+    tournament = tournament_factory(bots=2)
+    match = tournament.matches.get()
+    for url in ("/", "/games/kingdomino/", f"/tournaments/{tournament.id}/", f"/matches/{match.id}/",
+                "/accounts/login/", "/accounts/signup/"):
+        html = client.get(url).content.decode()
+        sources = re.findall(r'<(?:script|link)[^>]+(?:src|href)="([^"]+)"', html)
+        assert sources and all(source.startswith("/static/") for source in sources), (url, sources)
