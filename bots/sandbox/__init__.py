@@ -7,37 +7,45 @@ are all it needs; libseccomp is used when installed). The policy, what a bot may
 :mod:`bots.sandbox.policy`: anything it does not list is denied.
 
 *Starting bots cheaply.* Each worker slot owns one :class:`~bots.sandbox.zygote.ZygoteSandbox`: a Python
-process started once, with an empty environment, that has already imported the SDK and the allowed
-packages and has entered its own empty network namespace. For each bot the worker hands it the bot's three
-pipes; the zygote forks, and the child confines itself before any of the bot's code is read
-(:mod:`bots.sandbox.launch`). A bot therefore starts for the price of a fork and a few mounts, not an
-interpreter start. The ``fresh`` mode, which executes a new interpreter in the same confinement, is kept as
-the baseline that ``bench`` measures against.
+process (the zygote) started once, with an empty environment, that has already imported the SDK and the
+allowed packages and has entered its own empty network namespace. The zygote forks a few *cells*: small
+forkers that each live in the cgroups of one future bot (so no process ever has to be moved between
+cgroups, which costs the kernel tens of milliseconds) and that, as root, have mounted once the read-only
+runtime root every bot will enter. Each cell keeps one *shell* ready: a child already inside the bot's
+new namespaces, its pid-1 process waiting. Starting a bot hands the shell the request and the bot's three
+pipes; it mounts the bot's code, drops its privileges and serves the protocol with the SDK already in
+memory (:mod:`bots.sandbox.launch`). The cell then prepares its next shell while the match goes on, and
+a reaper thread takes the cell back once its bot is dead. A bot therefore starts for the price of a few
+mounts and a message, not an interpreter start. The ``fresh`` mode, which executes a new interpreter in
+the same confinement, is the baseline ``bench`` measures against.
 
-*What confines a bot.* As root the child builds, in a new mount namespace, a root holding only the
-Python runtime, the allowed packages and the bot's own code, all read-only, plus a small private ``/tmp``
-and four harmless device nodes; it pivots into it and detaches the host's tree, so there is nothing else to
-read (no project, no settings, no ``/proc``, no other bot). It then takes a host uid of its own (unique
-per bot), enters new user, pid, network, ipc, uts and cgroup namespaces, and forks the first process of the
-new pid namespace: the bot sees no other process and can signal none, and when that process dies the
-kernel kills everything the bot started. The network namespace is empty, not even loopback is up. The
-child's cgroups cap memory, processes and CPU; rlimits cap address space, CPU time, processes, file size
-and open files as a second line. Finally it drops every capability, sets no_new_privs and installs a
-seccomp filter refusing namespace, mount, tracing and kernel-administration calls and every socket family
+*What confines a bot.* Its shell sits in new mount, pid, network, ipc, uts and cgroup namespaces. Its root
+is a tmpfs holding only the Python runtime and the allowed packages (read-only, packages under a neutral
+``/opt/packages``), its own code at ``/bot`` (read-only), a small private ``/tmp`` and four harmless device
+nodes; it pivots into it and detaches the host's tree, so there is nothing else to read (no project, no
+settings, no ``/proc``, no other bot). The bot is pid 1 of its namespace: it sees no other process and can
+signal none, and when it dies the kernel kills everything it started. The network namespace is empty, not
+even loopback is up. As root, the mounts are made in a mount namespace owned by the host, and the bot then
+takes a host uid of its own (unique per bot, no groups), which leaves it no capability anywhere. Its cell's
+cgroups cap memory, processes (and threads) and CPU; rlimits cap address space, CPU time, processes, file
+size and open files as a second line. Finally it empties its capability sets, sets no_new_privs and installs
+a seccomp filter refusing namespace, mount, tracing and kernel-administration calls and every socket family
 but Unix. The last step verifies the result (no capabilities, no_new_privs, the right uid, no host files, no
 route) and refuses to start the bot otherwise. As an ordinary user the same happens inside a user namespace
-that maps only the user's own uid; cgroups are then skipped and rlimits bound the bot.
+that maps only the user's own uid (so the runtime root is built per shell); cgroups are then skipped and
+rlimits bound the bot.
 
-*Failing closed.* If any step fails the bot never runs: the child reports the failed step on the protocol
-channel and the referee raises :class:`SandboxFault`, a fault of ours that the worker retries. When the
-sandbox starts, a probe bot proves the confinement works; if it cannot (no user namespaces, say),
-:func:`get_sandbox` raises :class:`SandboxUnavailable` naming the missing capability, unless the caller
-explicitly allows the unsafe mode (:mod:`bots.sandbox.unsafe`), which is then announced loudly.
+*Failing closed.* If any step fails the bot never runs: the failed step is reported on the protocol
+channel (or by the cell) and the referee raises :class:`SandboxFault`, a fault of ours that the worker
+retries. When the sandbox starts, a probe bot proves the confinement works; if it cannot (no user
+namespaces, say), :func:`get_sandbox` raises :class:`SandboxUnavailable` naming the failed step, unless the
+caller explicitly allows the unsafe mode (:mod:`bots.sandbox.unsafe`), which is then announced loudly.
 
 *Time, logs, cleanup.* The referee (:mod:`bots.referee`) owns the clock and the log caps: it measures
 every decision against the per-move limit and the match's time bank, keeps the head and tail of each log,
-and at the end kills each bot through a pidfd (never a pid that could have been recycled) and removes its
-cgroups after killing anything still in them.
+and at the end kills each bot through a pidfd (never a pid that could have been recycled). The reaper then
+waits until nothing of the bot is left in its cell's cgroups, killing stragglers, before the cell serves
+another bot; a cell that cannot be cleaned is discarded with its cgroups.
 """
 
 from __future__ import annotations
