@@ -104,9 +104,8 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     )
     # A file (not an in-memory database) so that worker subprocesses started by tests can share it.
     DATABASES["default"]["TEST"] = {"NAME": str(VAR_DIR / "test_ladder.sqlite3")}
-else:
-    # Reuse connections between requests and tasks (seconds); 0 closes them after each one.
-    DATABASES["default"]["CONN_MAX_AGE"] = env.int("DATABASE_CONN_MAX_AGE", default=60)
+# Reuse connections between requests and tasks (seconds); 0 closes them after each one.
+DATABASES["default"]["CONN_MAX_AGE"] = env.int("DATABASE_CONN_MAX_AGE", default=60)
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
@@ -207,6 +206,8 @@ if CELERY_BROKER_URL.startswith("filesystem://"):
         # round trip, 10 ms keeps a no-op task in the low milliseconds at negligible CPU.
         "polling_interval": env.float("CELERY_BROKER_POLLING_INTERVAL", default=0.01),
     }
+    # The same transport, with waits that end after one polling interval (see ladder/broker.py).
+    CELERY_BROKER_TRANSPORT = "ladder.broker:Transport"
 else:
     CELERY_BROKER_TRANSPORT_OPTIONS = {
         # Seconds before Redis hands an unacknowledged message to another worker; longer than any

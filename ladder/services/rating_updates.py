@@ -56,8 +56,11 @@ def ratings_apply_match(*, match: Match, seats: Sequence[Seat]) -> None:
     updates nor deadlock. The unique history row per seat makes a second application fail loudly.
     """
     bot_ids = sorted(seat.bot_id for seat in seats)
+    # Every bot gets its rating row when it is created; this only covers rows deleted by hand.
+    existing = set(Rating.objects.filter(game_id=match.game_id, bot_id__in=bot_ids).values_list("bot_id", flat=True))
     for bot_id in bot_ids:
-        Rating.objects.get_or_create(bot_id=bot_id, game_id=match.game_id)
+        if bot_id not in existing:
+            Rating.objects.get_or_create(bot_id=bot_id, game_id=match.game_id)
     rows = {
         row.bot_id: row
         for row in Rating.objects.select_for_update().filter(game_id=match.game_id, bot_id__in=bot_ids).order_by("bot_id")

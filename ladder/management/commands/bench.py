@@ -1,0 +1,40 @@
+"""``manage.py bench [--json]``: throughput figures measured side by side in one run, as ratios.
+
+``sandbox.*`` and ``match.*`` come from ``bots.bench`` (sandbox start-up, sandboxed against in-process
+matches); ``pipeline.*`` from ``ladder.pipeline_bench`` (the referee alone against the same matches
+through Celery, the broker and the database, and two worker processes against one).
+"""
+
+import json
+
+from django.core.management.base import BaseCommand
+
+
+class Command(BaseCommand):
+    help = "Measure sandbox and pipeline throughput (see ladder/pipeline_bench.py for what each figure means)."
+
+    def add_arguments(self, parser):
+        parser.add_argument("--json", action="store_true", help="print one JSON object")
+        parser.add_argument("--matches", type=int, default=100, help="matches in the measured round robin")
+        parser.add_argument("--scaling-matches", type=int, default=None,
+                            help="matches per run of the scaling measurement (default: --matches)")
+        parser.add_argument("--repeats", type=int, default=20, help="repeats of the sandbox measurements")
+        parser.add_argument("--skip-sandbox", action="store_true")
+        parser.add_argument("--skip-pipeline", action="store_true")
+
+    def handle(self, *args, **options):
+        figures: dict = {}
+        if not options["skip_sandbox"]:
+            from bots.bench import bench_sandbox
+
+            figures.update(bench_sandbox(repeats=options["repeats"]))
+        if not options["skip_pipeline"]:
+            from ladder.pipeline_bench import bench_pipeline
+
+            figures.update(bench_pipeline(matches=options["matches"], scaling_matches=options["scaling_matches"]))
+        if options["json"]:
+            self.stdout.write(json.dumps(figures, sort_keys=True))
+            return
+        width = max((len(key) for key in figures), default=0)
+        for key, value in sorted(figures.items()):
+            self.stdout.write(f"{key.ljust(width)}  {value}")

@@ -1,0 +1,31 @@
+"""``manage.py play GAME BOT [BOT ...] [--seed N] [--options JSON] [--json]``: one local match through the
+same sandbox and limits as the workers (the logic is ``bots.play.main``)."""
+
+import sys
+
+from django.conf import settings
+from django.core.management.base import BaseCommand
+
+from ladder.services.bots import sandbox_limits
+
+
+class Command(BaseCommand):
+    help = "Play one match locally in the sandbox: play GAME BOT [BOT ...] [--seed N] [--options JSON] [--json]"
+
+    def run_from_argv(self, argv):
+        # bots.play has its own parser (and --help); Django's would reject its options.
+        sys.exit(self.play(argv[2:]))
+
+    def add_arguments(self, parser):
+        parser.add_argument("play_args", nargs="*")
+
+    def handle(self, *args, play_args=(), **options):
+        status = self.play(list(play_args))
+        if status:
+            sys.exit(status)
+
+    def play(self, argv: list[str]) -> int:
+        from bots.play import main
+
+        return main(argv, limits=sandbox_limits(), allow_unsafe=settings.BOTS_ALLOW_UNSAFE, stdout=self.stdout,
+                    stderr=self.stderr)

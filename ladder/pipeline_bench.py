@@ -1,0 +1,175 @@
+"""Throughput of the match pipeline, measured side by side in one run (``manage.py bench``).
+
+* ``pipeline.referee_matches_per_s``: the matches of a round robin played one after another by the referee
+  alone, in this process, through the same sandbox the workers use.
+* ``pipeline.celery_matches_per_s``: the same matches (same bots, seeds and seats) scheduled as a round
+  robin and played end to end by one real ``celery worker`` process through the configured broker and
+  database: enqueue, claim, fetch code, play, record result and ratings.
+* ``pipeline.ratio``: celery / referee, i.e. how much of the referee's speed the pipeline keeps (goal >= 0.8).
+* ``pipeline.scaling``: matches per second with two worker processes over one (goal >= 1.7 on 2 cores).
+
+Everything runs in a scratch database created for the run (Django's test-database machinery: a new SQLite
+file, or a new database on the same PostgreSQL server) on a private queue, and is dropped afterwards, so
+benchmarking never touches the ladder's real data.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+import uuid
+from pathlib import Path
+
+from django.conf import settings
+from django.db import connection
+
+REPO = Path(__file__).resolve().parent.parent
+BENCH_GAME = "kingdomino"
+
+
+def _database_url() -> str:
+    conf = connection.settings_dict
+    if conf["ENGINE"].endswith("sqlite3"):
+        return f"sqlite:///{conf['NAME']}"
+    auth = conf["USER"] or ""
+    if conf.get("PASSWORD"):
+        auth += f":{conf['PASSWORD']}"
+    port = f":{conf['PORT']}" if conf.get("PORT") else ""
+    return f"postgres://{auth}@{conf['HOST'] or '127.0.0.1'}{port}/{conf['NAME']}"
+
+
+class _Workers:
+    """``celery worker`` subprocesses on the bench's private queue and scratch database."""
+
+    def __init__(self, queue: str) -> None:
+        self.queue = queue
+        self.processes: list[subprocess.Popen] = []
+
+    def start(self, concurrency: int) -> None:
+        env = {**os.environ, "DATABASE_URL": _database_url(), "MATCH_QUEUE": self.queue,
+               "CELERY_TASK_DEFAULT_QUEUE": self.queue,
+               "DJANGO_SETTINGS_MODULE": os.environ.get("DJANGO_SETTINGS_MODULE", "ladder.settings"),
+               "BOTS_ALLOW_UNSAFE": "1" if settings.BOTS_ALLOW_UNSAFE else "0"}
+        self.processes.append(subprocess.Popen(
+            [sys.executable, "-m", "celery", "-A", "workers", "worker", "-Q", self.queue, "-c", str(concurrency),
+             "-P", "prefork", "--without-gossip", "--without-mingle", "--without-heartbeat", "-l", "WARNING"],
+            cwd=REPO, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
+        ))
+
+    def stop(self) -> None:
+        for process in self.processes:
+            try:
+                os.killpg(process.pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+            process.wait(timeout=10)
+        self.processes.clear()
+
+
+def _bots(count: int) -> list[int]:
+    from ladder.services.examples import EXAMPLES_DIR, examples_owner
+    from ladder.services.bots import bot_create
+
+    code = (EXAMPLES_DIR / BENCH_GAME / "random_bot.py").read_bytes()
+    owner = examples_owner()
+    return [bot_create(owner=owner, game_slug=BENCH_GAME, name=f"bench{i}", data=code, filename="bot.py").id
+            for i in range(count)]
+
+
+def _round_robin(bot_ids: list[int], matches: int, name: str):
+    from ladder.services.tournaments import tournament_create
+
+    pairs = len(bot_ids) * (len(bot_ids) - 1) // 2
+    return tournament_create(created_by=None, game_slug=BENCH_GAME, name=name, bot_ids=bot_ids,
+                             players_per_match=2, games_per_pairing=max(1, matches // pairs), seed=1)
+
+
+def _wait_finished(tournament, timeout: float) -> float:
+    from ladder.models import Match
+
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if not Match.objects.filter(tournament=tournament, status__in=["queued", "running"]).exists():
+            return time.monotonic()
+        time.sleep(0.05)
+    raise RuntimeError(f"tournament {tournament.id} did not finish within {timeout:.0f}s")
+
+
+def _celery_rate(bot_ids: list[int], matches: int, concurrency: int, label: str) -> tuple[float, int]:
+    """Matches per second through Celery with one worker of ``concurrency`` processes (started and warmed
+    before the clock starts)."""
+    workers = _Workers(f"bench-{uuid.uuid4().hex[:8]}")
+    settings.MATCH_QUEUE = workers.queue
+    try:
+        workers.start(concurrency)
+        warm = _round_robin(bot_ids[:2], 2 * concurrency, f"{label} warm-up")
+        _wait_finished(warm, timeout=120)
+        began = time.monotonic()
+        tournament = _round_robin(bot_ids, matches, label)
+        ended = _wait_finished(tournament, timeout=max(600.0, matches * 5.0))
+        played = tournament.matches.filter(status="finished").count()
+        return played / (ended - began), played
+    finally:
+        workers.stop()
+
+
+def _referee_rate(tournament) -> float:
+    """Matches per second for the same matches played in a loop by the referee alone."""
+    from bots.referee import BotSpec, play_match
+
+    from ladder.services.bots import sandbox_limits
+
+    jobs = []
+    for match in tournament.matches.prefetch_related("seats__bot", "seats__bot_version").order_by("index"):
+        seats = sorted(match.seats.all(), key=lambda s: s.position)
+        jobs.append((match, [BotSpec(s.bot.name, bytes(s.bot_version.code)) for s in seats]))
+    limits = sandbox_limits()
+    play_match(BENCH_GAME, jobs[0][1], seed=0, limits=limits, allow_unsafe=settings.BOTS_ALLOW_UNSAFE)
+    began = time.monotonic()
+    for match, specs in jobs:
+        play_match(BENCH_GAME, specs, seed=match.seed, options=match.options, limits=limits,
+                   allow_unsafe=settings.BOTS_ALLOW_UNSAFE)
+    return len(jobs) / (time.monotonic() - began)
+
+
+def bench_pipeline(*, matches: int = 100, scaling_matches: int | None = None) -> dict:
+    """The pipeline figures as a flat dict; runs in a scratch database that is dropped afterwards."""
+    scaling_matches = scaling_matches or matches
+    old_name = connection.settings_dict["NAME"]
+    connection.creation.create_test_db(verbosity=0, autoclobber=True, serialize=False)
+    try:
+        bot_ids = _bots(5)
+        started = time.monotonic()
+        celery_rate, played = _celery_rate(bot_ids, matches, 1, "bench: 1 worker process")
+        celery_s = time.monotonic() - started
+        from ladder.models import Tournament
+
+        measured = Tournament.objects.get(name="bench: 1 worker process")
+        referee_rate = _referee_rate(measured)
+        if scaling_matches == matches:
+            one_rate = celery_rate
+        else:
+            one_rate, _ = _celery_rate(bot_ids, scaling_matches, 1, "bench: scaling, 1 process")
+        two_rate, _ = _celery_rate(bot_ids, scaling_matches, 2, "bench: scaling, 2 processes")
+        failed = Tournament.objects.filter(matches__status="failed").count()
+    finally:
+        scratch = connection.settings_dict["NAME"]
+        connection.creation.destroy_test_db(old_name, verbosity=0)
+        if connection.vendor == "sqlite":
+            for suffix in ("-wal", "-shm"):
+                Path(f"{scratch}{suffix}").unlink(missing_ok=True)
+    return {
+        "pipeline.matches": played,
+        "pipeline.failed_matches": failed,
+        "pipeline.round_robin_wall_s": round(celery_s, 1),
+        "pipeline.referee_matches_per_s": round(referee_rate, 2),
+        "pipeline.celery_matches_per_s": round(celery_rate, 2),
+        "pipeline.ratio": round(celery_rate / referee_rate, 3),
+        "pipeline.scaling_matches": scaling_matches,
+        "pipeline.scaling": round(two_rate / one_rate, 3),
+        "pipeline.database": connection.vendor,
+        "pipeline.broker": settings.CELERY_BROKER_URL.split(":", 1)[0],
+    }
