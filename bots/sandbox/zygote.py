@@ -46,8 +46,8 @@ _MESSAGE_BYTES = 65536
 _HELLO_TIMEOUT_S = 30
 _REPLY_TIMEOUT_S = 10
 _SDK_FILES = ("__init__.py", "sdk.py", "loader.py")
-# Processes of ours in a cell's cgroups besides the bot's: the forker and the next bot's prepared shell.
-_CELL_PROCESSES = 3
+# Processes of ours in a cell's cgroups besides the bot's: the forker.
+_CELL_PROCESSES = 1
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -151,6 +151,13 @@ def serve_forever(sock_fd: int) -> None:
             finally:
                 for fd in fds:
                     os.close(fd)
+        elif kind == "prepare":
+            cell = cells.get(request["cell"])
+            if cell is not None:
+                try:
+                    socket.send_fds(cell, [message], [])
+                except OSError:
+                    pass  # a dead cell is noticed at its next spawn
         elif kind == "close_cell":
             cell = cells.pop(request["cell"], None)
             if cell is not None:
@@ -173,7 +180,10 @@ class _Shell:
 
 def _run_cell(channel: socket.socket, setup: dict, policy: Policy, seccomp_for, launch) -> None:
     """A cell: join the cgroups once and, as root, build the read-only runtime root its bots enter; then
-    keep one shell (a bot's namespaces, made ahead) ready and hand each request to it. Never returns."""
+    keep one shell (a bot's namespaces, made ahead) ready and hand each request to it. Never returns.
+
+    Messages from the zygote: ``spawn`` (answered with the shell's pidfd) and ``prepare`` (make the
+    next shell now; no answer)."""
     from bots.sandbox import linux
 
     failure = None
@@ -194,19 +204,27 @@ def _run_cell(channel: socket.socket, setup: dict, policy: Policy, seccomp_for, 
     except OSError as exc:
         failure = f"sandbox setup failed at 'prepare the cell': {exc}"
     shell: _Shell | None = None
+    if failure is None:
+        shell = _new_shell(channel, setup, policy, seccomp_program, template_ready, launch)
     while True:
-        if shell is None and failure is None:
-            shell = _new_shell(channel, setup, policy, seccomp_program, template_ready, launch)
         try:
             message, fds, _, _ = socket.recv_fds(channel, _MESSAGE_BYTES, 3)
         except OSError:
             os._exit(0)
         if not message:
             os._exit(0)
+        if json.loads(message)["type"] == "prepare":
+            # Sent once the cell's previous bot is gone, so that making the shell never competes with a
+            # running bot for the CPU or the cell's limits.
+            if shell is None and failure is None:
+                shell = _new_shell(channel, setup, policy, seccomp_program, template_ready, launch)
+            continue
         try:
             if failure is not None:
                 socket.send_fds(channel, [json.dumps({"type": "error", "message": failure}).encode()], [])
                 continue
+            if shell is None:
+                shell = _new_shell(channel, setup, policy, seccomp_program, template_ready, launch)
             try:
                 socket.send_fds(shell.channel, [message], fds)
             except OSError as exc:
@@ -428,7 +446,8 @@ class ZygoteSandbox:
         stderr_r, stderr_w = os.pipe()
         try:
             with self._lock:
-                cell = self._free.pop() if self._free else self._new_cell()
+                # The longest-idle cell has had the most time to prepare its shell.
+                cell = self._free.pop(0) if self._free else self._new_cell()
                 try:
                     if cell.cgroup is not None:
                         cell.cgroup.apply(limits, extra_processes=_CELL_PROCESSES)
@@ -493,6 +512,7 @@ class ZygoteSandbox:
                 elif self._sock is None or len(self._free) >= self.pool_size:
                     self._discard(cell)
                 else:
+                    self._prepare(cell)
                     self._free.append(cell)
                 self._busy.discard(cell.number)
                 self._idle.notify_all()
@@ -501,6 +521,13 @@ class ZygoteSandbox:
         """Wait until every bot handed out has been killed and its cell cleaned; False on timeout."""
         with self._idle:
             return self._idle.wait_for(lambda: not self._busy, timeout_s)
+
+    def _prepare(self, cell: _Cell) -> None:
+        """Ask a clean cell to make its next shell (lock held)."""
+        try:
+            socket.send_fds(self._sock, [json.dumps({"type": "prepare", "cell": cell.number}).encode()], [])
+        except OSError:
+            pass  # the zygote is gone; the next spawn reports it
 
     def _discard(self, cell: _Cell) -> None:
         if self._sock is not None:
