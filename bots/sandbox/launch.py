@@ -64,9 +64,10 @@ def become_shell(channel: socket.socket, setup: dict, policy: Policy, seccomp_pr
                  template_ready: bool) -> None:
     """Prepare the namespaces of one future bot, wait for its request on ``channel``, become it.
 
-    Never returns. A failure before the request arrives ends the process silently: the cell then finds
-    the channel closed and reports the spawn as a sandbox fault.
+    Never returns. A failure before the request arrives is sent back on ``channel`` before the process
+    ends; the cell reports it with the next spawn, as a sandbox fault.
     """
+    step = _Step()
     try:
         signal.signal(signal.SIGCHLD, signal.SIG_DFL)
         linux.prctl(linux.PR_SET_PDEATHSIG, signal.SIGKILL)
@@ -75,30 +76,43 @@ def become_shell(channel: socket.socket, setup: dict, policy: Policy, seccomp_pr
             # As root the mounts are made with real privileges in a mount namespace owned by the host's
             # user namespace, where the bot will hold no capability: it can never change them. The bot
             # then runs under a host uid of its own, so no user namespace is needed.
+            step.name = "create the mount namespace"
             linux.unshare(linux.CLONE_NEWNS)
             if not template_ready:
+                step.name = "build the runtime root"
                 linux.mount(None, "/", None, linux.MS_REC | linux.MS_PRIVATE)
                 build_template(setup["root_mount_point"],
                                runtime_mounts(setup["mode"], setup["runtime_dir"], policy), policy)
+            step.name = "create namespaces"
             linux.unshare(_OTHER_NAMESPACES)
         else:
             # An ordinary user gets the same namespaces inside a user namespace mapping only their uid.
             outer_uid, outer_gid = os.geteuid(), os.getegid()
+            step.name = "create namespaces (user namespaces must be enabled)"
             linux.unshare(linux.CLONE_NEWUSER | linux.CLONE_NEWNS | _OTHER_NAMESPACES)
+            step.name = "map the bot's uid"
             proc_self = os.open("/proc/self", os.O_PATH | os.O_DIRECTORY)
             _map_ids(proc_self, policy.inner_id, outer_uid, outer_gid)
             os.close(proc_self)
+            step.name = "build the runtime root"
             linux.mount(None, "/", None, linux.MS_REC | linux.MS_PRIVATE)
             build_template(setup["root_mount_point"],
                            runtime_mounts(setup["mode"], setup["runtime_dir"], policy), policy)
+        step.name = "fork the pid namespace's first process"
         child = os.fork()
         if child:
             channel.close()
             _wait_and_exit(child)
+        step.name = "set the hostname"
         linux.sethostname("bot")
         linux.prctl(linux.PR_SET_PDEATHSIG, signal.SIGKILL)
+        step.name = "wait for the bot"
         message, fds, _, _ = socket.recv_fds(channel, MESSAGE_BYTES, 3)
-    except BaseException:  # noqa: BLE001 - nothing to report to yet: the cell notices the closed channel
+    except BaseException as exc:  # noqa: BLE001 - told to the cell, which reports it with the next spawn
+        try:
+            channel.send(f"sandbox setup failed at '{step.name}': {exc}".encode())
+        except OSError:
+            pass
         os._exit(EXIT_SANDBOX_ERROR)
     if not message or len(fds) != 3:
         os._exit(0)
@@ -106,7 +120,6 @@ def become_shell(channel: socket.socket, setup: dict, policy: Policy, seccomp_pr
     for target, fd in enumerate(fds):
         os.dup2(fd, target)
     os.closerange(3, 1 << 16)
-    step = _Step()
     try:
         _finish(json.loads(message), policy, seccomp_program, as_root, step)
     except BaseException as exc:  # noqa: BLE001 - any failure here is the sandbox's, reported as such

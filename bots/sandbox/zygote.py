@@ -228,7 +228,7 @@ def _run_cell(channel: socket.socket, setup: dict, policy: Policy, seccomp_for, 
             try:
                 socket.send_fds(shell.channel, [message], fds)
             except OSError as exc:
-                reply = {"type": "error", "message": f"the prepared bot process is gone: {exc}"}
+                reply = {"type": "error", "message": _shell_failure(shell, exc)}
                 socket.send_fds(channel, [json.dumps(reply).encode()], [])
             else:
                 socket.send_fds(channel, [json.dumps({"type": "spawned", "pid": shell.pid}).encode()],
@@ -238,6 +238,16 @@ def _run_cell(channel: socket.socket, setup: dict, policy: Policy, seccomp_for, 
         finally:
             for fd in fds:
                 os.close(fd)
+
+
+def _shell_failure(shell: _Shell, exc: OSError) -> str:
+    """Why a shell died before its request: its last words on the channel, if it left any."""
+    shell.channel.setblocking(False)
+    try:
+        words = shell.channel.recv(_MESSAGE_BYTES)
+    except OSError:
+        words = b""
+    return words.decode(errors="replace") or f"the prepared bot process is gone: {exc}"
 
 
 def _new_shell(channel: socket.socket, setup: dict, policy: Policy, seccomp_program: bytes | None,
