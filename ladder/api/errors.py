@@ -9,7 +9,8 @@ of an upload adds ``log_tail``, the end of the bot's log. Throttled requests (42
 from __future__ import annotations
 
 from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
-from django.http import Http404
+from django.http import Http404, JsonResponse
+from django.views.decorators.csrf import csrf_exempt
 from drf_spectacular.utils import OpenApiExample, OpenApiResponse
 from rest_framework import exceptions, serializers
 from rest_framework.response import Response
@@ -114,9 +115,9 @@ def error_responses(*statuses: int) -> dict[int, OpenApiResponse]:
     return responses
 
 
+@csrf_exempt
 def api_not_found(request, *args, **kwargs):
-    """Unknown addresses under /api/ answer in the same JSON shape as every other error."""
-    from django.http import JsonResponse
-
+    """Unknown addresses under /api/ answer in the same JSON shape as every other error. CSRF-exempt
+    like the API views, so that an unknown address is a 404 for every method rather than a CSRF page."""
     message = f"no API route {request.path!r}: GET /api/docs/ lists them"
     return JsonResponse(error_body(message, code="not_found"), status=404)

@@ -98,3 +98,9 @@ def test_wrong_method_and_malformed_json_use_the_error_shape(auth_client):
     assert malformed.status_code == 400 and "JSON parse error" in error_of(malformed)["detail"]
     unsupported = auth_client.post("/api/bots/", data="{}", content_type="application/json")
     assert unsupported.status_code == 415 and error_of(unsupported)["code"] == "unsupported_media_type"
+
+
+def test_unknown_api_address_is_a_json_404_for_writes_with_a_session_cookie_too(api_client):
+    api_client.cookies["sessionid"] = "stale"
+    response = api_client.post("/api/bots/-1/deactivate/")
+    assert response.status_code == 404 and error_of(response)["code"] == "not_found"
