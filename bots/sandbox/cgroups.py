@@ -128,10 +128,12 @@ class BotCgroup:
     def wait_until_no_bot(self, forker: int, timeout_s: float = 2.0) -> bool:
         """Wait until no bot process is left, SIGKILLing stragglers after a short grace.
 
-        False if that does not happen in time or if ``forker`` (the cell) itself is gone.
+        False if that does not happen in time or if ``forker`` (the cell) itself is gone. Polls with a
+        growing pause: a dying pid namespace usually empties within a millisecond or two.
         """
         deadline = time.monotonic() + timeout_s
         grace = time.monotonic() + 0.2
+        pause = 0.0005
         while True:
             bots = self.bot_pids()
             if not bots:
@@ -142,7 +144,8 @@ class BotCgroup:
             if now > grace:
                 for pid in bots:
                     self._kill_member(pid)
-            time.sleep(0.0005)
+            time.sleep(pause)
+            pause = min(pause * 2, 0.05)
 
     def _kill_member(self, pid: int) -> None:
         """SIGKILL ``pid`` only if it is still in this group: a pidfd pins it, so a recycled pid is never hit."""

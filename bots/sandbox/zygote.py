@@ -24,6 +24,7 @@ import os
 import queue
 import random
 import secrets
+import select
 import shutil
 import signal
 import socket
@@ -318,10 +319,9 @@ class ZygoteBot(BotProcess):
             signal.pidfd_send_signal(self.pidfd, signal.SIGKILL)
         except ProcessLookupError:
             pass
-        os.close(self.pidfd)
         self.memory_exceeded()
-        self.pidfd = -1
-        self._release(self.cell)
+        pidfd, self.pidfd = self.pidfd, -1
+        self._release(self.cell, pidfd)
 
     def memory_exceeded(self) -> bool:
         """Whether the OOM killer struck in the bot's cgroups (read while the bot still owns them)."""
@@ -506,13 +506,19 @@ class ZygoteSandbox:
             raise SandboxFault(f"the zygote could not fork a cell: {reply.get('message', reply)}")
         return _Cell(number, reply["pid"], fds[0], cgroup)
 
-    def _release(self, cell: _Cell) -> None:
-        """Hand a cell whose bot was just killed to the reaper, so that the match need not wait for it."""
-        self._reaping.put(cell)
+    def _release(self, cell: _Cell, pidfd: int) -> None:
+        """Hand a cell whose bot was just killed (``pidfd``, which the reaper closes) to the reaper, so
+        that the match need not wait for it."""
+        self._reaping.put((cell, pidfd))
 
     def _reap_forever(self) -> None:
-        """Take cells back once their bots are dead: only the cell's forker may be left in its cgroups."""
-        while (cell := self._reaping.get()) is not None:
+        """Take cells back once their bots are dead: no bot process may be left in their cgroups."""
+        while (item := self._reaping.get()) is not None:
+            cell, pidfd = item
+            # Sleeping in select until the bot's first process is gone keeps this thread off the GIL
+            # while the referee plays; its namespace's other processes die with it.
+            select.select([pidfd], [], [], 2.0)
+            os.close(pidfd)
             clean = cell.cgroup is None or cell.cgroup.wait_until_no_bot(cell.pid)
             with self._idle:
                 if not clean:
@@ -600,8 +606,6 @@ class ZygoteSandbox:
 
 
 def _read_line(fd: int, timeout_s: float) -> bytes:
-    import select
-
     data = b""
     while b"\n" not in data:
         readable, _, _ = select.select([fd], [], [], timeout_s)
