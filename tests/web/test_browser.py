@@ -107,8 +107,14 @@ def test_tournament_progress_bar_moves_while_matches_finish(page, tournament_fac
             screenshot(page, "tournament_halfway")
     assert seen == [16, 33, 50, 66, 83, 100]
     assert page.locator('#progress [data-field="status"]').inner_text() == "finished"
-    assert page.locator("#progress .notice").is_visible()
     assert page.locator("#progress .bar").evaluate("e => e.style.width") == "100%"
+    # The standings and crosstable follow without a reload.
+    page.wait_for_function("() => document.querySelectorAll('table.standings tbody tr').length === 4")
+    page.wait_for_function("() => document.querySelectorAll('#live-results ul.matches a[href*=\"/matches/\"]')"
+                           ".length === 6")
+    assert page.locator("table.crosstable tbody tr").count() == 4
+    assert page.locator("#progress .notice").is_hidden()
+    screenshot(page, "tournament_live_finished")
 
 
 def _board(page) -> str:
