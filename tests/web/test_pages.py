@@ -261,3 +261,8 @@ def test_pages_load_scripts_and_styles_only_from_this_site(client, tournament_fa
         html = client.get(url).content.decode()
         sources = re.findall(r'<(?:script|link)[^>]+(?:src|href)="([^"]+)"', html)
         assert sources and all(source.startswith("/static/") for source in sources), (url, sources)
+
+
+def test_the_api_docs_linked_from_every_page_are_served(client):
+    assert reverse("api-docs") in client.get("/").content.decode()
+    assert client.get(reverse("api-docs")).status_code == 200
