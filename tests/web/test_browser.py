@@ -51,6 +51,10 @@ def test_leaderboard_and_tournament_of_a_finished_round_robin(page, phone_page, 
     phone_page.goto("/games/kingdomino/")
     assert phone_page.locator("table.leaderboard tbody tr").count() == 5
     screenshot(phone_page, "leaderboard_phone")
+    phone_page.goto("/")
+    screenshot(phone_page, "home_phone")
+    phone_page.goto(f"/tournaments/{tournament.id}/")
+    screenshot(phone_page, "tournament_phone")
 
 
 def test_sign_up_upload_a_bot_and_see_it_validated(page):
