@@ -210,6 +210,11 @@ class _Seat:
                     raise self._ended()
                 self.inbox += data
 
+    def check_memory(self) -> None:
+        """Forfeit if the kernel had to kill any process of the bot for its memory, even a helper."""
+        if self.process.memory_exceeded():
+            raise _Forfeit("memory", f"the bot exceeded its memory limit of {self.limits.memory_mb} MiB")
+
     def _ended(self) -> _Forfeit:
         self.drain_log()
         if self.process.memory_exceeded():
@@ -267,12 +272,12 @@ def play_match(game: str, bots: list[BotSpec], *, seed: int, options: dict | Non
     from bots.sandbox import get_sandbox
 
     limits = limits or Limits()
-    if sandbox is None:
-        sandbox = get_sandbox(allow_unsafe=allow_unsafe)
     started = time.monotonic()
     engine = engines.get(game)
     state = engine.new_state(len(bots), seed, options)
     resolved_options = engine.resolve_options(options)
+    if sandbox is None:
+        sandbox = get_sandbox(allow_unsafe=allow_unsafe)
     seats = [_Seat(index, spec, limits) for index, spec in enumerate(bots)]
     actions: list = []
     try:
@@ -292,6 +297,12 @@ def play_match(game: str, bots: list[BotSpec], *, seed: int, options: dict | Non
                     action = legal[0]
             state.apply(action)
             actions.append(action)
+        for seat in seats:
+            if seat.live:
+                try:
+                    seat.check_memory()
+                except _Forfeit as fault:
+                    seat.forfeit(fault.outcome, fault.reason)
         _end_all(seats, state)
     finally:
         for seat in seats:
@@ -325,6 +336,7 @@ def _start_all(seats: list[_Seat], game: str, options: dict) -> None:
             continue
         try:
             reply = seat.receive(deadline, f"to start within {seat.limits.start_ms} ms")
+            seat.check_memory()
             if reply.get("type") != "ready":
                 raise _Forfeit("bad_output", f"expected ready, got {json.dumps(reply)[:80]}")
         except _Forfeit as fault:
@@ -344,6 +356,7 @@ def _decide(seat: _Seat, observation: dict, legal: list):
         used_ms = int((time.monotonic() - began) * 1000)
         seat.time_used_ms += used_ms
         seat.bank_left_ms = max(0, seat.bank_left_ms - max(0, used_ms - seat.limits.move_ms))
+    seat.check_memory()
     if reply.get("type") != "action" or "action" not in reply:
         raise _Forfeit("bad_output", f"expected an action, got {json.dumps(reply)[:80]}")
     try:

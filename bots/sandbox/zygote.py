@@ -355,6 +355,8 @@ class ZygoteSandbox:
         self._process: subprocess.Popen | None = None
         self._cgroups = None
         self._uids = itertools.count(random.SystemRandom().randrange(self.policy.host_uid_span))
+        #: Host uids given to this sandbox's bots so far (as root; checked by the tests for leftovers).
+        self.uids_used: set[int] = set()
         self._cell_numbers = itertools.count(1)
         self._free: list[_Cell] = []
         self._busy: set[int] = set()
@@ -446,6 +448,7 @@ class ZygoteSandbox:
             raise SandboxFault("the sandbox is not started")
         bot_dir = self.cache.path_for(code)
         uid = self.policy.host_uid_base + next(self._uids) % self.policy.host_uid_span
+        self.uids_used.add(uid)
         request = {
             "type": "spawn", "mode": self.mode, "bot_dir": str(bot_dir), "host_uid": uid, "host_gid": uid,
             "root_mount_point": str(self._root_mount_point), "runtime_dir": str(self._runtime_dir),

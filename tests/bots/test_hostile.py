@@ -45,9 +45,8 @@ def hostile(name: str, **constants) -> bytes:
 
 
 def bot_uid_processes(box: ZygoteSandbox) -> list[str]:
-    """Processes (not zombies) running under any bot uid, after a short grace for the kernel."""
-    low = box.policy.host_uid_base
-    high = low + box.policy.host_uid_span
+    """Processes (not zombies) running under a uid this sandbox gave a bot, after a short grace for the
+    kernel. (Other sandboxes on the machine may be running bots of their own meanwhile.)"""
     deadline = time.monotonic() + 2
     while True:
         found = []
@@ -60,7 +59,7 @@ def bot_uid_processes(box: ZygoteSandbox) -> list[str]:
                 continue
             fields = dict(line.split(":", 1) for line in status.splitlines() if ":" in line)
             uid = int(fields["Uid"].split()[0])
-            if low <= uid < high and not fields["State"].strip().startswith("Z"):
+            if uid in box.uids_used and not fields["State"].strip().startswith("Z"):
                 found.append(f"{entry.name} {fields['Name'].strip()}")
         if not found or time.monotonic() > deadline:
             return found
@@ -165,6 +164,13 @@ def test_memory_cap(sandbox, race, name):
     seat, _ = play(sandbox, race, hostile(name))
     assert seat.outcome == "memory", seat.reason
     assert seat.place == 2
+
+
+def test_memory_cap_covers_the_whole_process_tree(sandbox, race):
+    if sandbox._cgroups is None:
+        pytest.skip("without cgroups only each process's address space is capped")
+    seat, _ = play(sandbox, race, hostile("memory_tree"), Limits(move_ms=8000, bank_ms=0, memory_mb=64))
+    assert seat.outcome == "memory", seat.reason
 
 
 def test_garbage_on_the_protocol_channel_is_bad_output(sandbox, race):

@@ -1,0 +1,89 @@
+"""``play``: argument handling, the human-readable report and the JSON object of DESIGN.md section 7."""
+
+from __future__ import annotations
+
+import io
+import json
+
+import pytest
+from sandbox_helpers import FIRST_BOT, GREEDY_BOT
+
+from bots.play import main
+from bots.referee import Limits
+from bots.sandbox import SandboxUnavailable, get_sandbox
+
+
+@pytest.fixture
+def bot_files(tmp_path):
+    first = tmp_path / "first.py"
+    first.write_bytes(FIRST_BOT)
+    greedy = tmp_path / "greedy"
+    greedy.mkdir()
+    (greedy / "bot.py").write_bytes(GREEDY_BOT)
+    return str(first), str(greedy)
+
+
+@pytest.fixture(scope="module")
+def isolated():
+    try:
+        get_sandbox()
+    except SandboxUnavailable as exc:
+        pytest.skip(f"no isolation on this machine: {exc}")
+
+
+def run(argv):
+    out, err = io.StringIO(), io.StringIO()
+    status = main(argv, limits=Limits(), allow_unsafe=False, stdout=out, stderr=err)
+    return status, out.getvalue(), err.getvalue()
+
+
+def test_json_output_is_the_documented_object(isolated, race, bot_files):
+    status, out, err = run([race, *bot_files, "--seed", "5", "--options", '{"target": 9}', "--json"])
+    assert (status, err) == (0, "")
+    result = json.loads(out)
+    assert list(result) == ["game", "players", "seed", "options", "seats", "actions", "duration_s"]
+    assert (result["game"], result["players"], result["seed"], result["options"]) == (race, 2, 5, {"target": 9})
+    assert result["seats"] == [
+        {"bot": "first", "score": 3, "place": 2, "outcome": "ok", "reason": ""},
+        {"bot": "greedy", "score": 6, "place": 1, "outcome": "ok", "reason": ""},
+    ]
+    assert result["actions"] == [1, 3, 1, 3, 1]
+
+
+def test_table_shows_every_seat_and_its_log_tail(isolated, race, bot_files):
+    status, out, _ = run([race, *bot_files, "--seed", "5"])
+    assert status == 0
+    lines = out.splitlines()
+    assert lines[0].startswith(f"{race}, 2 players, seed 5, options {{\"target\": 12}}: 6 actions in ")
+    assert lines[1].split() == ["seat", "bot", "score", "place", "outcome", "time", "used", "reason"]
+    assert lines[2].split()[:5] == ["0", "first", "3", "2", "ok"]
+    assert lines[3].split()[:5] == ["1", "greedy", "9", "1", "ok"]
+    assert "--- log of seat 0 (first): empty" in lines
+    assert "--- log of seat 1 (greedy): last 3 lines" in lines
+    assert "    seat 1 sees 9" in lines
+    assert "UNSAFE" not in out
+
+
+@pytest.mark.parametrize(("argv", "message"), [
+    (["chess", "random"], "play: no game 'chess'; games: "),
+    (["{race}", "missing_bot"], "play: no bot at 'missing_bot' (and no example bot of that name for "),
+    (["{race}", "{first}", "{first}", "--options", "{{"], "play: --options is not JSON: "),
+    (["{race}", "{first}", "{first}", "--options", '{{"colour": 1}}'], "play: unknown option(s) for race: colour"),
+    (["{race}", "{first}"], "play: Race is for 2 to 4 players, not 1"),
+    (["{race}"], "play: the following arguments are required: BOT"),
+])
+def test_bad_arguments_exit_2_with_a_message(race, bot_files, argv, message):
+    status, out, err = run([arg.format(race=race, first=bot_files[0]) for arg in argv])
+    assert status == 2
+    assert out == ""
+    assert err.startswith(message)
+
+
+def test_unsafe_mode_is_announced_in_the_report():
+    from bots.play import format_result
+    from bots.referee import MatchResult, SeatResult
+
+    seat = SeatResult(bot="b", score=1, place=1, outcome="ok", reason="", time_used_ms=3, log="")
+    report = format_result(MatchResult(game="race", players=1, seed=1, options={}, actions=[1], seats=[seat],
+                                       duration_s=0.1, unsafe=True))
+    assert report.splitlines()[1].startswith("!! UNSAFE MODE: bots run WITHOUT isolation")

@@ -1,0 +1,66 @@
+"""The referee's clock and results with well-behaved bots in the real sandbox."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+from sandbox_helpers import FIRST_BOT, bot_source
+
+from bots.referee import BotSpec, Limits, play_match
+from bots.sandbox import SandboxUnavailable
+from bots.sandbox.zygote import ZygoteSandbox
+
+SLOW_BOT = bot_source("""
+    import time
+
+    def act(observation, legal_actions):
+        time.sleep(0.3)
+        return legal_actions[0]
+""")
+
+
+@pytest.fixture(scope="module")
+def sandbox(tmp_path_factory):
+    try:
+        box = ZygoteSandbox(tmp_path_factory.mktemp("code-cache")).start()
+    except SandboxUnavailable as exc:
+        pytest.skip(f"no isolation on this machine: {exc}")
+    yield box
+    box.close()
+
+
+def test_time_beyond_each_move_is_drawn_from_the_bank(sandbox, race):
+    """300 ms per move against 200 ms per move and a 250 ms bank: the third move runs out of time."""
+    limits = Limits(move_ms=200, bank_ms=250)
+    result = play_match(race, [BotSpec("slow", SLOW_BOT), BotSpec("first", FIRST_BOT)], seed=1, limits=limits,
+                        sandbox=sandbox)
+    slow, first = result.seats
+    assert slow.outcome == "timeout"
+    assert slow.reason.startswith("no answer within 200 ms plus a bank of ")
+    assert 750 <= slow.time_used_ms < 1200
+    assert (slow.place, first.place) == (2, 1)
+    assert result.actions == [1] * 12
+
+
+def test_a_move_within_its_allowance_costs_no_bank(sandbox, race):
+    limits = Limits(move_ms=1000, bank_ms=100)
+    result = play_match(race, [BotSpec("slow", SLOW_BOT), BotSpec("first", FIRST_BOT)], seed=1, limits=limits,
+                        sandbox=sandbox)
+    assert [seat.outcome for seat in result.seats] == ["ok", "ok"]
+    assert result.seats[0].time_used_ms >= 6 * 300
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="as an ordinary user every bot has that user's uid")
+def test_seats_of_one_match_run_as_different_users(sandbox, race):
+    whoami = bot_source("""
+        import os
+
+        def act(observation, legal_actions):
+            print("uid", os.getuid(), "pid", os.getpid())
+            return legal_actions[0]
+    """)
+    result = play_match(race, [BotSpec("a", whoami), BotSpec("b", whoami)], seed=1, sandbox=sandbox)
+    first_lines = [seat.log.splitlines()[0] for seat in result.seats]
+    assert first_lines[0] != first_lines[1]
+    assert all(line.endswith("pid 1") for line in first_lines)
