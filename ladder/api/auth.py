@@ -23,8 +23,8 @@ _TOKEN = "9944b09199c62bcf9418ad846dd0e4bbdfc6ee4b"
 
 
 class AuthRegisterApi(APIView):
-    permission_classes = [AllowAny]
-    throttle_classes = [RegistrationThrottle]
+    permission_classes = (AllowAny,)
+    throttle_classes = (RegistrationThrottle,)
 
     class InputSerializer(serializers.Serializer):
         class Meta:
@@ -65,7 +65,7 @@ class AuthRegisterApi(APIView):
 
 
 class AuthTokenApi(APIView):
-    permission_classes = [AllowAny]
+    permission_classes = (AllowAny,)
 
     class InputSerializer(serializers.Serializer):
         class Meta:
@@ -100,7 +100,7 @@ class AuthTokenApi(APIView):
 
 
 class AuthMeApi(APIView):
-    permission_classes = [IsAuthenticated]
+    permission_classes = (IsAuthenticated,)
 
     class OutputSerializer(serializers.Serializer):
         class Meta:

@@ -23,7 +23,13 @@ from ladder.api.filters import BotFilter
 from ladder.api.throttles import UploadThrottle
 from ladder.models import Bot, BotVersion, RatingChange
 from ladder.services import access
-from ladder.services.bot_history import bot_detail_get, bot_get, bot_head_to_head, bot_rating_history, bots_listed
+from ladder.services.bot_history import (
+    bot_detail_get,
+    bot_get,
+    bot_head_to_head,
+    bot_rating_history,
+    bots_listed,
+)
 from ladder.services.bots import bot_create, bot_set_active, bot_version_create
 from ladder.services.errors import ServiceError
 
@@ -50,7 +56,7 @@ def _bot_example(name: str, status_code: str = "200", **changes) -> OpenApiExamp
 class VersionSerializer(serializers.ModelSerializer):
     class Meta:
         model = BotVersion
-        fields = ["number", "sha256", "size", "kind", "validation_status", "validation_message", "created_at"]
+        fields = ("number", "sha256", "size", "kind", "validation_status", "validation_message", "created_at")
 
 
 class BotSerializer(serializers.ModelSerializer):
@@ -61,7 +67,7 @@ class BotSerializer(serializers.ModelSerializer):
 
     class Meta:
         model = Bot
-        fields = ["id", "name", "game", "owner", "active", "elo", "current_version", "created_at"]
+        fields = ("id", "name", "game", "owner", "active", "elo", "current_version", "created_at")
 
 
 class BotRatingSerializer(serializers.Serializer):
@@ -88,7 +94,7 @@ class BotDetailSerializer(serializers.ModelSerializer):
 
     class Meta:
         model = Bot
-        fields = ["id", "name", "game", "owner", "active", "created_at", "current_version", "versions", "ratings"]
+        fields = ("id", "name", "game", "owner", "active", "created_at", "current_version", "versions", "ratings")
 
     @extend_schema_field(VersionSerializer(allow_null=True))
     def get_current_version(self, bot):
@@ -113,12 +119,12 @@ def _upload_bytes(request) -> tuple[bytes, str]:
 
 class BotListCreateApi(ListAPIView):
     serializer_class = BotSerializer
-    parser_classes = [MultiPartParser, FormParser]
-    throttle_classes = [UploadThrottle]
-    filter_backends = [DjangoFilterBackend, OrderingFilter]
+    parser_classes = (MultiPartParser, FormParser)
+    throttle_classes = (UploadThrottle,)
+    filter_backends = (DjangoFilterBackend, OrderingFilter)
     filterset_class = BotFilter
-    ordering_fields = ["id", "name", "created_at", "elo"]
-    ordering = ["id"]
+    ordering_fields = ("id", "name", "created_at", "elo")
+    ordering = ("id",)
 
     class InputSerializer(serializers.Serializer):
         class Meta:
@@ -179,11 +185,11 @@ class BotDetailApi(APIView):
 
 class BotVersionListCreateApi(ListAPIView):
     serializer_class = VersionSerializer
-    parser_classes = [MultiPartParser, FormParser]
-    throttle_classes = [UploadThrottle]
-    filter_backends = [OrderingFilter]
-    ordering_fields = ["number", "created_at"]
-    ordering = ["number"]
+    parser_classes = (MultiPartParser, FormParser)
+    throttle_classes = (UploadThrottle,)
+    filter_backends = (OrderingFilter,)
+    ordering_fields = ("number", "created_at")
+    ordering = ("number",)
 
     class InputSerializer(serializers.Serializer):
         class Meta:
@@ -245,7 +251,7 @@ class BotVersionCodeApi(APIView):
 
 
 class _BotActivationApi(APIView):
-    permission_classes = [IsAuthenticated]
+    permission_classes = (IsAuthenticated,)
     active: bool
 
     def post(self, request, bot_id: int):
@@ -292,12 +298,12 @@ class RatingPointSerializer(serializers.ModelSerializer):
 
     class Meta:
         model = RatingChange
-        fields = ["match", "version", "before", "after", "delta", "finished_at"]
+        fields = ("match", "version", "before", "after", "delta", "finished_at")
 
 
 class BotRatingHistoryApi(ListAPIView):
     serializer_class = RatingPointSerializer
-    filter_backends = []
+    filter_backends = ()
 
     def get_queryset(self):
         return bot_rating_history(bot=bot_get(bot_id=self.kwargs["bot_id"]))

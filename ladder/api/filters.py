@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+from datetime import UTC
+
 import django_filters
 from django import forms
+from django_filters.fields import IsoDateTimeField
 
 from ladder.models import Bot, Match, Tournament
 
@@ -20,6 +23,23 @@ class IdFilter(django_filters.NumberFilter):
         super().__init__(*args, **kwargs)
 
 
+class UtcDateTimeField(IsoDateTimeField):
+    """An ISO 8601 date-time, converted to UTC: PostgreSQL refuses offsets beyond 16 hours, which ISO allows."""
+
+    def to_python(self, value):
+        moment = super().to_python(value)
+        if moment is None or moment.tzinfo is None:
+            return moment
+        try:
+            return moment.astimezone(UTC)
+        except OverflowError:
+            raise forms.ValidationError("this date-time is out of range: use years 1 to 9999") from None
+
+
+class UtcDateTimeFilter(django_filters.IsoDateTimeFilter):
+    field_class = UtcDateTimeField
+
+
 class BotFilter(django_filters.FilterSet):
     game = django_filters.CharFilter(field_name="game__slug", help_text="Game slug, e.g. kingdomino.")
     owner = django_filters.CharFilter(field_name="owner__username", help_text="Owner's username.")
@@ -29,7 +49,7 @@ class BotFilter(django_filters.FilterSet):
 
     class Meta:
         model = Bot
-        fields = ["game", "owner", "name", "active"]
+        fields = ("game", "owner", "name", "active")
 
 
 class TournamentFilter(django_filters.FilterSet):
@@ -40,7 +60,7 @@ class TournamentFilter(django_filters.FilterSet):
 
     class Meta:
         model = Tournament
-        fields = ["game", "status", "kind", "bot"]
+        fields = ("game", "status", "kind", "bot")
 
 
 class MatchFilter(django_filters.FilterSet):
@@ -48,16 +68,16 @@ class MatchFilter(django_filters.FilterSet):
     bot = IdFilter(field_name="seats__bot", help_text="Matches where this bot id had a seat.")
     tournament = IdFilter(field_name="tournament", help_text="Tournament id.")
     status = django_filters.ChoiceFilter(choices=Match.Status.choices)
-    created_after = django_filters.IsoDateTimeFilter(field_name="created_at", lookup_expr="gte",
+    created_after = UtcDateTimeFilter(field_name="created_at", lookup_expr="gte",
                                                      help_text="Scheduled at or after (ISO 8601).")
-    created_before = django_filters.IsoDateTimeFilter(field_name="created_at", lookup_expr="lt",
+    created_before = UtcDateTimeFilter(field_name="created_at", lookup_expr="lt",
                                                       help_text="Scheduled before (ISO 8601).")
-    finished_after = django_filters.IsoDateTimeFilter(field_name="finished_at", lookup_expr="gte",
+    finished_after = UtcDateTimeFilter(field_name="finished_at", lookup_expr="gte",
                                                       help_text="Finished at or after (ISO 8601).")
-    finished_before = django_filters.IsoDateTimeFilter(field_name="finished_at", lookup_expr="lt",
+    finished_before = UtcDateTimeFilter(field_name="finished_at", lookup_expr="lt",
                                                        help_text="Finished before (ISO 8601).")
 
     class Meta:
         model = Match
-        fields = ["game", "bot", "tournament", "status", "created_after", "created_before", "finished_after",
-                  "finished_before"]
+        fields = ("game", "bot", "tournament", "status", "created_after", "created_before", "finished_after",
+                  "finished_before")

@@ -23,7 +23,7 @@ class GameListApi(APIView):
         class Meta:
             ref_name = "Game"
             model = Game
-            fields = ["slug", "title", "min_players", "max_players", "default_options"]
+            fields = ("slug", "title", "min_players", "max_players", "default_options")
 
     @extend_schema(
         operation_id="games_list",

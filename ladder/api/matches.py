@@ -24,8 +24,8 @@ class SeatSerializer(serializers.ModelSerializer):
 
     class Meta:
         model = Seat
-        fields = ["position", "bot", "bot_id", "version", "score", "place", "outcome", "reason", "time_used_ms",
-                  "rating_before", "rating_after"]
+        fields = ("position", "bot", "bot_id", "version", "score", "place", "outcome", "reason", "time_used_ms",
+                  "rating_before", "rating_after")
 
 
 class MatchSerializer(serializers.ModelSerializer):
@@ -34,8 +34,8 @@ class MatchSerializer(serializers.ModelSerializer):
 
     class Meta:
         model = Match
-        fields = ["id", "game", "tournament_id", "index", "players", "seed", "options", "status", "attempts",
-                  "failure_reason", "created_at", "started_at", "finished_at", "duration_s", "seats"]
+        fields = ("id", "game", "tournament_id", "index", "players", "seed", "options", "status", "attempts",
+                  "failure_reason", "created_at", "started_at", "finished_at", "duration_s", "seats")
 
 
 _SEATS_EXAMPLE = [
@@ -52,10 +52,10 @@ _MATCH_EXAMPLE = {"id": 31, "game": "kingdomino", "tournament_id": 3, "index": 0
 
 class MatchListApi(ListAPIView):
     serializer_class = MatchSerializer
-    filter_backends = [DjangoFilterBackend, OrderingFilter]
+    filter_backends = (DjangoFilterBackend, OrderingFilter)
     filterset_class = MatchFilter
-    ordering_fields = ["id", "created_at", "finished_at", "duration_s"]
-    ordering = ["-id"]
+    ordering_fields = ("id", "created_at", "finished_at", "duration_s")
+    ordering = ("-id",)
 
     def get_queryset(self):
         return matches_listed()
@@ -113,7 +113,7 @@ class SeatLogSerializer(serializers.ModelSerializer):
 
     class Meta:
         model = Seat
-        fields = ["position", "bot", "bot_id", "version", "outcome", "reason", "log"]
+        fields = ("position", "bot", "bot_id", "version", "outcome", "reason", "log")
 
 
 class MatchLogsSerializer(serializers.Serializer):
@@ -122,7 +122,7 @@ class MatchLogsSerializer(serializers.Serializer):
 
 
 class MatchLogsApi(APIView):
-    permission_classes = [IsAuthenticated]
+    permission_classes = (IsAuthenticated,)
 
     @extend_schema(
         operation_id="matches_logs",

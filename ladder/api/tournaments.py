@@ -29,8 +29,8 @@ class TournamentSerializer(serializers.ModelSerializer):
 
     class Meta:
         model = Tournament
-        fields = ["id", "name", "game", "kind", "status", "players_per_match", "games_per_pairing", "options",
-                  "seed", "created_by", "bots", "created_at", "started_at", "finished_at"]
+        fields = ("id", "name", "game", "kind", "status", "players_per_match", "games_per_pairing", "options",
+                  "seed", "created_by", "bots", "created_at", "started_at", "finished_at")
 
 
 class ProgressSerializer(serializers.Serializer):
@@ -66,7 +66,7 @@ class TournamentDetailSerializer(TournamentSerializer):
     standings = StandingSerializer(many=True)
 
     class Meta(TournamentSerializer.Meta):
-        fields = TournamentSerializer.Meta.fields + ["progress", "standings"]
+        fields = TournamentSerializer.Meta.fields + ("progress", "standings")
 
 
 _STANDING_EXAMPLE = {"rank": 1, "bot_id": 7, "bot": "greedy", "games": 4, "points": 3.5, "wins": 3, "draws": 1,
@@ -104,11 +104,11 @@ def _detail(tournament: Tournament) -> dict:
 
 class TournamentListCreateApi(ListAPIView):
     serializer_class = TournamentSerializer
-    throttle_classes = [TournamentCreateThrottle]
-    filter_backends = [DjangoFilterBackend, OrderingFilter]
+    throttle_classes = (TournamentCreateThrottle,)
+    filter_backends = (DjangoFilterBackend, OrderingFilter)
     filterset_class = TournamentFilter
-    ordering_fields = ["id", "created_at", "finished_at", "name"]
-    ordering = ["-id"]
+    ordering_fields = ("id", "created_at", "finished_at", "name")
+    ordering = ("-id",)
 
     class InputSerializer(serializers.Serializer):
         class Meta:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 from django.core.cache import cache
+
 from tests.api.helpers import token_client
 from tests.factories import UserFactory
 

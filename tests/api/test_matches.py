@@ -3,10 +3,10 @@ replay, and bot logs that only their owner reads."""
 
 from datetime import timedelta
 
-import engines
 import pytest
 from django.utils import timezone
 
+import engines
 from ladder.models import Game
 from tests.api.helpers import error_of
 from tests.factories import BotFactory, MatchFactory, SeatFactory, TournamentFactory, finished_match
@@ -125,3 +125,16 @@ def test_logs_of_a_match_without_my_bots_answer_like_a_missing_match(auth_client
     missing = auth_client.get("/api/matches/999999/logs/")
     assert theirs.status_code == missing.status_code == 404
     assert "readable by the bot's owner only" in error_of(theirs)["detail"]
+
+
+@pytest.mark.parametrize("moment", ["2000-01-01T00:00:00-23:51", "2000-01-01T00:00:00+23:59"])
+def test_date_filters_take_any_iso_offset(api_client, moment):
+    match = finished_match(bots=BotFactory.create_batch(2))
+    response = api_client.get("/api/matches/", {"finished_after": moment})
+    assert [row["id"] for row in response.json()["results"]] == [match.id]
+
+
+def test_date_filters_refuse_moments_beyond_year_9999(api_client):
+    response = api_client.get("/api/matches/", {"finished_after": "9999-12-31T23:59:00-23:00"})
+    assert response.status_code == 400
+    assert "out of range" in error_of(response)["fields"]["finished_after"][0]
