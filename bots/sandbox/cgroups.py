@@ -62,6 +62,7 @@ class BotCgroup:
         self.memory_dir = memory_dir
         self.version = version
         self._oom = False
+        self._oom_fd = -1
 
     def apply(self, limits: Limits, extra_processes: int = 0) -> None:
         """Set the memory, process and CPU caps of ``limits`` (plus ``extra_processes`` of ours)."""
@@ -88,17 +89,23 @@ class BotCgroup:
         return [str(d / "cgroup.procs") for d in self.dirs]
 
     def oom_kills(self) -> int:
-        """How many processes the kernel has killed in this group for exceeding the memory cap."""
+        """How many processes the kernel has killed in this group for exceeding the memory cap.
+
+        Read after every decision, so the file stays open and is re-read in place.
+        """
         if self.memory_dir is None:
             return 0
-        name = "memory.oom_control" if self.version == 1 else "memory.events"
         try:
-            for line in (self.memory_dir / name).read_text().splitlines():
-                key, _, value = line.partition(" ")
-                if key == "oom_kill":
-                    return int(value)
+            if self._oom_fd < 0:
+                name = "memory.oom_control" if self.version == 1 else "memory.events"
+                self._oom_fd = os.open(self.memory_dir / name, os.O_RDONLY | os.O_CLOEXEC)
+            text = os.pread(self._oom_fd, 4096, 0).decode()
         except OSError:
-            pass
+            return 0
+        for line in text.splitlines():
+            key, _, value = line.partition(" ")
+            if key == "oom_kill":
+                return int(value)
         return 0
 
     def pids(self) -> set[int]:
@@ -178,6 +185,9 @@ class BotCgroup:
     def kill_and_remove(self, timeout_s: float = 2.0) -> None:
         """SIGKILL whatever is left in the groups, then remove them; safe to repeat."""
         self.oom_killed()
+        if self._oom_fd >= 0:
+            os.close(self._oom_fd)
+            self._oom_fd = -1
         deadline = time.monotonic() + timeout_s
         for directory in self.dirs:
             kill_file = directory / "cgroup.kill"
