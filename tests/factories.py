@@ -8,22 +8,37 @@ and rating history are what production would store.
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Sequence
 
-import engines
 import factory
 from django.db import transaction
 from django.utils import timezone
 
-from tests.conftest import BotFactory, UserFactory
+import engines
+from tests.conftest import FIRST_LEGAL_BOT, BotFactory, UserFactory
 
-__all__ = ["BotFactory", "MatchFactory", "SeatFactory", "TournamentFactory", "UserFactory", "finished_match"]
+__all__ = ["BotFactory", "BotVersionFactory", "MatchFactory", "SeatFactory", "TournamentFactory", "UserFactory", "finished_match"]
 
 
 def _game(slug: str):
     from ladder.models import Game
 
     return Game.objects.get(slug=slug)
+
+
+class BotVersionFactory(factory.django.DjangoModelFactory):
+    """Another accepted version of ``bot``, numbered after its newest."""
+
+    class Meta:
+        model = "ladder.BotVersion"
+
+    bot = factory.SubFactory(BotFactory)
+    number = factory.LazyAttribute(lambda version: version.bot.versions.count() + 1)
+    code = factory.LazyAttribute(lambda version: FIRST_LEGAL_BOT + f"# version {version.number}\n".encode())
+    sha256 = factory.LazyAttribute(lambda version: hashlib.sha256(version.code).hexdigest())
+    size = factory.LazyAttribute(lambda version: len(version.code))
+    validation_status = "accepted"
 
 
 class TournamentFactory(factory.django.DjangoModelFactory):

@@ -7,7 +7,7 @@ from ladder.api.pagination import MAX_PAGE_SIZE
 from ladder.models import Bot, BotVersion, Game
 from tests.api.helpers import error_of, upload, upload_version
 from tests.conftest import FIRST_LEGAL_BOT, LAST_LEGAL_BOT
-from tests.factories import BotFactory, UserFactory, finished_match
+from tests.factories import BotFactory, BotVersionFactory, UserFactory, finished_match
 
 pytestmark = pytest.mark.django_db
 
@@ -112,6 +112,15 @@ def test_new_version_keeps_the_rating_and_becomes_current(auth_client):
     assert [v["number"] for v in versions["results"]] == [1, 2]
     newest_first = auth_client.get(f"/api/bots/{bot.id}/versions/?ordering=-number").json()
     assert [v["number"] for v in newest_first["results"]] == [2, 1]
+
+
+def test_versions_list_query_count_does_not_grow_with_versions(api_client, django_assert_max_num_queries):
+    bot = BotFactory()
+    BotVersionFactory.create_batch(7, bot=bot)
+    with django_assert_max_num_queries(3):
+        versions = api_client.get(f"/api/bots/{bot.id}/versions/").json()
+    assert [v["number"] for v in versions["results"]] == list(range(1, 9))
+    assert "code" not in versions["results"][0]
 
 
 def test_another_user_cannot_upload_versions_of_my_bot(auth_client, other_client, api_client):

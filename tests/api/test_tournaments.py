@@ -98,7 +98,7 @@ def test_standings_carry_the_order_independent_rating_with_an_interval(api_clien
     tournament = TournamentFactory(bots=[strong, middle, weak])
     for winner, loser in [(strong, middle), (strong, weak), (middle, weak), (middle, strong), (strong, middle)]:
         finished_match(tournament=tournament, bots=[winner, loser], places=[1, 2])
-    with django_assert_max_num_queries(8):
+    with django_assert_max_num_queries(6):
         detail = api_client.get(f"/api/tournaments/{tournament.id}/").json()
     assert detail["progress"]["finished"] == detail["progress"]["total"] == 5
     table = detail["standings"]
