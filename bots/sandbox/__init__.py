@@ -88,8 +88,13 @@ def get_sandbox(*, allow_unsafe: bool = False, cache_dir: str | Path | None = No
             _owner_pid = os.getpid()
         key = (mode, str(cache_dir))
         sandbox = _shared.get(key)
-        if sandbox is not None:
+        if sandbox is not None and sandbox.alive():
             return sandbox
+        if sandbox is not None:
+            # The zygote died (killed from outside, say): start a new one rather than fail every match.
+            logger.error("the bot sandbox's zygote died; starting a new one")
+            sandbox.close()
+            del _shared[key]
         if key not in _unavailable:
             try:
                 sandbox = ZygoteSandbox(cache_dir, mode=mode).start()

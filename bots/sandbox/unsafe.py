@@ -75,5 +75,8 @@ class UnsafeSandbox:
         )
         return _ChildProcess(popen)
 
+    def alive(self) -> bool:
+        return True
+
     def close(self) -> None:
         pass

@@ -592,6 +592,10 @@ class ZygoteSandbox:
             self._cgroups.close()
             self._cgroups = None
 
+    def alive(self) -> bool:
+        """Whether the zygote is still there to start bots."""
+        return self._sock is not None and self._process is not None and self._process.poll() is None
+
     def leftovers(self) -> list[str]:
         """Bots still running and processes other than the forkers inside idle cells (none after a match)."""
         self.wait_idle()

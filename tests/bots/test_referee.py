@@ -64,3 +64,16 @@ def test_seats_of_one_match_run_as_different_users(sandbox, race):
     first_lines = [seat.log.splitlines()[0] for seat in result.seats]
     assert first_lines[0] != first_lines[1]
     assert all(line.endswith("pid 1") for line in first_lines)
+
+
+def test_a_dead_zygote_is_replaced_by_the_shared_sandbox(sandbox, race):
+    from bots.sandbox import get_sandbox
+
+    first = get_sandbox(cache_dir=None)
+    first._process.kill()
+    first._process.wait()
+    assert not first.alive()
+    second = get_sandbox(cache_dir=None)
+    assert second is not first and second.alive()
+    result = play_match(race, [BotSpec("a", FIRST_BOT), BotSpec("b", FIRST_BOT)], seed=1)
+    assert [seat.outcome for seat in result.seats] == ["ok", "ok"]
