@@ -609,7 +609,11 @@ class ZygoteSandbox:
     def describe(self) -> str:
         cgroup = self._cgroups.describe() if self._cgroups else "no cgroups (rlimits only)"
         seccomp = "seccomp" if self.hello.get("seccomp") else "no seccomp (libseccomp missing)"
-        return f"{self.mode} sandbox: namespaces user/mnt/pid/net/ipc/uts/cgroup, {cgroup}, {seccomp}"
+        if os.geteuid() == 0:
+            identity = "namespaces mnt/pid/net/ipc/uts/cgroup, a host uid per bot"
+        else:
+            identity = "namespaces user/mnt/pid/net/ipc/uts/cgroup"
+        return f"{self.mode} sandbox: {identity}, {cgroup}, {seccomp}"
 
 
 def _read_line(fd: int, timeout_s: float) -> bytes:
