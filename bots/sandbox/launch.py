@@ -106,6 +106,7 @@ def become_shell(channel: socket.socket, setup: dict, policy: Policy, seccomp_pr
         step.name = "set the hostname"
         linux.sethostname("bot")
         linux.prctl(linux.PR_SET_PDEATHSIG, signal.SIGKILL)
+        _warm_up()
         step.name = "wait for the bot"
         message, fds, _, _ = socket.recv_fds(channel, MESSAGE_BYTES, 3)
     except BaseException as exc:  # noqa: BLE001 - told to the cell, which reports it with the next spawn
@@ -125,6 +126,15 @@ def become_shell(channel: socket.socket, setup: dict, policy: Policy, seccomp_pr
     except BaseException as exc:  # noqa: BLE001 - any failure here is the sandbox's, reported as such
         _fail(step.name, exc if str(exc) else traceback.format_exc(limit=1))
     os._exit(EXIT_SANDBOX_ERROR)
+
+
+def _warm_up() -> None:
+    """Run the protocol's hot path once while waiting: the pages it writes (reference counts of the
+    zygote's shared objects) are copied now rather than during the bot's first decisions."""
+    sample = {"type": "act", "observation": {"board": [[0, 1, None], [True, "x", 2.5]], "turn": 1},
+              "legal_actions": [[1, 2], {"take": 3}], "time_left_ms": 1000}
+    for _ in range(3):
+        json.loads(json.dumps(sample, separators=(",", ":")).encode())
 
 
 def _finish(request: dict, policy: Policy, seccomp_program: bytes | None, as_root: bool, step: _Step) -> None:
