@@ -1,8 +1,8 @@
 """Property-based fuzzing of the whole API from its own OpenAPI schema (schemathesis).
 
 Every operation is called with generated input, valid and invalid, against the live WSGI app and a
-database holding real users, bots, a tournament and finished matches. Path ids are drawn partly from the
-rows that exist, so the fuzzing reaches past the 404s. Every response must be free of server errors and
+database holding real users, bots, a tournament and finished matches. Path ids (and the bots of new
+tournaments) are drawn partly from the rows that exist, so the fuzzing reaches past the 404s. Every response must be free of server errors and
 match the schema (status code, content type, headers and body). Examples per operation are bounded and
 derandomized, so the run is repeatable and takes about a minute.
 """
@@ -93,6 +93,18 @@ def before_generate_path_parameters(context, strategy):
         return st.fixed_dictionaries({
             name: st.sampled_from([value, *KNOWN_PATH_VALUES.get(name, [])]) for name, value in params.items()
         })
+
+    return strategy.flatmap(mix_in_known)
+
+
+@schema.hook
+def before_generate_body(context, strategy):
+    """Tournament bodies sometimes name bots that exist, so that creation itself gets fuzzed."""
+
+    def mix_in_known(body):
+        if not (isinstance(body, dict) and "bots" in body):
+            return st.just(body)
+        return st.sampled_from([body, {**body, "game": "kingdomino", "bots": KNOWN_PATH_VALUES["bot_id"]}])
 
     return strategy.flatmap(mix_in_known)
 
