@@ -71,7 +71,7 @@ def become_shell(channel: socket.socket, setup: dict, policy: Policy, seccomp_pr
     try:
         signal.signal(signal.SIGCHLD, signal.SIG_DFL)
         linux.prctl(linux.PR_SET_PDEATHSIG, signal.SIGKILL)
-        as_root = os.geteuid() == 0
+        as_root = linux.privileged()
         if as_root:
             # As root the mounts are made with real privileges in a mount namespace owned by the host's
             # user namespace, where the bot will hold no capability: it can never change them. The bot

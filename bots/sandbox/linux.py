@@ -124,6 +124,21 @@ def drop_all_capabilities() -> None:
     _check(_libc.syscall(SYS_CAPSET, ctypes.byref(header), ctypes.byref(data)), "capset")
 
 
+CAP_SETGID = 6
+CAP_SETUID = 7
+CAP_SYS_ADMIN = 21
+
+
+def privileged() -> bool:
+    """Whether this process may build bots' sandboxes as root does: root with the capabilities to mount
+    and to change uid. (Root in a container without them takes the ordinary user's path.)"""
+    if os.geteuid() != 0:
+        return False
+    effective, _ = capabilities()
+    needed = (1 << CAP_SYS_ADMIN) | (1 << CAP_SETUID) | (1 << CAP_SETGID)
+    return effective & needed == needed
+
+
 def capabilities() -> tuple[int, int]:
     """(effective, permitted) capability masks of this process."""
     header = _CapHeader(_LINUX_CAPABILITY_VERSION_3, 0)

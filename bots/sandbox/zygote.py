@@ -81,7 +81,7 @@ def serve_forever(sock_fd: int) -> None:
 
     seccomp_for(policy)
     confined = []
-    if os.geteuid() == 0:
+    if linux.privileged():
         linux.unshare(linux.CLONE_NEWNET | linux.CLONE_NEWIPC | linux.CLONE_NEWUTS)
         linux.sethostname("zygote")
         confined = ["net", "ipc", "uts"]
@@ -196,7 +196,7 @@ def _run_cell(channel: socket.socket, setup: dict, policy: Policy, seccomp_for, 
         policy = _policy_from(setup["policy"], policy)
         seccomp_program = seccomp_for(policy)
         launch.join_cgroups(setup["cgroup_procs"])
-        if os.geteuid() == 0:
+        if linux.privileged():
             runtime = launch.runtime_mounts(setup["mode"], setup["runtime_dir"], policy)
             linux.unshare(linux.CLONE_NEWNS)
             linux.mount(None, "/", None, linux.MS_REC | linux.MS_PRIVATE)
@@ -609,7 +609,9 @@ class ZygoteSandbox:
     def describe(self) -> str:
         cgroup = self._cgroups.describe() if self._cgroups else "no cgroups (rlimits only)"
         seccomp = "seccomp" if self.hello.get("seccomp") else "no seccomp (libseccomp missing)"
-        if os.geteuid() == 0:
+        from bots.sandbox import linux
+
+        if linux.privileged():
             identity = "namespaces mnt/pid/net/ipc/uts/cgroup, a host uid per bot"
         else:
             identity = "namespaces user/mnt/pid/net/ipc/uts/cgroup"
