@@ -158,6 +158,7 @@ REST_FRAMEWORK = {
         "uploads": env.str("API_THROTTLE_UPLOADS", default="60/hour"),
         "registrations": env.str("API_THROTTLE_REGISTRATIONS", default="20/hour"),
         "tournaments": env.str("API_THROTTLE_TOURNAMENTS", default="30/hour"),
+        "logins": env.str("API_THROTTLE_LOGINS", default="100/hour"),
     },
 }
 

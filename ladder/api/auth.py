@@ -14,7 +14,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from ladder.api.errors import error_responses
-from ladder.api.throttles import RegistrationThrottle
+from ladder.api.throttles import LoginThrottle, RegistrationThrottle
 from ladder.services.tokens import token_for_credentials
 from ladder.services.users import user_register
 
@@ -66,6 +66,7 @@ class AuthRegisterApi(APIView):
 
 class AuthTokenApi(APIView):
     permission_classes = (AllowAny,)
+    throttle_classes = (LoginThrottle,)
 
     class InputSerializer(serializers.Serializer):
         class Meta:
@@ -83,9 +84,10 @@ class AuthTokenApi(APIView):
     @extend_schema(
         operation_id="auth_token",
         summary="Get the API token of an account",
-        description="Send it as `Authorization: Token <key>` on every request that changes something.",
+        description="Send it as `Authorization: Token <key>` on every request that changes something. "
+                    "Throttled per client address (scope `logins`).",
         request=InputSerializer,
-        responses={200: OutputSerializer, **error_responses(400)},
+        responses={200: OutputSerializer, **error_responses(400, 429)},
         examples=[
             OpenApiExample("credentials", value=_CREDENTIALS, request_only=True),
             OpenApiExample("token", value={"token": _TOKEN}, response_only=True, status_codes=["200"]),

@@ -1,7 +1,8 @@
-"""Rate limits on the expensive or abusable writes: uploads, registrations, tournament creation.
+"""Rate limits on the expensive or abusable writes: uploads, registrations, tournament creation, and
+token requests (password guessing).
 
 Rates live in ``REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"]`` under the scopes ``uploads``,
-``registrations`` and ``tournaments`` (``"30/hour"`` style; a missing or null rate turns the limit off).
+``registrations``, ``tournaments`` and ``logins`` (``"30/hour"`` style; a missing or null rate turns the limit off).
 They are read on every request rather than once at import, so settings overrides (tests, the
 environment) take effect. Counters live in Django's default cache: a shared cache (Redis) makes them
 hold across web processes.
@@ -64,3 +65,13 @@ class RegistrationThrottle(WriteRateThrottle):
 class TournamentCreateThrottle(WriteRateThrottle):
     scope = "tournaments"
     what = "tournaments created"
+
+
+class LoginThrottle(WriteRateThrottle):
+    """Token requests per client address: bounds password guessing."""
+
+    scope = "logins"
+    what = "token requests"
+
+    def get_cache_key(self, request, view):
+        return self.cache_format % {"scope": self.scope, "ident": self.get_ident(request)}

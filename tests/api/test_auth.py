@@ -100,3 +100,13 @@ def test_registrations_are_throttled_with_a_clear_429(api_client, throttle_rates
     assert "too many registrations: at most 2 per hour" in body["detail"]
     assert int(refused["Retry-After"]) > 0
     assert not get_user_model().objects.filter(username="cy").exists()
+
+
+def test_token_requests_are_throttled_per_address(api_client, throttle_rates):
+    UserFactory(username="ada", password=PASSWORD)
+    throttle_rates(logins="3/minute")
+    for _ in range(3):
+        assert api_client.post("/api/auth/token/", {"username": "ada", "password": "guess"}).status_code == 400
+    refused = api_client.post("/api/auth/token/", {"username": "ada", "password": PASSWORD})
+    assert refused.status_code == 429
+    assert "too many token requests: at most 3 per minute" in error_of(refused)["detail"]
