@@ -88,6 +88,10 @@ def become_shell(channel: socket.socket, setup: dict, policy: Policy, seccomp_pr
         else:
             # An ordinary user gets the same namespaces inside a user namespace mapping only their uid.
             outer_uid, outer_gid = os.geteuid(), os.getegid()
+            if outer_uid == 0 and not setup["cgroup_procs"]:
+                # The kernel never applies RLIMIT_NPROC to root, so only a pids cgroup bounds a fork bomb.
+                step.name = "bound the bot's processes"
+                raise PermissionError("bots would run as root with no pids cgroup to bound their processes")
             step.name = "create namespaces (user namespaces must be enabled)"
             linux.unshare(linux.CLONE_NEWUSER | linux.CLONE_NEWNS | _OTHER_NAMESPACES)
             step.name = "map the bot's uid"
