@@ -216,7 +216,16 @@ class _Seat:
             raise _Forfeit("memory", f"the bot exceeded its memory limit of {self.limits.memory_mb} MiB")
 
     def _ended(self) -> _Forfeit:
+        """The bot's process is gone: its fault, unless the sandbox left word that the fault was ours."""
         self.drain_log()
+        try:
+            while data := os.read(self.process.from_bot, _READ_CHUNK):
+                self.inbox += data
+        except OSError:
+            pass
+        for line in bytes(self.inbox).splitlines():
+            if b'"sandbox_error"' in line:
+                _parse_reply(line)  # raises SandboxFault
         if self.process.memory_exceeded():
             return _Forfeit("memory", f"the bot exceeded its memory limit of {self.limits.memory_mb} MiB")
         return _Forfeit("crash", "the bot's process ended without answering")
