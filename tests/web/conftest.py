@@ -10,7 +10,6 @@ from __future__ import annotations
 import os
 import random
 import shutil
-import uuid
 from datetime import timedelta
 from pathlib import Path
 
@@ -63,16 +62,19 @@ def finish_match(match_id: int) -> None:
 
 
 @pytest.fixture(autouse=True)
-def private_match_queue(settings):
-    """Tournament messages go to a queue of this test alone, purged afterwards: no worker consumes them
-    here (matches are finished in-process), and none should be left for a real worker."""
-    queue = f"web-test-{uuid.uuid4().hex[:10]}"
-    settings.MATCH_QUEUE = queue
-    yield queue
-    from ladder.services.enqueue import celery_client
+def matches_stay_in_process(settings, monkeypatch):
+    """Tournament messages go to Kombu's in-memory broker for the length of the test: no worker consumes
+    them here (matches are finished in-process), and none may be left on the real broker for one."""
+    from ladder.services import enqueue
 
-    with celery_client().connection_for_write() as connection:
-        connection.default_channel.queue_delete(queue)
+    settings.CELERY_BROKER_URL = "memory://"
+    settings.CELERY_BROKER_TRANSPORT = "memory"  # the embedded default names its own transport class
+    # Celery lets this variable override its configuration (CI sets it to Redis).
+    monkeypatch.setenv("CELERY_BROKER_URL", "memory://")
+    # The publishing client is built once per process from settings; a fresh one reads the override,
+    # and the original comes back when the test ends.
+    monkeypatch.setattr(enqueue, "_client", None)
+    yield
 
 
 @pytest.fixture
