@@ -3,9 +3,9 @@ bot logs) that no public view shows."""
 
 from __future__ import annotations
 
-import engines
 from django.db.models import Prefetch, QuerySet
 
+import engines
 from ladder.models import Match, Seat
 from ladder.services.errors import ServiceError
 
