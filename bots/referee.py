@@ -216,16 +216,12 @@ class _Seat:
             raise _Forfeit("memory", f"the bot exceeded its memory limit of {self.limits.memory_mb} MiB")
 
     def _ended(self) -> _Forfeit:
-        """The bot's process is gone: its fault, unless the sandbox left word that the fault was ours."""
+        """The bot's process is gone: its fault, unless the sandbox reported that it could not start it
+        (on its own status pipe, which no code of the bot can write to)."""
         self.drain_log()
-        try:
-            while data := os.read(self.process.from_bot, _READ_CHUNK):
-                self.inbox += data
-        except OSError:
-            pass
-        for line in bytes(self.inbox).splitlines():
-            if b'"sandbox_error"' in line:
-                _parse_reply(line)  # raises SandboxFault
+        failure = self.process.sandbox_failure()
+        if failure:
+            raise SandboxFault(failure)
         if self.process.memory_exceeded():
             return _Forfeit("memory", f"the bot exceeded its memory limit of {self.limits.memory_mb} MiB")
         return _Forfeit("crash", "the bot's process ended without answering")
@@ -251,8 +247,6 @@ def _parse_reply(line: bytes) -> dict:
     if not isinstance(reply, dict):
         raise _Forfeit("bad_output", f"the answer is not a JSON object: {line[:80]!r}")
     kind = reply.get("type")
-    if kind == "sandbox_error":
-        raise SandboxFault(str(reply.get("message", "the sandbox failed to start the bot")))
     if kind == "error":
         outcome = reply.get("kind") if reply.get("kind") in ("crash", "memory", "bad_output") else "crash"
         message = str(reply.get("message", ""))[:2000]

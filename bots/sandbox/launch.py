@@ -10,8 +10,8 @@ of the cell and does everything that does not depend on the bot:
 3. the child waits for a request and the bot's three pipes.
 
 When they arrive it finishes, as a straight sequence of steps each of which either succeeds or ends the
-process with a ``sandbox_error`` line on the protocol channel naming the step, so that a half-confined
-bot never runs:
+process with the failed step's name written to the status pipe (descriptor 3, closed before any code of
+the bot runs), so that a half-confined bot never runs:
 
 4. mount the bot's code read-only at ``/bot`` and a small private ``/tmp`` into the runtime root, then
    ``pivot_root`` into it and detach the host's tree;
@@ -51,10 +51,14 @@ class _Step:
     name = "start"
 
 
+# The status pipe: the sandbox's own channel to the host, closed before any code of the bot runs, so that
+# a bot can never pass its own failures off as the sandbox's.
+STATUS_FD = 3
+
+
 def _fail(step: str, exc: BaseException) -> None:
-    message = f"sandbox setup failed at '{step}': {exc}"
     try:
-        os.write(1, (json.dumps({"type": "sandbox_error", "message": message}) + "\n").encode())
+        os.write(STATUS_FD, f"sandbox setup failed at '{step}': {exc}".encode())
     except OSError:
         pass
     os._exit(EXIT_SANDBOX_ERROR)
@@ -112,19 +116,19 @@ def become_shell(channel: socket.socket, setup: dict, policy: Policy, seccomp_pr
         linux.prctl(linux.PR_SET_PDEATHSIG, signal.SIGKILL)
         _warm_up()
         step.name = "wait for the bot"
-        message, fds, _, _ = socket.recv_fds(channel, MESSAGE_BYTES, 3)
+        message, fds, _, _ = socket.recv_fds(channel, MESSAGE_BYTES, 4)
     except BaseException as exc:  # noqa: BLE001 - told to the cell, which reports it with the next spawn
         try:
             channel.send(f"sandbox setup failed at '{step.name}': {exc}".encode())
         except OSError:
             pass
         os._exit(EXIT_SANDBOX_ERROR)
-    if not message or len(fds) != 3:
+    if not message or len(fds) != 4:
         os._exit(0)
     channel.close()
     for target, fd in enumerate(fds):
         os.dup2(fd, target)
-    os.closerange(3, 1 << 16)
+    os.closerange(STATUS_FD + 1, 1 << 16)
     try:
         _finish(json.loads(message), policy, seccomp_program, as_root, step)
     except BaseException as exc:  # noqa: BLE001 - any failure here is the sandbox's, reported as such
@@ -173,6 +177,7 @@ def _finish(request: dict, policy: Policy, seccomp_program: bytes | None, as_roo
     _verify(policy, request["bot_dir"], uid)
 
     step.name = "start the bot"
+    os.close(STATUS_FD)
     os.environ.clear()
     os.environ.update(dict(policy.environment))
     os.chdir(policy.bot_dir)
@@ -310,7 +315,7 @@ def build_template(new_root: str, mounts: list[tuple[str, str, str]], policy: Po
                 "size=1m,mode=755")
 
 
-def _enter_root(request: dict, policy: Policy, keep_fd: int = -1) -> None:
+def _enter_root(request: dict, policy: Policy) -> None:
     """Add the bot's code and private /tmp to the template root, pivot into it, detach the host's tree."""
     new_root = request["root_mount_point"]
     _bind_read_only(request["bot_dir"], new_root + policy.bot_dir,
@@ -321,15 +326,6 @@ def _enter_root(request: dict, policy: Policy, keep_fd: int = -1) -> None:
     linux.pivot_root(".", ".")
     linux.umount2(".", linux.MNT_DETACH)
     os.chdir("/")
-    _close_all_but(keep_fd)
-
-
-def _close_all_but(keep_fd: int) -> None:
-    if keep_fd < 3:
-        os.closerange(3, 1 << 16)
-    else:
-        os.closerange(3, keep_fd)
-        os.closerange(keep_fd + 1, 1 << 16)
 
 
 def _set_rlimits(request: dict, base_vm: int) -> None:

@@ -7,20 +7,34 @@ from abc import ABC, abstractmethod
 
 
 class BotProcess(ABC):
-    """Three pipes and a kill switch.
+    """Three pipes, the sandbox's status pipe and a kill switch.
 
     ``to_bot`` carries protocol lines to the bot, ``from_bot`` brings its answers and ``log`` its
-    standard output and error. All three are the host's ends, non-blocking. ``kill`` ends the bot's
-    whole process tree and may be called any number of times.
+    standard output and error. ``status`` (or -1) is the sandbox's own channel: it carries the reason
+    when confinement failed and is closed, by the sandbox, before any code of the bot runs. All are the
+    host's ends, non-blocking. ``kill`` ends the bot's whole process tree and may be called any number
+    of times.
     """
 
-    def __init__(self, to_bot: int, from_bot: int, log: int) -> None:
+    def __init__(self, to_bot: int, from_bot: int, log: int, status: int = -1) -> None:
         self.to_bot = to_bot
         self.from_bot = from_bot
         self.log = log
-        for fd in (to_bot, from_bot, log):
-            os.set_blocking(fd, False)
+        self.status = status
+        for fd in (to_bot, from_bot, log, status):
+            if fd >= 0:
+                os.set_blocking(fd, False)
         self._closed = False
+
+    def sandbox_failure(self) -> str | None:
+        """Why the sandbox could not start this bot, if it could not (read once the bot is gone)."""
+        if self.status < 0:
+            return None
+        try:
+            text = os.read(self.status, 65536)
+        except OSError:
+            return None
+        return text.decode(errors="replace") or None
 
     @abstractmethod
     def kill(self) -> None:
@@ -36,7 +50,9 @@ class BotProcess(ABC):
         if self._closed:
             return
         self._closed = True
-        for fd in (self.to_bot, self.from_bot, self.log):
+        for fd in (self.to_bot, self.from_bot, self.log, self.status):
+            if fd < 0:
+                continue
             try:
                 os.close(fd)
             except OSError:

@@ -106,7 +106,7 @@ def serve_forever(sock_fd: int) -> None:
                  "namespaces": confined})
     while True:
         try:
-            message, fds, _, _ = socket.recv_fds(sock, _MESSAGE_BYTES, 3)
+            message, fds, _, _ = socket.recv_fds(sock, _MESSAGE_BYTES, 4)
         except ConnectionResetError:
             break
         if not message:
@@ -132,7 +132,7 @@ def serve_forever(sock_fd: int) -> None:
         elif kind == "spawn":
             cell = cells.get(request["cell"])
             try:
-                if cell is None or len(fds) != 3:
+                if cell is None or len(fds) != 4:
                     _send(sock, {"type": "error", "message": "unknown cell or wrong descriptors"})
                     continue
                 try:
@@ -209,7 +209,7 @@ def _run_cell(channel: socket.socket, setup: dict, policy: Policy, seccomp_for, 
         shell = _new_shell(channel, setup, policy, seccomp_program, template_ready, launch)
     while True:
         try:
-            message, fds, _, _ = socket.recv_fds(channel, _MESSAGE_BYTES, 3)
+            message, fds, _, _ = socket.recv_fds(channel, _MESSAGE_BYTES, 4)
         except OSError:
             os._exit(0)
         if not message:
@@ -303,8 +303,9 @@ class _Cell:
 class ZygoteBot(BotProcess):
     """A bot forked by a cell: killed through its pidfd; its cell is handed back once it is empty."""
 
-    def __init__(self, to_bot: int, from_bot: int, log: int, pidfd: int, cell: _Cell, release) -> None:
-        super().__init__(to_bot, from_bot, log)
+    def __init__(self, to_bot: int, from_bot: int, log: int, pidfd: int, cell: _Cell, release,
+                 status: int) -> None:
+        super().__init__(to_bot, from_bot, log, status)
         self.pidfd = pidfd
         self.cell = cell
         self._release = release
@@ -427,17 +428,14 @@ class ZygoteSandbox:
             try:
                 os.write(bot.to_bot, b'{"type":"start","game":"probe","seat":0,"players":1,"options":{}}\n')
             except BrokenPipeError:
-                pass  # the child gave up before reading; its reason is waiting on the other pipe
+                pass  # the child gave up before reading; its reason is on the status pipe
             reply = _read_line(bot.from_bot, _HELLO_TIMEOUT_S)
+            failure = bot.sandbox_failure() if b'"ready"' not in reply else None
         finally:
             bot.close()
-        try:
-            message = json.loads(reply)
-        except ValueError:
-            message = {}
-        if message.get("type") != "ready":
+        if failure or b'"ready"' not in reply:
             self.close()
-            detail = message.get("message") or reply.decode(errors="replace")[:300] or "no answer"
+            detail = failure or reply.decode(errors="replace")[:300] or "no answer"
             raise SandboxUnavailable(f"isolation cannot be set up on this machine: {detail}")
 
     # run
@@ -457,6 +455,7 @@ class ZygoteSandbox:
         stdin_r, stdin_w = os.pipe()
         stdout_r, stdout_w = os.pipe()
         stderr_r, stderr_w = os.pipe()
+        status_r, status_w = os.pipe()
         try:
             with self._lock:
                 # The longest-idle cell has had the most time to prepare its shell.
@@ -466,7 +465,7 @@ class ZygoteSandbox:
                         cell.cgroup.apply(limits, extra_processes=_CELL_PROCESSES)
                     request["cell"] = cell.number
                     socket.send_fds(self._sock, [json.dumps(request).encode()],
-                                    [stdin_r, stdout_w, stderr_w])
+                                    [stdin_r, stdout_w, stderr_w, status_w])
                     reply, fds = self._receive()
                 except BaseException:
                     self._discard(cell)
@@ -478,13 +477,13 @@ class ZygoteSandbox:
                     raise SandboxFault(f"the zygote could not start a bot: {reply.get('message', reply)}")
                 self._busy.add(cell.number)
         except BaseException:
-            for fd in (stdin_w, stdout_r, stderr_r):
+            for fd in (stdin_w, stdout_r, stderr_r, status_r):
                 os.close(fd)
             raise
         finally:
-            for fd in (stdin_r, stdout_w, stderr_w):
+            for fd in (stdin_r, stdout_w, stderr_w, status_w):
                 os.close(fd)
-        return ZygoteBot(stdin_w, stdout_r, stderr_r, fds[0], cell, self._release)
+        return ZygoteBot(stdin_w, stdout_r, stderr_r, fds[0], cell, self._release, status_r)
 
     def _new_cell(self) -> _Cell:
         """A new cell in fresh cgroups (lock held)."""

@@ -179,6 +179,12 @@ def test_garbage_on_the_protocol_channel_is_bad_output(sandbox, race):
     assert "not JSON" in seat.reason
 
 
+def test_a_bot_cannot_pass_its_failure_off_as_the_sandboxs(sandbox, race):
+    seat, _ = play(sandbox, race, hostile("forger"))
+    assert seat.outcome == "bad_output"
+    assert seat.place == 2
+
+
 def test_illegal_action(sandbox, race):
     seat, result = play(sandbox, race, hostile("illegal"))
     assert seat.outcome == "illegal_action"
