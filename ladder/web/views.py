@@ -51,11 +51,15 @@ def leaderboard_page(request, slug: str):
     })
 
 
+def _history_chart(page: dict) -> str:
+    return charts.rating_history_svg(page["ratings_over_time"], title=f"Rating history of {page['bot'].name}")
+
+
 def bot_page(request, bot_id: int):
     page = selectors.bot_page(bot_id=bot_id, viewer=request.user)
     if page is None:
         raise Http404("no such bot")
-    page["chart"] = charts.rating_history_svg(page["ratings_over_time"], title=f"Rating history of {page['bot'].name}")
+    page["chart"] = _history_chart(page)
     if page["owner_view"]:
         page["version_form"] = BotVersionUploadForm()
     return render(request, "ladder/bot.html", page)
@@ -76,7 +80,7 @@ def bot_version_upload(request, bot_id: int):
             messages.success(request, f"Version {version.number} was accepted.")
             return redirect("bot", bot_id=bot.id)
     page = selectors.bot_page(bot_id=bot.id, viewer=request.user)
-    page["chart"] = charts.rating_history_svg(page["ratings_over_time"])
+    page["chart"] = _history_chart(page)
     page["version_form"] = form
     return render(request, "ladder/bot.html", page)
 
