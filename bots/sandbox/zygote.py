@@ -198,7 +198,9 @@ def _run_cell(channel: socket.socket, setup: dict, policy: Policy, seccomp_for, 
         launch.join_cgroups(setup["cgroup_procs"])
         if linux.privileged():
             runtime = launch.runtime_mounts(setup["mode"], setup["runtime_dir"], policy)
-            linux.unshare(linux.CLONE_NEWNS)
+            # Its own empty network namespace too: the zygote's is shared by every cell, and bots of one
+            # match must not even find each other's abstract Unix sockets.
+            linux.unshare(linux.CLONE_NEWNS | linux.CLONE_NEWNET)
             linux.mount(None, "/", None, linux.MS_REC | linux.MS_PRIVATE)
             launch.build_template(setup["root_mount_point"], runtime, policy)
             template_ready = True

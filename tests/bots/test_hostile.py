@@ -179,6 +179,16 @@ def test_garbage_on_the_protocol_channel_is_bad_output(sandbox, race):
     assert "not JSON" in seat.reason
 
 
+def test_bots_of_one_match_cannot_find_each_other(sandbox, race):
+    code = hostile("collude")
+    result = play_match(race, [BotSpec("a", code), BotSpec("b", code)], seed=7, limits=LIMITS, sandbox=sandbox)
+    for seat in result.seats:
+        assert seat.outcome == "ok"
+        assert "ESCAPED" not in seat.log
+        assert "bound" in seat.log
+    assert sandbox.leftovers() == []
+
+
 def test_a_bot_cannot_pass_its_failure_off_as_the_sandboxs(sandbox, race):
     seat, _ = play(sandbox, race, hostile("forger"))
     assert seat.outcome == "bad_output"
