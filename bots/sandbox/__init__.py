@@ -19,7 +19,9 @@ a reaper thread takes the cell back once its bot is dead. A bot therefore starts
 mounts and a message, not an interpreter start. The ``fresh`` mode, which executes a new interpreter in
 the same confinement, is the baseline ``bench`` measures against.
 
-*What confines a bot.* Its shell sits in new mount, pid, network, ipc, uts and cgroup namespaces. Its root
+*What confines a bot.* Its shell sits in new mount, pid, ipc, uts and cgroup namespaces and in its cell's
+own network namespace (a cell hosts one bot at a time and none outlives the next; as an ordinary user
+each bot gets a network namespace of its own). Its root
 is a tmpfs holding only the Python runtime and the allowed packages (read-only, packages under a neutral
 ``/opt/packages``), its own code at ``/bot`` (read-only), a small private ``/tmp`` and four harmless device
 nodes; it pivots into it and detaches the host's tree, so there is nothing else to read (no project, no
