@@ -148,6 +148,7 @@ def bench_pipeline(*, matches: int = 100, scaling_matches: int | None = None) ->
         from ladder.models import Tournament
 
         measured = Tournament.objects.get(name="bench: 1 worker process")
+        # Right after the Celery run, so both see the machine in the same state.
         referee_rate = _referee_rate(measured)
         if scaling_matches == matches:
             one_rate = celery_rate

@@ -61,7 +61,8 @@ def bots_allow_unsafe() -> bool:
 @pytest.fixture(autouse=True)
 def _ladder_settings(request, bots_allow_unsafe):
     """Apply the sandbox mode to Django settings for tests that use Django at all."""
-    if "settings" not in request.fixturenames and not request.node.get_closest_marker("django_db"):
+    uses_django = {"settings", "db", "transactional_db", "live_server"} & set(request.fixturenames)
+    if not uses_django and not request.node.get_closest_marker("django_db"):
         yield
         return
     settings = request.getfixturevalue("settings")

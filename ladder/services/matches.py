@@ -121,7 +121,9 @@ def match_record_result(*, match_id: int, token: str, result) -> bool:
             seat.reason = played.reason or ""
             seat.time_used_ms = max(0, int(played.time_used_ms or 0))
             seat.log = played.log or ""
-        Seat.objects.bulk_update(seats, ["score", "place", "outcome", "reason", "time_used_ms", "log"])
+        ratings_apply_match(match=match, seats=seats)
+        Seat.objects.bulk_update(seats, ["score", "place", "outcome", "reason", "time_used_ms", "log",
+                                         "rating_before", "rating_after"])
         now = timezone.now()
         match.actions = list(result.actions)
         match.status = Match.Status.FINISHED
@@ -132,7 +134,6 @@ def match_record_result(*, match_id: int, token: str, result) -> bool:
         match.failure_reason = ""
         match.save(update_fields=["actions", "status", "finished_at", "duration_s", "attempt_token",
                                   "lease_expires_at", "failure_reason", "updated_at"])
-        ratings_apply_match(match=match, seats=seats)
         tournament_finish_if_done(tournament_id=match.tournament_id)
     return True
 

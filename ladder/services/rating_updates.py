@@ -49,22 +49,20 @@ def _forfeited(seat: Seat) -> bool:
 
 
 def ratings_apply_match(*, match: Match, seats: Sequence[Seat]) -> None:
-    """Apply one finished match to its bots' ratings, write the history rows and the seats' before/after.
+    """Apply one finished match to its bots' ratings and write the history rows; sets each seat's
+    ``rating_before``/``rating_after`` in memory (the caller saves the seats with the rest of the result).
 
     The caller holds the transaction that records the result (and the match row lock). Rating rows are
     locked in bot-id order, the same order in every transaction, so concurrent workers neither lose
     updates nor deadlock. The unique history row per seat makes a second application fail loudly.
     """
     bot_ids = sorted(seat.bot_id for seat in seats)
-    # Every bot gets its rating row when it is created; this only covers rows deleted by hand.
-    existing = set(Rating.objects.filter(game_id=match.game_id, bot_id__in=bot_ids).values_list("bot_id", flat=True))
-    for bot_id in bot_ids:
-        if bot_id not in existing:
+    rows = _locked_ratings(match.game_id, bot_ids)
+    if len(rows) < len(bot_ids):
+        # Every bot gets its rating row when it is created; this only covers rows deleted by hand.
+        for bot_id in set(bot_ids) - set(rows):
             Rating.objects.get_or_create(bot_id=bot_id, game_id=match.game_id)
-    rows = {
-        row.bot_id: row
-        for row in Rating.objects.select_for_update().filter(game_id=match.game_id, bot_id__in=bot_ids).order_by("bot_id")
-    }
+        rows = _locked_ratings(match.game_id, bot_ids)
     places = [seat.place for seat in seats]
     deltas = seat_rating_deltas(
         elos=[rows[s.bot_id].elo for s in seats],
@@ -77,20 +75,24 @@ def ratings_apply_match(*, match: Match, seats: Sequence[Seat]) -> None:
         row = rows[seat.bot_id]
         before, after = row.elo, row.elo + delta
         record = seat_record(place=seat.place, places=places, forfeited=_forfeited(seat))
-        Rating.objects.filter(pk=row.pk).update(
-            elo=after,
-            games=F("games") + 1,
-            wins=F("wins") + int(record == "win"),
-            draws=F("draws") + int(record == "draw"),
-            losses=F("losses") + int(record == "loss"),
-        )
+        # Absolute values are safe: the row is locked until the transaction ends.
+        row.elo = after
+        row.games += 1
+        setattr(row, _RECORD_FIELD[record], getattr(row, _RECORD_FIELD[record]) + 1)
         seat.rating_before, seat.rating_after = before, after
         changes.append(
             RatingChange(seat=seat, match=match, bot_id=seat.bot_id, game_id=match.game_id,
                          before=before, after=after, delta=delta)
         )
-    Seat.objects.bulk_update(seats, ["rating_before", "rating_after"])
+    Rating.objects.bulk_update(list(rows.values()), ["elo", "games", "wins", "draws", "losses"])
     RatingChange.objects.bulk_create(changes)
+
+
+def _locked_ratings(game_id: int, bot_ids: list[int]) -> dict[int, Rating]:
+    return {
+        row.bot_id: row
+        for row in Rating.objects.select_for_update().filter(game_id=game_id, bot_id__in=bot_ids).order_by("bot_id")
+    }
 
 
 @transaction.atomic

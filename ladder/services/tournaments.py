@@ -234,6 +234,9 @@ def tournament_finish_if_done(*, tournament_id: int) -> bool:
     """Mark the tournament finished when none of its matches is queued or running. Caller holds a
     transaction; the tournament row is locked so that two workers finishing the last two matches at once
     cannot both miss it."""
+    # A queued match cannot finish behind our back, so while one exists there is nothing to lock.
+    if Match.objects.filter(tournament_id=tournament_id, status=Match.Status.QUEUED).exists():
+        return False
     tournament = Tournament.objects.select_for_update().filter(
         id=tournament_id, kind=Tournament.Kind.ROUND_ROBIN, status=Tournament.Status.RUNNING
     ).first()
