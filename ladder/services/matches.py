@@ -29,7 +29,7 @@ from django.utils import timezone
 
 from ladder.models import Match, Seat
 from ladder.services.enqueue import matches_enqueue_on_commit
-from ladder.services.rating_updates import ratings_apply_match
+from ladder.services.rating_updates import ratings_apply_match_unsaved
 from ladder.services.tournaments import tournament_finish_if_done
 
 logger = logging.getLogger(__name__)
@@ -121,7 +121,7 @@ def match_record_result(*, match_id: int, token: str, result) -> bool:
             seat.reason = played.reason or ""
             seat.time_used_ms = max(0, int(played.time_used_ms or 0))
             seat.log = played.log or ""
-        ratings_apply_match(match=match, seats=seats)
+        ratings_apply_match_unsaved(match=match, seats=seats)
         Seat.objects.bulk_update(seats, ["score", "place", "outcome", "reason", "time_used_ms", "log",
                                          "rating_before", "rating_after"])
         now = timezone.now()

@@ -49,8 +49,16 @@ def _forfeited(seat: Seat) -> bool:
 
 
 def ratings_apply_match(*, match: Match, seats: Sequence[Seat]) -> None:
+    """Apply one finished match to its bots' ratings, write the history rows and save the seats'
+    ``rating_before``/``rating_after``. Same locking contract as :func:`ratings_apply_match_unsaved`."""
+    ratings_apply_match_unsaved(match=match, seats=seats)
+    Seat.objects.bulk_update(seats, ["rating_before", "rating_after"])
+
+
+def ratings_apply_match_unsaved(*, match: Match, seats: Sequence[Seat]) -> None:
     """Apply one finished match to its bots' ratings and write the history rows; sets each seat's
-    ``rating_before``/``rating_after`` in memory (the caller saves the seats with the rest of the result).
+    ``rating_before``/``rating_after`` in memory only, for a caller that saves the seats with the rest of
+    the result in one statement.
 
     The caller holds the transaction that records the result (and the match row lock). Rating rows are
     locked in bot-id order, the same order in every transaction, so concurrent workers neither lose
