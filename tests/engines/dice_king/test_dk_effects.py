@@ -340,6 +340,17 @@ def test_dk_6_2_tamer_and_brawler_need_a_marker_only_when_they_have_a_target():
     state.markers[0] = 0
     claim(state, 3, "S3-07", FIVE_RED, seat=0)
     assert state.is_terminal() and state.winner_by_markers == 0
+    # The brawler: no opponent marker means no marker is needed; one opponent marker means one is.
+    state = fresh(2, seed=2)
+    state.markers[0] = 0
+    claim(state, 4, "S4-01", FIVE_RED, seat=0)
+    assert not state.is_terminal() and state.markers[0] == 0
+    state = fresh(2, seed=2)
+    occupy(state, 20, 1)
+    state.markers[0] = 0
+    claim(state, 4, "S4-01", FIVE_RED, seat=0)
+    assert state.is_terminal() and state.winner_by_markers == 0
+    assert state.owner[20] == 1 and state.markers == [0, 15]
 
 
 def test_ed_20_the_others_are_ranked_by_score_from_place_2():
