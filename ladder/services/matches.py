@@ -77,7 +77,11 @@ def match_claim(*, match_id: int, worker: str = "", now: datetime | None = None)
         match.worker = worker[:200]
         match.save(update_fields=["status", "attempts", "attempt_token", "lease_expires_at", "started_at",
                                   "worker", "updated_at"])
-        seats = list(match.seats.select_related("bot", "bot_version").order_by("position"))
+        # Only the checksums: workers fetch code bytes they have not cached, in one query.
+        seats = list(
+            match.seats.order_by("position").values_list("position", "bot__name", "bot_version_id",
+                                                          "bot_version__sha256")
+        )
     return ClaimedMatch(
         match_id=match.id,
         token=str(match.attempt_token),
@@ -86,9 +90,8 @@ def match_claim(*, match_id: int, worker: str = "", now: datetime | None = None)
         seed=match.seed,
         options=match.options,
         seats=[
-            ClaimedSeat(position=s.position, bot_name=s.bot.name, bot_version_id=s.bot_version_id,
-                        sha256=s.bot_version.sha256)
-            for s in seats
+            ClaimedSeat(position=position, bot_name=name, bot_version_id=version_id, sha256=sha256)
+            for position, name, version_id, sha256 in seats
         ],
     )
 
@@ -122,8 +125,12 @@ def match_record_result(*, match_id: int, token: str, result) -> bool:
             seat.time_used_ms = max(0, int(played.time_used_ms or 0))
             seat.log = played.log or ""
         ratings_apply_match_unsaved(match=match, seats=seats)
-        Seat.objects.bulk_update(seats, ["score", "place", "outcome", "reason", "time_used_ms", "log",
-                                         "rating_before", "rating_after"])
+        for seat in seats:
+            Seat.objects.filter(pk=seat.pk).update(
+                score=seat.score, place=seat.place, outcome=seat.outcome, reason=seat.reason,
+                time_used_ms=seat.time_used_ms, log=seat.log, rating_before=seat.rating_before,
+                rating_after=seat.rating_after,
+            )
         now = timezone.now()
         match.actions = list(result.actions)
         match.status = Match.Status.FINISHED
