@@ -108,6 +108,14 @@ def test_kd_8_2_tie_broken_by_largest_property():
     assert state.ranking() == [1, 2]
 
 
+def test_kd_8_2_the_largest_property_counts_even_without_crowns():
+    # Both score 1 from a lone crowned wheat; A's 4-square wheat field has no crown yet still decides.
+    a = build_kingdom([(1, 4, 5, EAST), (2, 3, 5, EAST), (19, 4, 3, WEST)])
+    b = build_kingdom([(19, 4, 3, WEST), (3, 4, 5, EAST)])
+    assert (a.summary(), b.summary()) == ((1, 4, 1), (1, 2, 1))
+    assert finished([a, b]).ranking() == [1, 2]
+
+
 def test_kd_8_3_then_by_crowns():
     state = finished([scored(50, 7, 15), scored(50, 7, 13)])
     assert state.ranking() == [1, 2]
