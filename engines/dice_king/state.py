@@ -76,6 +76,20 @@ def _freeze(value: Any) -> Any:
     return value
 
 
+_CONTAINERS = (dict, list)
+
+
+def _json_copy(value: Any) -> Any:
+    """A copy of a JSON dict or list that shares no dict or list with it (log entries nest lists).
+
+    Observations and views hand out copies of the log, because only ``apply`` may change a state; scalars
+    are shared as they are, which keeps the copy cheap (an observation per decision copies the whole log).
+    """
+    if type(value) is dict:
+        return {key: _json_copy(item) if type(item) in _CONTAINERS else item for key, item in value.items()}
+    return [_json_copy(item) if type(item) in _CONTAINERS else item for item in value]
+
+
 def action_key(action: Any) -> Any:
     """The hashable key of an action, equal for actions that are equal as JSON.
 
@@ -780,6 +794,6 @@ class DiceKingState(State):
                 "seen_returned_by_landscape": dict(zip(LANDSCAPES, returned)),
             },
             "dice_table": list(FACES),
-            "history": list(self.history),
+            "history": [_json_copy(entry) for entry in self.history],
             "winner": [seat for seat, place in enumerate(self.ranking()) if place == 1] if over else None,
         }

@@ -132,3 +132,30 @@ def test_seen_returned_tiles_counted_by_landscape_and_forgotten_when_drawn_again
     state.pending = {"effect": "DWARF", "card": "S1-01", "drawn": [], "to_place": 1, "tiers": 1}
     state._draw(1)
     assert state.seen_returned == []
+
+
+def scribble(value):
+    """Change every dict and list inside a JSON value in place."""
+    if isinstance(value, dict):
+        for item in value.values():
+            scribble(item)
+        value["scribbled"] = True
+    elif isinstance(value, list):
+        for item in value:
+            scribble(item)
+        value.append("scribbled")
+
+
+def test_dk_12_1_observations_and_views_share_nothing_with_the_state():
+    # Only apply() changes a state (engines.base.State): a caller that edits what it was given, such as
+    # an in-process bot annotating its observation, must not rewrite the public log of later views.
+    state = fresh(3, seed=4)
+    before = json.dumps(state.view(), sort_keys=True)
+    scribble(state.observation(0))
+    scribble(state.view())
+    assert json.dumps(state.view(), sort_keys=True) == before
+    state.apply({"stop": True})
+    before = json.dumps(state.view(), sort_keys=True)
+    scribble(state.observation(1))
+    scribble(state.view())
+    assert json.dumps(state.view(), sort_keys=True) == before
