@@ -1,9 +1,20 @@
 """KD-9.3 Mighty Duel, KD-9.4 Dynasty, KD-9.5 / ED-4 the seed's snake pick, and option validation."""
 
 import pytest
-from kingdomino_helpers import game, new, play_out, play_until
+from kingdomino_helpers import WORKED_EXAMPLE, build_kingdom, game, new, play_out, play_until
 
-from engines.kingdomino.state import GAME_OVER, INITIAL_PICK
+from engines.kingdomino.state import GAME_OVER, INITIAL_PICK, PLACE
+
+
+def at_last_decision_of_game_1(**options):
+    """A 2-player Dynasty match at the final placement of its first game, the other seat's kingdom
+    replaced by section 7's worked example (50 points, +10 Middle Kingdom, +5 Harmony)."""
+    state = new(2, 8, dynasty=True, **options)
+    play_until(state, lambda s: s.phase == PLACE and s.round == s.setup.rounds_total
+               and s.position == len(s.current_line) - 1)
+    other = 1 - state.current_player()
+    state.kingdoms[other] = build_kingdom(WORKED_EXAMPLE)
+    return state, other
 
 
 def test_kd_9_3_mighty_duel_is_7_by_7_with_all_48_for_2_players_only():
@@ -42,6 +53,15 @@ def test_kd_9_4_dynasty_plays_three_games_and_totals_them():
                               for total, k in zip(state.match_scores, state.kingdoms)]
     assert state.ranking() == ([1, 2] if state.scores()[0] > state.scores()[1] else
                                [2, 1] if state.scores()[0] < state.scores()[1] else [1, 1])
+
+
+def test_kd_9_4_dynasty_game_totals_include_each_game_s_bonuses():
+    state, other = at_last_decision_of_game_1(middle_kingdom=True, harmony=True)
+    assert state.scores()[other] == 50, "bonuses wait for the end of the game"
+    state.apply(state.legal_actions()[0])
+    assert state.game_index == 1
+    assert state.match_scores[other] == 65
+    assert state.scores()[other] == 65
 
 
 def test_kd_9_4_dynasty_deals_continue_the_same_chance_stream():
