@@ -64,6 +64,17 @@ def test_kd_9_4_dynasty_game_totals_include_each_game_s_bonuses():
     assert state.scores()[other] == 65
 
 
+def test_ed_13_observations_carry_the_earlier_dynasty_games_in_match_scores():
+    state, other = at_last_decision_of_game_1(middle_kingdom=True)
+    assert all(state.observation(seat)["match_scores"] == [0, 0] for seat in range(2))
+    state.apply(state.legal_actions()[0])
+    for seat in range(2):
+        observation = state.observation(seat)
+        assert observation["match_scores"] == state.match_scores
+        assert observation["match_scores"][other] == 60
+    assert state.view()["match_scores"] == state.match_scores
+
+
 def test_kd_9_4_dynasty_deals_continue_the_same_chance_stream():
     state = new(2, 8, dynasty=True)
     first_deal = state.view()["draw_pile"]
