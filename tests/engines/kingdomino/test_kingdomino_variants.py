@@ -75,6 +75,15 @@ def test_ed_13_observations_carry_the_earlier_dynasty_games_in_match_scores():
     assert state.view()["match_scores"] == state.match_scores
 
 
+def test_ed_6_unseen_dominoes_start_afresh_with_each_dynasty_game():
+    state = new(2, 8, dynasty=True)
+    play_until(state, lambda s: s.game_index == 1)
+    first_line = [slot.domino for slot in state.current_line]
+    expected = [n for n in range(1, 49) if n not in first_line]
+    for seat in range(2):
+        assert state.observation(seat)["unseen_dominoes"] == expected
+
+
 def test_kd_9_4_dynasty_deals_continue_the_same_chance_stream():
     state = new(2, 8, dynasty=True)
     first_deal = state.view()["draw_pile"]
