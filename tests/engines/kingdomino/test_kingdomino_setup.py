@@ -142,6 +142,23 @@ def test_ed_1_chance_is_fisher_yates_on_random_and_nothing_else_draws():
         assert state.chance.getstate() == rng.getstate()
 
 
+def test_ed_1_dynasty_games_2_and_3_repeat_the_deal_on_the_same_stream():
+    seed = 41
+    rng = random.Random(seed)
+    deals = []
+    for _ in range(3):
+        order = fisher_yates(rng, range(1, 49))
+        kings = fisher_yates(rng, [(0, 0), (0, 1), (1, 0), (1, 1)])
+        deals.append((sorted(order[:4]), order[4:24], sorted(order[24:]), kings))
+    state = new(2, seed, dynasty=True)
+    for game_index, (first_line, pile, set_aside, kings) in enumerate(deals):
+        play_until(state, lambda s, g=game_index: s.game_index == g)
+        assert [slot.domino for slot in state.current_line] == first_line
+        assert (state.draw_pile, state.set_aside, state.pick_order) == (pile, set_aside, kings)
+    play_out(state, seed)
+    assert state.chance.getstate() == rng.getstate(), "the games draw nothing after their deals"
+
+
 def test_ed_1_same_seed_same_game_and_replay_reproduces_it():
     state = new(3, 77)
     actions = play_out(state, 5)
