@@ -71,6 +71,14 @@ def test_ds_9_2_lovers_bridge_six_per_cross_river_pair():
     assert winter_points("lovers_bridge_left", **long_bank) == 6
 
 
+def test_ds_9_2_each_cross_river_pair_of_one_species_counts():
+    # Two pairs of T-Rex: each left-bank T-Rex finds its own partner; the third on the right has none.
+    assert winter_points("lovers_bridge_left", lovers_bridge_left=["t_rex", "t_rex"],
+                         lovers_bridge_right=["t_rex", "t_rex", "t_rex"]) == 12
+    assert winter_points("lovers_bridge_left", lovers_bridge_left=["t_rex"] * 3 + ["spinosaurus"],
+                         lovers_bridge_right=["t_rex"] * 3 + ["triceratops"]) == 18
+
+
 def test_ds_9_3_t_rex_bonus_per_pen_halves_separate_river_excluded():
     winter = zoo("winter", lovers_bridge_left=["t_rex", "t_rex"], lovers_bridge_right=["t_rex"],
                  pyramid={"B1": "t_rex"}, river=["t_rex"])
