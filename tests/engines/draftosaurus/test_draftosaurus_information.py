@@ -124,6 +124,18 @@ def test_ed_8_two_players_know_both_hands_after_the_first_swap():
     assert state.observation(0)["known_hands"] == [{"holder": 1, "dinos": state.view()["hands"][1]}]
 
 
+def test_ed_8_two_players_keep_the_known_hand_through_the_discard_step():
+    state = new(2, seed=1)
+    for _ in range(3):  # turn 1: place, discard; turn 2: place
+        play_step(state, lambda s, seat: s.legal_actions()[-1])
+    assert (state.phase, state.turn) == ("discard", 2)
+    for seat in range(2):
+        other = 1 - seat
+        known = state.observation(seat)["known_hands"]
+        assert known == [{"holder": other, "dinos": state.view()["hands"][other]}]
+        assert len(known[0]["dinos"]) == 3, "the opponent's placement of this turn is already out"
+
+
 def test_ed_8_unseen_counts():
     for options in (SUMMER, WINTER):
         state = new(4, options, seed=5)
