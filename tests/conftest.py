@@ -59,14 +59,15 @@ def bots_allow_unsafe() -> bool:
 
 
 @pytest.fixture(autouse=True)
-def _ladder_settings(request, bots_allow_unsafe):
+def _ladder_settings(request):
     """Apply the sandbox mode to Django settings for tests that use Django at all."""
     uses_django = {"settings", "db", "transactional_db", "live_server"} & set(request.fixturenames)
     if not uses_django and not request.node.get_closest_marker("django_db"):
         yield
         return
     settings = request.getfixturevalue("settings")
-    settings.BOTS_ALLOW_UNSAFE = bots_allow_unsafe
+    # Asked only here, so that tests without Django never start a sandbox for the question.
+    settings.BOTS_ALLOW_UNSAFE = request.getfixturevalue("bots_allow_unsafe")
     yield
 
 
