@@ -53,6 +53,11 @@ class Command(BaseCommand):
             call_command("seed_examples", stdout=self.stdout)
             self._start_worker(concurrency)
             self._schedule(games_per_pairing)
+            # The uploads were checked in this process's sandbox; the workers have their own. Closing it
+            # now keeps its processes out of the terminal's Ctrl-C.
+            from bots.sandbox import close_all
+
+            close_all()
             self._start_web(host, port)
             self._wait_for_port(host, port)
             self.stdout.write(self.style.SUCCESS(f"The ladder is running on http://{host}:{port}/"))
