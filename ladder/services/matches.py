@@ -24,7 +24,7 @@ from datetime import datetime, timedelta
 
 from django.conf import settings
 from django.db import transaction
-from django.db.models import Q
+from django.db.models import F, Q
 from django.utils import timezone
 
 from ladder.models import Match, Seat
@@ -57,38 +57,40 @@ class ClaimedMatch:
 
 
 def match_claim(*, match_id: int, worker: str = "", now: datetime | None = None) -> ClaimedMatch | None:
-    """Take the match for this worker, or None if it is gone, done, or held by another live worker."""
+    """Take the match for this worker, or None if it is gone, done, or held by another live worker.
+
+    The claim is one conditional UPDATE: the database serialises concurrent claims on the row, and the
+    second one finds the match no longer claimable.
+    """
     now = now or timezone.now()
-    with transaction.atomic():
-        match = (
-            Match.objects.select_for_update()
-            .filter(Q(status=Match.Status.QUEUED) | Q(status=Match.Status.RUNNING, lease_expires_at__lt=now),
-                    id=match_id)
-            .select_related("game")
-            .first()
-        )
-        if match is None:
-            return None
-        match.status = Match.Status.RUNNING
-        match.attempts += 1
-        match.attempt_token = uuid.uuid4()
-        match.lease_expires_at = now + timedelta(seconds=settings.MATCH_LEASE_S)
-        match.started_at = now
-        match.worker = worker[:200]
-        match.save(update_fields=["status", "attempts", "attempt_token", "lease_expires_at", "started_at",
-                                  "worker", "updated_at"])
-        # Only the checksums: workers fetch code bytes they have not cached, in one query.
-        seats = list(
-            match.seats.order_by("position").values_list("position", "bot__name", "bot_version_id",
-                                                          "bot_version__sha256")
-        )
+    token = uuid.uuid4()
+    claimable = Q(status=Match.Status.QUEUED) | Q(status=Match.Status.RUNNING, lease_expires_at__lt=now)
+    claimed = Match.objects.filter(claimable, id=match_id).update(
+        status=Match.Status.RUNNING,
+        attempts=F("attempts") + 1,
+        attempt_token=token,
+        lease_expires_at=now + timedelta(seconds=settings.MATCH_LEASE_S),
+        started_at=now,
+        worker=worker[:200],
+        updated_at=now,
+    )
+    if not claimed:
+        return None
+    # Immutable once scheduled, so reading them after the claim needs no lock.
+    game, players, seed, options = (
+        Match.objects.filter(id=match_id).values_list("game__slug", "players", "seed", "options").get()
+    )
+    # Only the checksums: workers fetch code bytes they have not cached, in one query.
+    seats = Seat.objects.filter(match_id=match_id).order_by("position").values_list(
+        "position", "bot__name", "bot_version_id", "bot_version__sha256"
+    )
     return ClaimedMatch(
-        match_id=match.id,
-        token=str(match.attempt_token),
-        game=match.game.slug,
-        players=match.players,
-        seed=match.seed,
-        options=match.options,
+        match_id=match_id,
+        token=str(token),
+        game=game,
+        players=players,
+        seed=seed,
+        options=options,
         seats=[
             ClaimedSeat(position=position, bot_name=name, bot_version_id=version_id, sha256=sha256)
             for position, name, version_id, sha256 in seats
