@@ -7,12 +7,12 @@ from ladder import models
 
 @admin.register(models.Game)
 class GameAdmin(admin.ModelAdmin):
-    list_display = ["slug", "title", "min_players", "max_players", "available"]
+    list_display = ("slug", "title", "min_players", "max_players", "available")
 
 
 class BotVersionInline(admin.TabularInline):
     model = models.BotVersion
-    fields = ["number", "sha256", "size", "kind", "validation_status", "created_at"]
+    fields = ("number", "sha256", "size", "kind", "validation_status", "created_at")
     readonly_fields = fields
     extra = 0
     can_delete = False
@@ -20,32 +20,32 @@ class BotVersionInline(admin.TabularInline):
 
 @admin.register(models.Bot)
 class BotAdmin(admin.ModelAdmin):
-    list_display = ["name", "game", "owner", "active", "created_at"]
-    list_filter = ["game", "active"]
-    search_fields = ["name", "owner__username"]
-    inlines = [BotVersionInline]
+    list_display = ("name", "game", "owner", "active", "created_at")
+    list_filter = ("game", "active")
+    search_fields = ("name", "owner__username")
+    inlines = (BotVersionInline,)
 
 
 @admin.register(models.BotVersion)
 class BotVersionAdmin(admin.ModelAdmin):
-    list_display = ["bot", "number", "kind", "size", "validation_status", "created_at"]
-    list_filter = ["validation_status", "kind"]
+    list_display = ("bot", "number", "kind", "size", "validation_status", "created_at")
+    list_filter = ("validation_status", "kind")
     # The code itself is bytes; the checksum identifies it.
-    exclude = ["code"]
-    readonly_fields = ["sha256", "size"]
+    exclude = ("code",)
+    readonly_fields = ("sha256", "size")
 
 
 @admin.register(models.Tournament)
 class TournamentAdmin(admin.ModelAdmin):
-    list_display = ["name", "game", "kind", "status", "players_per_match", "games_per_pairing", "created_at"]
-    list_filter = ["game", "kind", "status"]
-    filter_horizontal = ["bots"]
+    list_display = ("name", "game", "kind", "status", "players_per_match", "games_per_pairing", "created_at")
+    list_filter = ("game", "kind", "status")
+    filter_horizontal = ("bots",)
 
 
 class SeatInline(admin.TabularInline):
     model = models.Seat
-    fields = ["position", "bot", "bot_version", "score", "place", "outcome", "reason", "rating_before",
-              "rating_after"]
+    fields = ("position", "bot", "bot_version", "score", "place", "outcome", "reason", "rating_before",
+              "rating_after")
     readonly_fields = fields
     extra = 0
     can_delete = False
@@ -53,27 +53,27 @@ class SeatInline(admin.TabularInline):
 
 @admin.register(models.Match)
 class MatchAdmin(admin.ModelAdmin):
-    list_display = ["id", "game", "tournament", "status", "attempts", "worker", "finished_at"]
-    list_filter = ["status", "game"]
-    search_fields = ["id", "tournament__name"]
-    inlines = [SeatInline]
-    raw_id_fields = ["tournament"]
+    list_display = ("id", "game", "tournament", "status", "attempts", "worker", "finished_at")
+    list_filter = ("status", "game")
+    search_fields = ("id", "tournament__name")
+    inlines = (SeatInline,)
+    raw_id_fields = ("tournament",)
 
 
 @admin.register(models.Seat)
 class SeatAdmin(admin.ModelAdmin):
-    list_display = ["match", "position", "bot", "score", "place", "outcome"]
-    list_filter = ["outcome"]
-    raw_id_fields = ["match", "bot", "bot_version"]
+    list_display = ("match", "position", "bot", "score", "place", "outcome")
+    list_filter = ("outcome",)
+    raw_id_fields = ("match", "bot", "bot_version")
 
 
 @admin.register(models.Rating)
 class RatingAdmin(admin.ModelAdmin):
-    list_display = ["bot", "game", "elo", "games", "wins", "draws", "losses"]
-    list_filter = ["game"]
+    list_display = ("bot", "game", "elo", "games", "wins", "draws", "losses")
+    list_filter = ("game",)
 
 
 @admin.register(models.RatingChange)
 class RatingChangeAdmin(admin.ModelAdmin):
-    list_display = ["id", "bot", "match", "before", "after", "delta"]
-    raw_id_fields = ["seat", "match", "bot"]
+    list_display = ("id", "bot", "match", "before", "after", "delta")
+    raw_id_fields = ("seat", "match", "bot")

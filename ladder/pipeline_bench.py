@@ -70,8 +70,8 @@ class _Workers:
 
 
 def _bots(count: int) -> list[int]:
-    from ladder.services.examples import EXAMPLES_DIR, examples_owner
     from ladder.services.bots import bot_create
+    from ladder.services.examples import EXAMPLES_DIR, examples_owner
 
     code = (EXAMPLES_DIR / BENCH_GAME / "random_bot.py").read_bytes()
     owner = examples_owner()
@@ -119,7 +119,6 @@ def _celery_rate(bot_ids: list[int], matches: int, concurrency: int, label: str)
 def _referee_rate(tournament) -> float:
     """Matches per second for the same matches played in a loop by the referee alone."""
     from bots.referee import BotSpec, play_match
-
     from ladder.services.bots import sandbox_limits
 
     jobs = []

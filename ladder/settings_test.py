@@ -9,18 +9,18 @@ import os
 # Only a test run gets a fixed secret without DEBUG; ladder.settings refuses that everywhere else.
 os.environ.setdefault("SECRET_KEY", "test-suite-secret-not-for-production")
 
-from ladder.settings import *  # noqa: E402,F403
+from ladder.settings import *
 
 # Password hashing is deliberately slow; tests create many users.
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 
 # Tests render pages without running collectstatic first.
-STORAGES = {**STORAGES, "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"}}  # noqa: F405
+STORAGES = {**STORAGES, "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"}}
 WHITENOISE_USE_FINDERS = True
 
-if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":  # noqa: F405
+if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # One SQLite file per test session: concurrent sessions never share it, and a stale write-ahead log
     # left by a worker killed on purpose cannot meet a freshly created database.
-    _test_dir = VAR_DIR / "test-databases"  # noqa: F405
+    _test_dir = VAR_DIR / "test-databases"
     _test_dir.mkdir(exist_ok=True)
-    DATABASES["default"]["TEST"] = {"NAME": str(_test_dir / f"test_ladder_{os.getpid()}.sqlite3")}  # noqa: F405
+    DATABASES["default"]["TEST"] = {"NAME": str(_test_dir / f"test_ladder_{os.getpid()}.sqlite3")}

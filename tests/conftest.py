@@ -171,14 +171,13 @@ class WorkerPool:
 
     def start(self, *, concurrency: int = 1, name: str | None = None) -> subprocess.Popen:
         name = name or f"w{len(self.processes)}-{uuid.uuid4().hex[:6]}"
-        log = open(self.log_dir / f"{name}.log", "wb")
-        process = subprocess.Popen(
-            [sys.executable, "-m", "celery", "-A", "workers", "worker", "-Q", self.queue, "-c", str(concurrency),
-             "-P", "prefork", "-n", f"{name}@%h", "--without-gossip", "--without-mingle", "--without-heartbeat",
-             "-l", "INFO"],
-            cwd=REPO, env=self.env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
-        )
-        log.close()
+        with open(self.log_dir / f"{name}.log", "wb") as log:
+            process = subprocess.Popen(
+                [sys.executable, "-m", "celery", "-A", "workers", "worker", "-Q", self.queue, "-c", str(concurrency),
+                 "-P", "prefork", "-n", f"{name}@%h", "--without-gossip", "--without-mingle", "--without-heartbeat",
+                 "-l", "INFO"],
+                cwd=REPO, env=self.env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
+            )
         self.processes.append(process)
         return process
 

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-import engines
 from django.db import transaction
 
+import engines
 from ladder.models import Game
 from ladder.services.errors import ServiceError
 

@@ -7,13 +7,13 @@ import random
 from collections.abc import Sequence
 from datetime import datetime, timedelta
 
-import engines
 from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 from django.db.models import Count, Min, Q
 from django.utils import timezone
 
+import engines
 from ladder.models import Bot, BotVersion, Game, Match, Seat, Tournament
 from ladder.services import ratings
 from ladder.services.enqueue import matches_enqueue_on_commit
