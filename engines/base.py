@@ -85,7 +85,7 @@ class Chance:
     def setstate(self, state: Any) -> None:
         self._rng.setstate(state)
 
-    def __deepcopy__(self, memo: dict) -> "Chance":
+    def __deepcopy__(self, memo: dict) -> Chance:
         twin = Chance.__new__(Chance)
         twin._rng = random.Random()
         twin._rng.setstate(self._rng.getstate())
@@ -143,11 +143,11 @@ class State(ABC):
         Places are "competition" style: two seats tied for first are both 1 and the next seat is 3.
         """
 
-    def clone(self) -> "State":
+    def clone(self) -> State:
         """An independent copy: applying actions to one never changes the other."""
         return copy.deepcopy(self)
 
-    def resample_hidden(self, player: int, seed: int) -> "State":
+    def resample_hidden(self, player: int, seed: int) -> State:
         """A copy that ``player`` cannot tell apart from this one, with what they cannot see re-dealt.
 
         Everything ``player`` knows is kept (their observation is unchanged); hidden information (the

@@ -24,3 +24,6 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     _test_dir = VAR_DIR / "test-databases"
     _test_dir.mkdir(exist_ok=True)
     DATABASES["default"]["TEST"] = {"NAME": str(_test_dir / f"test_ladder_{os.getpid()}.sqlite3")}
+
+# Whitenoise warns on every request when the collected-static folder does not exist yet.
+STATIC_ROOT.mkdir(parents=True, exist_ok=True)  # noqa: F405

@@ -55,7 +55,10 @@ def _remove_sqlite_test_files():
 
 @pytest.fixture(scope="session")
 def bots_allow_unsafe() -> bool:
-    return not sandbox_is_available()
+    available = sandbox_is_available()
+    if not available and os.environ.get("CI"):
+        pytest.fail("CI must run bots in the real sandbox, but isolation is unavailable on this machine")
+    return not available
 
 
 @pytest.fixture(autouse=True)

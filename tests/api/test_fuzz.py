@@ -21,13 +21,10 @@ from schemathesis.specs.openapi.checks import (
     status_code_conformance,
 )
 
-from tests.api import hypothesis_compat
 from tests.api.helpers import token_client
 from tests.factories import BotFactory, TournamentFactory, UserFactory, finished_match
 
 pytestmark = pytest.mark.django_db
-
-hypothesis_compat.install()
 
 # Path parameter values of rows that exist in the current test; filled by the ``api_schema`` fixture.
 KNOWN_PATH_VALUES: dict[str, list] = {}

@@ -1,6 +1,7 @@
 """``bench``: every figure is measured and the ratios are computed from them."""
 
 import pytest
+from sandbox_helpers import skip_without_isolation
 
 from bots.bench import bench_sandbox, format_table
 from bots.sandbox import SandboxUnavailable, get_sandbox
@@ -10,7 +11,7 @@ def test_bench_reports_every_figure():
     try:
         get_sandbox()
     except SandboxUnavailable as exc:
-        pytest.skip(f"no isolation on this machine: {exc}")
+        skip_without_isolation(exc)
     figures = bench_sandbox(repeats=2)
     assert set(figures) == {"sandbox.fresh_start_ms", "sandbox.zygote_start_ms", "sandbox.start_speedup",
                             "match.in_process_ms", "match.sandboxed_ms", "match.ratio", "match.repeats"}

@@ -15,6 +15,7 @@ import uuid
 from pathlib import Path
 
 import pytest
+from sandbox_helpers import skip_without_isolation
 
 from bots.referee import BotSpec, Limits, play_match
 from bots.sandbox import SandboxUnavailable
@@ -34,7 +35,7 @@ def sandbox(tmp_path_factory):
     try:
         box = ZygoteSandbox(tmp_path_factory.mktemp("code-cache")).start()
     except SandboxUnavailable as exc:
-        pytest.skip(f"no isolation on this machine: {exc}")
+        skip_without_isolation(exc)
     yield box
     box.close()
 

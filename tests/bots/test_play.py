@@ -6,7 +6,7 @@ import io
 import json
 
 import pytest
-from sandbox_helpers import FIRST_BOT, GREEDY_BOT
+from sandbox_helpers import FIRST_BOT, GREEDY_BOT, skip_without_isolation
 
 from bots.play import main
 from bots.referee import Limits
@@ -28,7 +28,7 @@ def isolated():
     try:
         get_sandbox()
     except SandboxUnavailable as exc:
-        pytest.skip(f"no isolation on this machine: {exc}")
+        skip_without_isolation(exc)
 
 
 def run(argv):

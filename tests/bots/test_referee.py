@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 
 import pytest
-from sandbox_helpers import FIRST_BOT, bot_source
+from sandbox_helpers import FIRST_BOT, bot_source, skip_without_isolation
 
 from bots.referee import BotSpec, Limits, play_match
 from bots.sandbox import SandboxUnavailable
@@ -25,7 +25,7 @@ def sandbox(tmp_path_factory):
     try:
         box = ZygoteSandbox(tmp_path_factory.mktemp("code-cache")).start()
     except SandboxUnavailable as exc:
-        pytest.skip(f"no isolation on this machine: {exc}")
+        skip_without_isolation(exc)
     yield box
     box.close()
 

@@ -7,6 +7,7 @@ import stat
 import zipfile
 
 import pytest
+from sandbox_helpers import skip_without_isolation
 
 from bots.sandbox import SandboxUnavailable, get_sandbox
 from bots.sandbox.codecache import ArchiveCaps, CodeCache, UnsafeArchive, unpack
@@ -154,7 +155,7 @@ def isolated():
     try:
         get_sandbox()
     except SandboxUnavailable as exc:
-        pytest.skip(f"no isolation on this machine: {exc}")
+        skip_without_isolation(exc)
 
 
 def test_smoke_match_accepts_a_bot_that_plays(isolated):

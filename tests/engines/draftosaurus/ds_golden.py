@@ -20,7 +20,7 @@ ROOT = Path(__file__).resolve().parents[3]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-import engines
+import engines  # noqa: E402  (after the path set-up above, for running as a script)
 
 GOLDEN_DIR = Path(__file__).resolve().parent / "golden"
 
