@@ -39,6 +39,9 @@ OUTCOMES = ("ok", "timeout", "crash", "memory", "illegal_action", "bad_output")
 # How long a bot may keep writing its log after the match before it is cut off.
 _END_GRACE_S = 0.05
 _READ_CHUNK = 1 << 16
+# One encoder for every message (``json.dumps`` builds a new one per call). Messages are built here from
+# engine JSON, which is a tree, so the per-container cycle bookkeeping is skipped.
+_encode = json.JSONEncoder(separators=(",", ":"), check_circular=False).encode
 
 
 @dataclass(frozen=True)
@@ -164,7 +167,7 @@ class _Seat:
 
     def send(self, message: dict, deadline: float) -> None:
         """Write one protocol line, draining the log meanwhile; a full pipe past ``deadline`` times out."""
-        pending = memoryview((json.dumps(message, separators=(",", ":")) + "\n").encode())
+        pending = memoryview((_encode(message) + "\n").encode())
         process = self.process
         while pending:
             try:
@@ -241,7 +244,8 @@ class _Seat:
 
 def _parse_reply(line: bytes) -> dict:
     try:
-        reply = json.loads(line)
+        # Decoded first: ``json.loads`` of bytes takes a slower path to guess among UTF-8/16/32.
+        reply = json.loads(line.decode())
     except (ValueError, UnicodeDecodeError):
         raise _Forfeit("bad_output", f"the answer is not JSON: {line[:80]!r}") from None
     if not isinstance(reply, dict):

@@ -52,7 +52,8 @@ class _Channel:
         line = self.reader.readline(MAX_MESSAGE_BYTES)
         if not line:
             return None
-        return json.loads(line)
+        # The referee writes UTF-8; ``json.loads`` of bytes would first guess among UTF-8/16/32.
+        return json.loads(line.decode())
 
     def send(self, message: dict) -> None:
         data = (json.dumps(message, separators=(",", ":")) + "\n").encode()

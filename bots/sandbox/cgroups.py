@@ -63,9 +63,17 @@ class BotCgroup:
         self.version = version
         self._oom = False
         self._oom_fd = -1
+        # What the groups were last set to: only this object writes their limits, so a cell that hosts
+        # bot after bot with the same limits need not rewrite them (each write costs the kernel a lot).
+        self._applied: tuple | None = None
 
     def apply(self, limits: Limits, extra_processes: int = 0) -> None:
         """Set the memory, process and CPU caps of ``limits`` (plus ``extra_processes`` of ours)."""
+        wanted = (limits.memory_mb, limits.tmp_mb, limits.max_processes + extra_processes)
+        if wanted == self._applied:
+            return
+        # Forgotten first: a write that fails half-way must be redone in full next time.
+        self._applied = None
         memory_bytes = (limits.memory_mb + limits.tmp_mb + _KERNEL_HEADROOM_MB) * 1024 * 1024
         for directory in self.dirs:
             if self.version == 2:
@@ -83,6 +91,7 @@ class BotCgroup:
             elif (directory / "cpu.cfs_quota_us").exists():
                 _write(directory / "cpu.cfs_period_us", str(_CPU_PERIOD_US))
                 _write(directory / "cpu.cfs_quota_us", str(_CPU_PERIOD_US))
+        self._applied = wanted
 
     @property
     def procs_files(self) -> list[str]:
