@@ -138,6 +138,7 @@ class _Seat:
     reason: str = ""
     time_used_ms: int = 0
     bank_left_ms: int = 0
+    start_deadline: float = 0.0
     log_open: bool = True
 
     def __post_init__(self) -> None:
@@ -290,7 +291,9 @@ def play_match(game: str, bots: list[BotSpec], *, seed: int, options: dict | Non
     try:
         for seat in seats:
             seat.process = sandbox.spawn(seat.spec.code, limits)
-        _start_all(seats, game, resolved_options)
+            # Told at once, so that each bot loads while the next one is being spawned.
+            _send_start(seat, game, len(seats), resolved_options)
+        _await_ready(seats)
         while not state.is_terminal():
             player = state.current_player()
             legal = state.legal_actions()
@@ -327,22 +330,24 @@ def play_match(game: str, bots: list[BotSpec], *, seed: int, options: dict | Non
     )
 
 
-def _start_all(seats: list[_Seat], game: str, options: dict) -> None:
-    """Send ``start`` to every bot at once, then collect the ``ready`` answers (imports run in parallel)."""
-    deadline = time.monotonic() + seats[0].limits.start_ms / 1000 if seats else 0
-    players = len(seats)
-    for seat in seats:
-        message = {"type": "start", "game": game, "seat": seat.index, "players": players, "options": options,
-                   "move_ms": seat.limits.move_ms, "bank_ms": seat.limits.bank_ms}
-        try:
-            seat.send(message, deadline)
-        except _Forfeit as fault:
-            seat.forfeit(fault.outcome, fault.reason)
+def _send_start(seat: _Seat, game: str, players: int, options: dict) -> None:
+    """Send ``start`` to a bot just spawned; its ``start_ms`` runs from now."""
+    seat.start_deadline = time.monotonic() + seat.limits.start_ms / 1000
+    message = {"type": "start", "game": game, "seat": seat.index, "players": players, "options": options,
+               "move_ms": seat.limits.move_ms, "bank_ms": seat.limits.bank_ms}
+    try:
+        seat.send(message, seat.start_deadline)
+    except _Forfeit as fault:
+        seat.forfeit(fault.outcome, fault.reason)
+
+
+def _await_ready(seats: list[_Seat]) -> None:
+    """Collect the ``ready`` answers (the bots' imports run in parallel)."""
     for seat in seats:
         if not seat.live:
             continue
         try:
-            reply = seat.receive(deadline, f"to start within {seat.limits.start_ms} ms")
+            reply = seat.receive(seat.start_deadline, f"to start within {seat.limits.start_ms} ms")
             seat.check_memory()
             if reply.get("type") != "ready":
                 raise _Forfeit("bad_output", f"expected ready, got {json.dumps(reply)[:80]}")
