@@ -76,14 +76,19 @@ def match_claim(*, match_id: int, worker: str = "", now: datetime | None = None)
     )
     if not claimed:
         return None
-    # Immutable once scheduled, so reading them after the claim needs no lock.
-    game, players, seed, options = (
-        Match.objects.filter(id=match_id).values_list("game__slug", "players", "seed", "options").get()
-    )
-    # Only the checksums: workers fetch code bytes they have not cached, in one query.
-    seats = Seat.objects.filter(match_id=match_id).order_by("position").values_list(
-        "position", "bot__name", "bot_version_id", "bot_version__sha256"
-    )
+    # Immutable once scheduled, so reading them after the claim needs no lock; one query for the match
+    # and its seats. Only the checksums: workers fetch code bytes they have not cached, in one query.
+    rows = list(Seat.objects.filter(match_id=match_id).order_by("position").values_list(
+        "position", "bot__name", "bot_version_id", "bot_version__sha256",
+        "match__game__slug", "match__players", "match__seed", "match__options",
+    ))
+    if rows:
+        game, players, seed, options = rows[0][4:]
+    else:
+        game, players, seed, options = (
+            Match.objects.filter(id=match_id).values_list("game__slug", "players", "seed", "options").get()
+        )
+    seats = [row[:4] for row in rows]
     return ClaimedMatch(
         match_id=match_id,
         token=str(token),
@@ -127,12 +132,9 @@ def match_record_result(*, match_id: int, token: str, result) -> bool:
             seat.time_used_ms = max(0, int(played.time_used_ms or 0))
             seat.log = played.log or ""
         ratings_apply_match_unsaved(match=match, seats=seats)
-        for seat in seats:
-            Seat.objects.filter(pk=seat.pk).update(
-                score=seat.score, place=seat.place, outcome=seat.outcome, reason=seat.reason,
-                time_used_ms=seat.time_used_ms, log=seat.log, rating_before=seat.rating_before,
-                rating_after=seat.rating_after,
-            )
+        # One statement for all seats (each round trip to the database counts in a worker's match rate).
+        Seat.objects.bulk_update(seats, ["score", "place", "outcome", "reason", "time_used_ms", "log",
+                                         "rating_before", "rating_after"])
         now = timezone.now()
         match.actions = list(result.actions)
         match.status = Match.Status.FINISHED
