@@ -14,8 +14,9 @@ file descriptors 0 and 1 are moved out of the way, standard input becomes ``/dev
 output joins standard error, which is the bot's log. So whatever the bot prints goes to its log, and
 reading ``sys.stdin`` cannot steal the referee's messages.
 
-This module imports only the standard library and :mod:`bots.loader`, because it is loaded into the
-sandbox's zygote and, in the fresh-interpreter mode, copied into the sandbox's runtime folder.
+This module imports only the standard library, :mod:`bots.loader` and (when present) orjson, an allowed
+package of the sandbox, because it is loaded into the sandbox's zygote and, in the fresh-interpreter mode,
+copied into the sandbox's runtime folder.
 """
 
 from __future__ import annotations
@@ -26,6 +27,15 @@ import sys
 import traceback
 
 from bots.loader import BotLoadError, bind, load_module
+
+try:
+    # An allowed package of the sandbox: parses the referee's observations about twice as fast.
+    from orjson import loads as _parse_line
+except ImportError:  # the standard library does the same, slower
+
+    def _parse_line(line: bytes):
+        # Decoded first: ``json.loads`` of bytes would guess among UTF-8/16/32.
+        return json.loads(line.decode())
 
 # Longest line the SDK reads from the referee; observations are far smaller.
 MAX_MESSAGE_BYTES = 64 * 1024 * 1024
@@ -52,8 +62,7 @@ class _Channel:
         line = self.reader.readline(MAX_MESSAGE_BYTES)
         if not line:
             return None
-        # The referee writes UTF-8; ``json.loads`` of bytes would first guess among UTF-8/16/32.
-        return json.loads(line.decode())
+        return _parse_line(line)
 
     def send(self, message: dict) -> None:
         data = (json.dumps(message, separators=(",", ":")) + "\n").encode()

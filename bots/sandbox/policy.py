@@ -17,7 +17,8 @@ from functools import lru_cache
 from pathlib import Path
 
 #: Third-party packages a bot may import. Everything else of the project's virtualenv stays invisible.
-ALLOWED_PACKAGES: tuple[str, ...] = ("numpy",)
+#: (The SDK itself parses the referee's messages with orjson.)
+ALLOWED_PACKAGES: tuple[str, ...] = ("numpy", "orjson")
 #: Where the allowed packages appear inside a bot's root.
 PACKAGES_DIR = "/opt/packages"
 
@@ -108,7 +109,7 @@ class Policy:
     #: second, so that their lazy submodule imports work from the bot's root.
     relocations: tuple[tuple[str, str], ...] = ()
     #: Modules the zygote imports before forking, so that bots using them start at the cost of a fork.
-    preload: tuple[str, ...] = ("json", "random", "math", "collections", "itertools", "numpy")
+    preload: tuple[str, ...] = ("json", "random", "math", "collections", "itertools", "numpy", "orjson")
     #: Environment given to the bot: empty, deny by default.
     environment: tuple[tuple[str, str], ...] = field(default=())
 

@@ -77,3 +77,30 @@ def test_a_dead_zygote_is_replaced_by_the_shared_sandbox(sandbox, race):
     assert second is not first and second.alive()
     result = play_match(race, [BotSpec("a", FIRST_BOT), BotSpec("b", FIRST_BOT)], seed=1)
     assert [seat.outcome for seat in result.seats] == ["ok", "ok"]
+
+
+def test_bots_may_import_the_allowed_packages_and_the_sdk_parses_with_orjson(sandbox, race):
+    probe = bot_source("""
+        import sys
+
+        import numpy
+        import orjson
+
+        def act(observation, legal_actions):
+            print("orjson parses:", sys.modules["bots.sdk"]._parse_line is orjson.loads, numpy.int64(1) + 1)
+            return legal_actions[0]
+    """)
+    result = play_match(race, [BotSpec("probe", probe), BotSpec("first", FIRST_BOT)], seed=1, sandbox=sandbox)
+    assert result.seats[0].outcome == "ok", result.seats[0].reason
+    assert result.seats[0].log.splitlines()[0] == "orjson parses: True 2"
+
+
+def test_protocol_lines_are_compact_utf8_json_with_string_keys():
+    import json
+
+    from bots.referee import _encode_line
+
+    message = {"type": "act", "observation": {"names": ["Zoë", "Åsa"], 3: [1.5, None, True]}}
+    line = _encode_line(message)
+    assert line.endswith(b"\n") and line.count(b"\n") == 1
+    assert line == json.dumps(message, separators=(",", ":"), ensure_ascii=False).encode() + b"\n"
