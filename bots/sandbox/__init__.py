@@ -12,11 +12,12 @@ allowed packages and has entered its own empty network namespace. The zygote for
 forkers that each live in the cgroups of one future bot (so no process ever has to be moved between
 cgroups, which costs the kernel tens of milliseconds) and that, as root, have mounted once the read-only
 runtime root every bot will enter. Each cell keeps one *shell* ready: a child already inside the bot's
-new namespaces, its pid-1 process waiting. Starting a bot hands the shell the request and the bot's three
-pipes; it mounts the bot's code, drops its privileges and serves the protocol with the SDK already in
-memory (:mod:`bots.sandbox.launch`). The cell then prepares its next shell while the match goes on, and
-a reaper thread takes the cell back once its bot is dead. A bot therefore starts for the price of a few
-mounts and a message, not an interpreter start. The ``fresh`` mode, which executes a new interpreter in
+new namespaces (as root, forked straight into its pid namespace as pid 1: one fork per bot), waiting, and
+hands it to the host (its channel and a pidfd). Starting a bot sends the shell the request and the bot's
+three pipes directly, so no other process has to wake up; the shell mounts the bot's code, drops its
+privileges and serves the protocol with the SDK already in memory (:mod:`bots.sandbox.launch`). A reaper
+thread takes the cell back once its bot is dead and asks it for its next shell. A bot therefore starts
+for the price of a few mounts and a message, not an interpreter start. The ``fresh`` mode, which executes a new interpreter in
 the same confinement, is the baseline ``bench`` measures against.
 
 *What confines a bot.* Its shell sits in new mount, pid, ipc, uts and cgroup namespaces and in its cell's

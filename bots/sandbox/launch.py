@@ -1,29 +1,33 @@
 """Confine a process and turn it into one bot, in two halves: a *shell* made ahead of need, then the bot.
 
-A cell (see :mod:`bots.sandbox.zygote`) keeps one shell ready. :func:`become_shell` runs in a fresh child
-of the cell and does everything that does not depend on the bot:
+A cell (see :mod:`bots.sandbox.zygote`) keeps one shell ready. :func:`fork_shell` and
+:func:`become_shell` do everything that does not depend on the bot:
 
-1. enter new mount, pid, network, ipc, uts and cgroup namespaces (as an ordinary user, inside a new user
-   namespace that maps only that user's uid, and with the read-only runtime root built there);
-2. fork: the child is pid 1 of the new pid namespace (when it dies, every process the bot started dies);
-   the parent stays behind only to wait, and it takes the child with it when killed;
-3. the child waits for a request and the bot's three pipes.
+1. as root, the cell forks the shell straight into a new pid namespace, whose pid 1 it is (when it
+   dies, every process the bot started dies); the shell enters new mount, ipc, uts and cgroup
+   namespaces and the cell's read-only runtime root is already there. As an ordinary user the shell
+   makes all of them inside a new user namespace that maps only that user's uid, builds the runtime
+   root, and forks the pid namespace's first process itself (the parent only waits, and takes the
+   child with it when killed);
+2. it drops the capability bounding set, loads a sample bot once (so that the pages a start writes are
+   copied now rather than on the bot's clock) and waits for a request and the bot's three pipes.
 
 When they arrive it finishes, as a straight sequence of steps each of which either succeeds or ends the
 process with the failed step's name written to the status pipe (descriptor 3, closed before any code of
 the bot runs), so that a half-confined bot never runs:
 
-4. mount the bot's code read-only at ``/bot`` and a small private ``/tmp`` into the runtime root, then
+3. mount the bot's code read-only at ``/bot`` and a small private ``/tmp`` into the runtime root, then
    ``pivot_root`` into it and detach the host's tree;
-5. set rlimits; as root, take the bot's own unprivileged host uid and gid (no groups); drop every
+4. set rlimits; as root, take the bot's own unprivileged host uid and gid (no groups); drop every
    capability, set no_new_privs, the parent-death signal and the seccomp filter; verify all of it;
-6. empty the environment and serve the protocol: from the already-loaded SDK (zygote mode) or by
+5. empty the environment and serve the protocol: from the already-loaded SDK (zygote mode) or by
    executing a fresh interpreter (the baseline the zygote is measured against).
 """
 
 from __future__ import annotations
 
 import errno
+import io
 import json
 import os
 import resource
@@ -64,12 +68,34 @@ def _fail(step: str, exc: BaseException) -> None:
     os._exit(EXIT_SANDBOX_ERROR)
 
 
+def fork_shell(pid_namespace: int | None) -> int:
+    """Fork the next shell; 0 in the shell, its pid in the cell. The cell is single-threaded.
+
+    As root (``pid_namespace`` is a descriptor of the cell's own pid namespace) the shell is born as pid
+    1 of a new pid namespace: the cell asks for one for its next child only, then goes back to its own,
+    so a bot is one process, one fork and one exit. Forking a process the size of the zygote, and tearing
+    it down, is the largest cost of a bot's start. As an ordinary user the shell makes its namespaces
+    itself (:func:`become_shell`).
+    """
+    if pid_namespace is None:
+        return os.fork()
+    linux.unshare(linux.CLONE_NEWPID)
+    pid = -1
+    try:
+        pid = os.fork()
+    finally:
+        if pid != 0:
+            linux.setns(pid_namespace, linux.CLONE_NEWPID)
+    return pid
+
+
 def become_shell(channel: socket.socket, setup: dict, policy: Policy, seccomp_program: bytes | None,
                  template_ready: bool) -> None:
     """Prepare the namespaces of one future bot, wait for its request on ``channel``, become it.
 
-    Never returns. A failure before the request arrives is sent back on ``channel`` before the process
-    ends; the cell reports it with the next spawn, as a sandbox fault.
+    Runs in the child of :func:`fork_shell`. Never returns. A failure before the request arrives is sent
+    back on ``channel`` before the process ends; the host reports it when it hands the shell a bot, as a
+    sandbox fault.
     """
     step = _Step()
     try:
@@ -80,17 +106,19 @@ def become_shell(channel: socket.socket, setup: dict, policy: Policy, seccomp_pr
             # As root the mounts are made with real privileges in a mount namespace owned by the host's
             # user namespace, where the bot will hold no capability: it can never change them. The bot
             # then runs under a host uid of its own, so no user namespace is needed.
-            step.name = "create the mount namespace"
-            linux.unshare(linux.CLONE_NEWNS)
+            if os.getpid() != 1:
+                step.name = "start in a new pid namespace"
+                raise PermissionError("the shell was not forked into a pid namespace of its own")
+            step.name = "create namespaces"
+            # A prepared cell already has a network namespace of its own, which its bots (one at a time,
+            # none outliving the next) share: creating and tearing one down per bot is costly.
+            others = _OTHER_NAMESPACES & ~linux.CLONE_NEWPID
+            linux.unshare(linux.CLONE_NEWNS | (others & ~linux.CLONE_NEWNET if template_ready else others))
             if not template_ready:
                 step.name = "build the runtime root"
                 linux.mount(None, "/", None, linux.MS_REC | linux.MS_PRIVATE)
                 build_template(setup["root_mount_point"],
                                runtime_mounts(setup["mode"], setup["runtime_dir"], policy), policy)
-            step.name = "create namespaces"
-            # A prepared cell already has a network namespace of its own, which its bots (one at a time,
-            # none outliving the next) share: creating and tearing one down per bot is costly.
-            linux.unshare(_OTHER_NAMESPACES & ~linux.CLONE_NEWNET if template_ready else _OTHER_NAMESPACES)
         else:
             # An ordinary user gets the same namespaces inside a user namespace mapping only their uid.
             outer_uid, outer_gid = os.geteuid(), os.getegid()
@@ -108,15 +136,23 @@ def become_shell(channel: socket.socket, setup: dict, policy: Policy, seccomp_pr
             linux.mount(None, "/", None, linux.MS_REC | linux.MS_PRIVATE)
             build_template(setup["root_mount_point"],
                            runtime_mounts(setup["mode"], setup["runtime_dir"], policy), policy)
-        step.name = "fork the pid namespace's first process"
-        child = os.fork()
-        if child:
-            channel.close()
-            _wait_and_exit(child)
+            step.name = "fork the pid namespace's first process"
+            child = os.fork()
+            if child:
+                channel.close()
+                _wait_and_exit(child)
         step.name = "set the hostname"
         linux.sethostname("bot")
         linux.prctl(linux.PR_SET_PDEATHSIG, signal.SIGKILL)
-        _warm_up()
+        # Everything that does not depend on the bot is done now, while no bot waits for it.
+        step.name = "drop the capability bounding set"
+        # Emptying it limits only what a later execve could grant, so the mounts still to come keep the
+        # capabilities they need; it needs CAP_SETPCAP, which the uid change of the bot takes away.
+        linux.drop_bounding_set()
+        step.name = "measure address space"
+        base_vm = _vm_size_bytes()
+        _forget_internals()
+        _warm_up(setup["sample_bot"])
         step.name = "wait for the bot"
         message, fds, _, _ = socket.recv_fds(channel, MESSAGE_BYTES, 4)
     except BaseException as exc:  # noqa: BLE001 - told to the cell, which reports it with the next spawn
@@ -132,24 +168,67 @@ def become_shell(channel: socket.socket, setup: dict, policy: Policy, seccomp_pr
         os.dup2(fd, target)
     os.closerange(STATUS_FD + 1, 1 << 16)
     try:
-        _finish(json.loads(message), policy, seccomp_program, as_root, step)
+        _finish(json.loads(message), policy, seccomp_program, as_root, step, base_vm)
     except BaseException as exc:  # noqa: BLE001 - any failure here is the sandbox's, reported as such
         _fail(step.name, exc if str(exc) else traceback.format_exc(limit=1))
     os._exit(EXIT_SANDBOX_ERROR)
 
 
-def _warm_up() -> None:
-    """Run the protocol's hot path once while waiting: the pages it writes (reference counts of the
-    zygote's shared objects) are copied now rather than during the bot's first decisions."""
+#: A bot's typical shape: the sandbox writes it next to the code cache and every shell loads it once.
+SAMPLE_BOT = '''"""A sample bot."""
+import random
+
+
+class Bot:
+    def __init__(self, game, seat, players, options):
+        self.rng = random.Random(seat)
+
+    def act(self, observation, legal_actions):
+        return self.rng.choice(legal_actions)
+'''
+
+
+def _warm_up(sample_bot: str) -> None:
+    """Load a sample bot and run the protocol's hot path once, while waiting for the real bot.
+
+    A forked process copies every page of the zygote it writes to, and the interpreter writes to shared
+    objects all the time (reference counts, allocator pools): loading a bot the first time costs a few
+    hundred such copies. Paid here, they are paid before the bot's clock runs.
+    """
+    from bots.loader import bind, load_module
+
+    path = sys.path[:]
+    act = bind(load_module(sample_bot, "_warm_up"), game="game", seat=0, players=2, options={})
+    act({}, [1, 2])
+    sys.path[:] = path
+    with io.TextIOWrapper(io.BytesIO(), encoding="utf-8", errors="replace", line_buffering=True) as text:
+        text.write("warm\n")
     sample = {"type": "act", "observation": {"board": [[0, 1, None], [True, "x", 2.5]], "turn": 1},
               "legal_actions": [[1, 2], {"take": 3}], "time_left_ms": 1000}
     for _ in range(3):
         json.loads(json.dumps(sample, separators=(",", ":")).encode())
 
 
-def _finish(request: dict, policy: Policy, seccomp_program: bytes | None, as_root: bool, step: _Step) -> None:
-    step.name = "measure address space"
-    base_vm = _vm_size_bytes()
+#: The sandbox's own modules, listed once by the zygote (:func:`note_internal_modules`).
+_internal_modules: tuple[str, ...] = ()
+
+
+def note_internal_modules() -> None:
+    """List the sandbox's own modules loaded in the zygote, for every bot to forget them."""
+    global _internal_modules
+    _internal_modules = tuple(name for name in sys.modules if name.startswith(("bots.sandbox", "engines")))
+
+
+def _forget_internals() -> None:
+    """Unload the sandbox's own modules: the bot gets the SDK, not the sandbox's internals. (The functions
+    still to run keep what they use alive.) Looked up by name: walking ``sys.modules`` would write to,
+    and so copy, a page of the zygote for nearly every module."""
+    for name in _internal_modules:
+        sys.modules.pop(name, None)
+
+
+def _finish(request: dict, policy: Policy, seccomp_program: bytes | None, as_root: bool, step: _Step,
+            base_vm: int) -> None:
     step.name = "enter the bot's root"
     _enter_root(request, policy)
 
@@ -157,8 +236,6 @@ def _finish(request: dict, policy: Policy, seccomp_program: bytes | None, as_roo
     _set_rlimits(request, base_vm)
 
     step.name = "drop capabilities"
-    # The bounding set first: emptying it needs CAP_SETPCAP, which the uid change below takes away.
-    linux.drop_bounding_set()
     uid = policy.inner_id
     if as_root:
         step.name = "drop to the bot's host uid"
@@ -189,9 +266,6 @@ def _finish(request: dict, policy: Policy, seccomp_program: bytes | None, as_roo
         os.execve(policy.python_executable, [policy.python_executable, "-I", "-S", "-c", code],
                   dict(policy.environment))
     sys.path[:] = list(policy.python_path)
-    for name in [name for name in sys.modules if name.startswith(("bots.sandbox", "engines"))]:
-        # The bot gets the SDK, not the sandbox's internals.
-        del sys.modules[name]
     from bots.sdk import serve
 
     status = serve(policy.bot_dir)

@@ -33,6 +33,7 @@ import sys
 import threading
 from pathlib import Path
 
+from bots.sandbox import launch
 from bots.sandbox.codecache import CodeCache
 from bots.sandbox.errors import SandboxFault, SandboxUnavailable
 from bots.sandbox.policy import Limits, Mount, Policy, default_policy
@@ -56,13 +57,13 @@ _CELL_PROCESSES = 1
 
 
 def serve_forever(sock_fd: int) -> None:
-    """The zygote's main loop.
+    """The zygote's main loop: fork *cells* on request.
 
-    ``cell`` forks a *cell*: a small forker that joins the given cgroups once and then forks bots on
-    request, so that every bot is born inside its cgroups (moving a process between cgroups makes the
-    kernel wait for an RCU grace period, tens of milliseconds). ``spawn`` passes a request and the bot's
-    three pipes to a cell and returns the cell's answer: a pidfd of the new bot. ``close_cell`` ends a
-    cell.
+    A ``cell`` request carries one end of a socket pair whose other end the host keeps: the zygote forks
+    a cell on it (a small forker that joins the given cgroups once and then forks bots on the host's
+    requests, so that every bot is born inside its cgroups: moving a process between cgroups makes the
+    kernel wait for an RCU grace period, tens of milliseconds) and answers with a pidfd of the cell. From
+    then on the host and the cell talk directly; the zygote is not on a bot's start path.
     """
     from bots.sandbox import launch, linux
 
@@ -94,6 +95,7 @@ def serve_forever(sock_fd: int) -> None:
 
     # Bots see the allowed packages at their neutral folder; point what is loaded there once, here.
     launch.relocate_modules(policy.relocations)
+    launch.note_internal_modules()
 
     os.environ.clear()
     # Keep the collector away from everything loaded so far: forked bots then share those pages instead
@@ -101,90 +103,43 @@ def serve_forever(sock_fd: int) -> None:
     gc.collect()
     gc.freeze()
     signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # children are reaped by the kernel
-    cells: dict[int, socket.socket] = {}
     _send(sock, {"type": "hello", "pid": os.getpid(), "seccomp": seccomp_lib is not None,
                  "namespaces": confined})
     while True:
         try:
-            message, fds, _, _ = socket.recv_fds(sock, _MESSAGE_BYTES, 4)
+            message, fds, _, _ = socket.recv_fds(sock, _MESSAGE_BYTES, 1)
         except ConnectionResetError:
             break
         if not message:
             break
         request = json.loads(message)
-        kind = request["type"]
-        if kind == "cell":
-            ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
-            pid = os.fork()
-            if pid == 0:
-                sock.close()
-                ours.close()
-                for other in cells.values():
-                    other.close()
-                _run_cell(theirs, request, policy, seccomp_for, launch)
-            theirs.close()
-            cells[request["cell"]] = ours
-            pidfd = os.pidfd_open(pid)
-            try:
-                _send(sock, {"type": "cell_ready", "pid": pid}, [pidfd])
-            finally:
-                os.close(pidfd)
-        elif kind == "spawn":
-            cell = cells.get(request["cell"])
-            try:
-                if cell is None or len(fds) != 4:
-                    _send(sock, {"type": "error", "message": "unknown cell or wrong descriptors"})
-                    continue
-                try:
-                    socket.send_fds(cell, [message], fds)
-                    answer, pidfds, _, _ = socket.recv_fds(cell, _MESSAGE_BYTES, 1)
-                except OSError as exc:
-                    answer, pidfds = b"", []
-                    logger.debug("cell failed: %s", exc)
-                if not answer:
-                    _send(sock, {"type": "error", "message": "the cell is gone"})
-                    continue
-                try:
-                    socket.send_fds(sock, [answer], pidfds)
-                finally:
-                    for fd in pidfds:
-                        os.close(fd)
-            finally:
-                for fd in fds:
-                    os.close(fd)
-        elif kind == "prepare":
-            cell = cells.get(request["cell"])
-            if cell is not None:
-                try:
-                    socket.send_fds(cell, [message], [])
-                except OSError:
-                    pass  # a dead cell is noticed at its next spawn
-        elif kind == "close_cell":
-            cell = cells.pop(request["cell"], None)
-            if cell is not None:
-                cell.close()
+        if request["type"] != "cell" or len(fds) != 1:
+            for fd in fds:
+                os.close(fd)
+            _send(sock, {"type": "error", "message": "expected a cell request with its channel"})
+            continue
+        pid = os.fork()
+        if pid == 0:
+            sock.close()
+            _run_cell(socket.socket(fileno=fds[0]), request, policy, seccomp_for, launch)
+        os.close(fds[0])
+        pidfd = os.pidfd_open(pid)
+        try:
+            _send(sock, {"type": "cell_ready", "pid": pid}, [pidfd])
+        finally:
+            os.close(pidfd)
     os._exit(0)
-
-
-@dataclasses.dataclass
-class _Shell:
-    """A prepared bot process (see :func:`bots.sandbox.launch.become_shell`) waiting for its request."""
-
-    pid: int
-    pidfd: int
-    channel: socket.socket
-
-    def close(self) -> None:
-        os.close(self.pidfd)
-        self.channel.close()
 
 
 def _run_cell(channel: socket.socket, setup: dict, policy: Policy, seccomp_for, launch) -> None:
     """A cell: join the cgroups once and, as root, build the read-only runtime root its bots enter; then
-    keep one shell (a bot's namespaces, made ahead) ready and hand each request to it. Never returns.
+    make shells (a bot's namespaces, made ahead of need) for the host. Never returns.
 
-    Messages from the zygote: ``spawn`` (answered with the shell's pidfd) and ``prepare`` (make the
-    next shell now; no answer)."""
+    Each shell is handed to the host as soon as it exists, as a ``shell`` message carrying the shell's
+    channel and a pidfd of it: the host then sends the bot's request to the shell itself, so that no
+    other process has to wake up when a bot starts. The cell makes its first shell at once and each
+    further one on the host's ``prepare``; it answers ``error`` instead if it cannot, and ends when the
+    host closes the channel."""
     from bots.sandbox import linux
 
     failure = None
@@ -196,7 +151,9 @@ def _run_cell(channel: socket.socket, setup: dict, policy: Policy, seccomp_for, 
         policy = _policy_from(setup["policy"], policy)
         seccomp_program = seccomp_for(policy)
         launch.join_cgroups(setup["cgroup_procs"])
+        pid_namespace = None
         if linux.privileged():
+            pid_namespace = os.open("/proc/self/ns/pid", os.O_RDONLY | os.O_CLOEXEC)
             runtime = launch.runtime_mounts(setup["mode"], setup["runtime_dir"], policy)
             # Its own empty network namespace too: the zygote's is shared by every cell, and bots of one
             # match must not even find each other's abstract Unix sockets.
@@ -206,63 +163,52 @@ def _run_cell(channel: socket.socket, setup: dict, policy: Policy, seccomp_for, 
             template_ready = True
     except OSError as exc:
         failure = f"sandbox setup failed at 'prepare the cell': {exc}"
-    shell: _Shell | None = None
-    if failure is None:
-        shell = _new_shell(channel, setup, policy, seccomp_program, template_ready, launch)
     while True:
+        if failure is not None:
+            reply, fds = {"type": "error", "message": failure}, []
+        else:
+            ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+            try:
+                pid = launch.fork_shell(pid_namespace)
+            except OSError as exc:
+                failure = f"sandbox setup failed at 'fork the bot's process': {exc}"
+                ours.close()
+                theirs.close()
+                continue
+            if pid == 0:
+                channel.close()
+                ours.close()
+                if pid_namespace is not None:
+                    os.close(pid_namespace)
+                launch.become_shell(theirs, setup, policy, seccomp_program, template_ready)
+            theirs.close()
+            reply, fds = {"type": "shell", "pid": pid}, [ours.fileno(), os.pidfd_open(pid)]
         try:
-            message, fds, _, _ = socket.recv_fds(channel, _MESSAGE_BYTES, 4)
+            socket.send_fds(channel, [json.dumps(reply).encode()], fds)
+        except OSError:
+            os._exit(0)
+        finally:
+            if fds:
+                ours.close()
+                os.close(fds[1])
+        # Sent once the cell's previous bot is gone, so that making the shell never competes with a
+        # running bot for the CPU or the cell's limits.
+        try:
+            message = channel.recv(_MESSAGE_BYTES)
         except OSError:
             os._exit(0)
         if not message:
             os._exit(0)
-        if json.loads(message)["type"] == "prepare":
-            # Sent once the cell's previous bot is gone, so that making the shell never competes with a
-            # running bot for the CPU or the cell's limits.
-            if shell is None and failure is None:
-                shell = _new_shell(channel, setup, policy, seccomp_program, template_ready, launch)
-            continue
-        try:
-            if failure is not None:
-                socket.send_fds(channel, [json.dumps({"type": "error", "message": failure}).encode()], [])
-                continue
-            if shell is None:
-                shell = _new_shell(channel, setup, policy, seccomp_program, template_ready, launch)
-            try:
-                socket.send_fds(shell.channel, [message], fds)
-            except OSError as exc:
-                reply = {"type": "error", "message": _shell_failure(shell, exc)}
-                socket.send_fds(channel, [json.dumps(reply).encode()], [])
-            else:
-                socket.send_fds(channel, [json.dumps({"type": "spawned", "pid": shell.pid}).encode()],
-                                [shell.pidfd])
-            shell.close()
-            shell = None
-        finally:
-            for fd in fds:
-                os.close(fd)
 
 
-def _shell_failure(shell: _Shell, exc: OSError) -> str:
+def _shell_failure(shell: socket.socket, exc: OSError) -> str:
     """Why a shell died before its request: its last words on the channel, if it left any."""
-    shell.channel.setblocking(False)
+    shell.setblocking(False)
     try:
-        words = shell.channel.recv(_MESSAGE_BYTES)
+        words = shell.recv(_MESSAGE_BYTES)
     except OSError:
         words = b""
     return words.decode(errors="replace") or f"the prepared bot process is gone: {exc}"
-
-
-def _new_shell(channel: socket.socket, setup: dict, policy: Policy, seccomp_program: bytes | None,
-               template_ready: bool, launch) -> _Shell:
-    ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
-    pid = os.fork()
-    if pid == 0:
-        channel.close()
-        ours.close()
-        launch.become_shell(theirs, setup, policy, seccomp_program, template_ready)
-    theirs.close()
-    return _Shell(pid, os.pidfd_open(pid), ours)
 
 
 def _policy_from(data: dict, current: Policy) -> Policy:
@@ -285,14 +231,40 @@ def _send(sock: socket.socket, message: dict, fds: list[int] | None = None) -> N
 
 @dataclasses.dataclass
 class _Cell:
-    """A forker of the zygote living in one bot's cgroups; it hosts one bot at a time."""
+    """A forker of the zygote living in one bot's cgroups; it hosts one bot at a time. The host talks to
+    it on ``channel``."""
 
     number: int
     pid: int
     pidfd: int
     cgroup: object
+    channel: socket.socket
+
+    def prepare(self) -> None:
+        """Ask the cell for its next shell (it makes one by itself when it starts)."""
+        try:
+            self.channel.send(b"prepare")
+        except OSError:
+            pass  # the cell is gone; its next spawn reports it
+
+    def take_shell(self) -> tuple[int, socket.socket, int]:
+        """The cell's prepared shell: (pid, channel, pidfd), waiting for it if it is still being made;
+        :class:`SandboxFault` if the cell cannot make one."""
+        try:
+            message, fds, _, _ = socket.recv_fds(self.channel, _MESSAGE_BYTES, 2)
+        except (TimeoutError, OSError) as exc:
+            raise SandboxFault(f"the sandbox's cell stopped answering: {exc}") from None
+        if not message:
+            raise SandboxFault("the sandbox's cell exited")
+        reply = json.loads(message)
+        if reply.get("type") != "shell" or len(fds) != 2:
+            for fd in fds:
+                os.close(fd)
+            raise SandboxFault(f"the sandbox could not prepare a bot: {reply.get('message', reply)}")
+        return reply["pid"], socket.socket(fileno=fds[0]), fds[1]
 
     def remove(self) -> None:
+        self.channel.close()
         try:
             signal.pidfd_send_signal(self.pidfd, signal.SIGKILL)
         except ProcessLookupError:
@@ -406,7 +378,13 @@ class ZygoteSandbox:
         return self
 
     def _write_runtime(self) -> Path:
-        """A folder holding only the SDK, mounted at /sdk for the fresh-interpreter mode."""
+        """A folder holding only the SDK, mounted at /sdk for the fresh-interpreter mode; also the sample
+        bot every shell loads while it waits (outside that folder)."""
+        sample = self.cache.root / ".sample"
+        sample.mkdir(mode=0o755, exist_ok=True)
+        (sample / "bot.py").write_text(launch.SAMPLE_BOT)
+        os.chmod(sample / "bot.py", 0o644)
+        self._sample_bot = sample
         source = Path(__file__).resolve().parents[1]
         runtime = self.cache.root / ".runtime" / "bots"
         runtime.mkdir(parents=True, exist_ok=True)
@@ -450,7 +428,7 @@ class ZygoteSandbox:
         uid = self.policy.host_uid_base + next(self._uids) % self.policy.host_uid_span
         self.uids_used.add(uid)
         request = {
-            "type": "spawn", "mode": self.mode, "bot_dir": str(bot_dir), "host_uid": uid, "host_gid": uid,
+            "mode": self.mode, "bot_dir": str(bot_dir), "host_uid": uid, "host_gid": uid,
             "root_mount_point": str(self._root_mount_point), "runtime_dir": str(self._runtime_dir),
             "limits": dataclasses.asdict(limits),
         }
@@ -462,22 +440,22 @@ class ZygoteSandbox:
             with self._lock:
                 # The longest-idle cell has had the most time to prepare its shell.
                 cell = self._free.pop(0) if self._free else self._new_cell()
-                try:
-                    if cell.cgroup is not None:
-                        cell.cgroup.apply(limits, extra_processes=_CELL_PROCESSES)
-                    request["cell"] = cell.number
-                    socket.send_fds(self._sock, [json.dumps(request).encode()],
-                                    [stdin_r, stdout_w, stderr_w, status_w])
-                    reply, fds = self._receive()
-                except BaseException:
-                    self._discard(cell)
-                    raise
-                if reply.get("type") != "spawned" or len(fds) != 1:
-                    for fd in fds:
-                        os.close(fd)
-                    self._discard(cell)
-                    raise SandboxFault(f"the zygote could not start a bot: {reply.get('message', reply)}")
                 self._busy.add(cell.number)
+            try:
+                if cell.cgroup is not None:
+                    cell.cgroup.apply(limits, extra_processes=_CELL_PROCESSES)
+                _, shell, pidfd = cell.take_shell()
+                try:
+                    socket.send_fds(shell, [json.dumps(request).encode()],
+                                    [stdin_r, stdout_w, stderr_w, status_w])
+                except OSError as exc:
+                    os.close(pidfd)
+                    raise SandboxFault(_shell_failure(shell, exc)) from None
+                finally:
+                    shell.close()
+            except BaseException:
+                self._give_up(cell)
+                raise
         except BaseException:
             for fd in (stdin_w, stdout_r, stderr_r, status_r):
                 os.close(fd)
@@ -485,30 +463,35 @@ class ZygoteSandbox:
         finally:
             for fd in (stdin_r, stdout_w, stderr_w, status_w):
                 os.close(fd)
-        return ZygoteBot(stdin_w, stdout_r, stderr_r, fds[0], cell, self._release, status_r)
+        return ZygoteBot(stdin_w, stdout_r, stderr_r, pidfd, cell, self._release, status_r)
 
     def _new_cell(self) -> _Cell:
         """A new cell in fresh cgroups (lock held)."""
         cgroup = self._cgroups.create() if self._cgroups is not None else None
         number = next(self._cell_numbers)
+        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         try:
-            socket.send_fds(self._sock, [json.dumps({
-                "type": "cell", "cell": number, "cgroup_procs": cgroup.procs_files if cgroup else [],
-                "mode": self.mode, "runtime_dir": str(self._runtime_dir),
-                "root_mount_point": str(self._root_mount_point), "policy": self._policy_data,
-            }).encode()], [])
+            try:
+                socket.send_fds(self._sock, [json.dumps({
+                    "type": "cell", "cell": number, "cgroup_procs": cgroup.procs_files if cgroup else [],
+                    "mode": self.mode, "runtime_dir": str(self._runtime_dir),
+                    "root_mount_point": str(self._root_mount_point), "policy": self._policy_data,
+                    "sample_bot": str(self._sample_bot),
+                }).encode()], [theirs.fileno()])
+            finally:
+                theirs.close()
             reply, fds = self._receive()
+            if reply.get("type") != "cell_ready" or len(fds) != 1:
+                for fd in fds:
+                    os.close(fd)
+                raise SandboxFault(f"the zygote could not fork a cell: {reply.get('message', reply)}")
         except BaseException:
+            ours.close()
             if cgroup is not None:
                 cgroup.kill_and_remove()
             raise
-        if reply.get("type") != "cell_ready" or len(fds) != 1:
-            for fd in fds:
-                os.close(fd)
-            if cgroup is not None:
-                cgroup.kill_and_remove()
-            raise SandboxFault(f"the zygote could not fork a cell: {reply.get('message', reply)}")
-        return _Cell(number, reply["pid"], fds[0], cgroup)
+        ours.settimeout(_REPLY_TIMEOUT_S)
+        return _Cell(number, reply["pid"], fds[0], cgroup, ours)
 
     def _release(self, cell: _Cell, pidfd: int) -> None:
         """Hand a cell whose bot was just killed (``pidfd``, which the reaper closes) to the reaper, so
@@ -528,11 +511,11 @@ class ZygoteSandbox:
                 if not clean:
                     # Either something of the bot would not die or the OOM killer took the cell itself.
                     logger.error("cell %s was not left clean by its bot; it is discarded", cell.number)
-                    self._discard(cell)
+                    cell.remove()
                 elif self._sock is None or len(self._free) >= self.pool_size:
-                    self._discard(cell)
+                    cell.remove()
                 else:
-                    self._prepare(cell)
+                    cell.prepare()
                     self._free.append(cell)
                 self._busy.discard(cell.number)
                 self._idle.notify_all()
@@ -542,19 +525,11 @@ class ZygoteSandbox:
         with self._idle:
             return self._idle.wait_for(lambda: not self._busy, timeout_s)
 
-    def _prepare(self, cell: _Cell) -> None:
-        """Ask a clean cell to make its next shell (lock held)."""
-        try:
-            socket.send_fds(self._sock, [json.dumps({"type": "prepare", "cell": cell.number}).encode()], [])
-        except OSError:
-            pass  # the zygote is gone; the next spawn reports it
-
-    def _discard(self, cell: _Cell) -> None:
-        if self._sock is not None:
-            try:
-                socket.send_fds(self._sock, [json.dumps({"type": "close_cell", "cell": cell.number}).encode()], [])
-            except OSError:
-                pass
+    def _give_up(self, cell: _Cell) -> None:
+        """Discard a cell that failed to start its bot."""
+        with self._idle:
+            self._busy.discard(cell.number)
+            self._idle.notify_all()
         cell.remove()
 
     def _receive(self) -> tuple[dict, list[int]]:
@@ -578,7 +553,7 @@ class ZygoteSandbox:
         with self._lock:
             free, self._free = self._free, []
             for cell in free:
-                self._discard(cell)
+                cell.remove()
         if self._sock is not None:
             self._sock.close()
             self._sock = None
