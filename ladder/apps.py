@@ -1,4 +1,5 @@
 from django.apps import AppConfig
+from django.core import checks
 from django.db.models.signals import post_migrate
 
 
@@ -7,7 +8,10 @@ class LadderConfig(AppConfig):
     verbose_name = "Bot ladder"
 
     def ready(self) -> None:
+        from ladder.checks import sandbox_limits_check
+
         post_migrate.connect(_sync_games_after_migrate, sender=self)
+        checks.register(sandbox_limits_check, "ladder")
 
 
 def _sync_games_after_migrate(**kwargs) -> None:

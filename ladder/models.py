@@ -119,6 +119,9 @@ class Tournament(TimeStampedModel):
     players_per_match = models.PositiveSmallIntegerField()
     games_per_pairing = models.PositiveSmallIntegerField(default=1)
     options = models.JSONField(default=dict, blank=True)
+    # Overrides of the user-facing sandbox limits for this tournament's matches ({}: none); checked against
+    # the server's caps when the tournament is created (ladder.services.limits).
+    limits = models.JSONField(default=dict, blank=True, db_default={})
     seed = models.BigIntegerField()
     created_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="tournaments"
@@ -163,6 +166,9 @@ class Match(TimeStampedModel):
     players = models.PositiveSmallIntegerField()
     seed = models.BigIntegerField()
     options = models.JSONField(default=dict, blank=True)
+    # Every sandbox limit the match is played under, resolved when it was scheduled, so retries and later
+    # readers see what it was played under. {} (scheduled before limits were stored): the settings at play time.
+    limits = models.JSONField(default=dict, blank=True, db_default={})
     actions = models.JSONField(default=list, blank=True)
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.QUEUED)
     # Lower runs first where the broker supports it; tournaments 0, the ladder 5.

@@ -245,11 +245,28 @@ CELERY_TASK_DEFAULT_QUEUE: str = env.str("CELERY_TASK_DEFAULT_QUEUE", default="l
 MATCH_QUEUE: str = env.str("MATCH_QUEUE", default=CELERY_TASK_DEFAULT_QUEUE)
 
 # --- Sandbox limits (passed to bots.referee.Limits) -------------------------------------------------
+# A match is played under: these defaults <- BOTS_LIMITS_BY_GAME[game] <- its tournament's overrides,
+# resolved when it is scheduled and stored on the match (ladder/services/limits.py). The system check
+# (ladder/checks.py, run by manage.py check/migrate/runserver) refuses values that do not fit.
 
 BOTS_MOVE_MS: int = env.int("BOTS_MOVE_MS", default=1000)  # wall-clock limit per decision
 BOTS_BANK_MS: int = env.int("BOTS_BANK_MS", default=20000)  # time bank per bot per match
 BOTS_MEMORY_MB: int = env.int("BOTS_MEMORY_MB", default=256)  # memory cap per bot process
 BOTS_LOG_BYTES: int = env.int("BOTS_LOG_BYTES", default=65536)  # bot log kept per seat
+# Per-game overrides of any field of bots.referee.Limits, as JSON: {"carcassonne_dice": {"move_ms": 500}}.
+try:
+    BOTS_LIMITS_BY_GAME: dict = env.json("BOTS_LIMITS_BY_GAME", default={})
+except ValueError as _error:
+    raise ImproperlyConfigured(
+        f'BOTS_LIMITS_BY_GAME must be JSON such as {{"carcassonne_dice": {{"move_ms": 500}}}}: {_error}'
+    ) from None
+# Caps on what a tournament (and the two settings above) may choose. They bound every match, so the
+# system check holds them against MATCH_SOFT_TIME_LIMIT_S: a full table that spends its whole start
+# time, bank and one full move per bot at the caps must fit in it.
+BOTS_MAX_MOVE_MS: int = env.int("BOTS_MAX_MOVE_MS", default=5000)
+BOTS_MAX_BANK_MS: int = env.int("BOTS_MAX_BANK_MS", default=30000)
+BOTS_MAX_MEMORY_MB: int = env.int("BOTS_MAX_MEMORY_MB", default=1024)
+BOTS_MAX_LOG_BYTES: int = env.int("BOTS_MAX_LOG_BYTES", default=1024 * 1024)
 # Run bots without isolation when the sandbox cannot be set up here. Local development only.
 BOTS_ALLOW_UNSAFE: bool = env.bool("BOTS_ALLOW_UNSAFE", default=False)
 # Largest accepted upload in bytes, before any unpacking.
@@ -258,7 +275,7 @@ BOTS_MAX_UPLOAD_BYTES: int = env.int("BOTS_MAX_UPLOAD_BYTES", default=1024 * 102
 # --- Matches and the pipeline -----------------------------------------------------------------------
 
 # Seconds a claimed match may run before the reconciler hands it to another worker. Must exceed the
-# longest possible match (every seat spending its whole bank plus engine time).
+# longest possible match; the system check holds the BOTS_MAX_* caps against the soft limit below.
 MATCH_LEASE_S: int = env.int("MATCH_LEASE_S", default=300)
 # Celery's soft and hard time limits for run_match, just inside the lease.
 MATCH_SOFT_TIME_LIMIT_S: int = env.int("MATCH_SOFT_TIME_LIMIT_S", default=int(MATCH_LEASE_S * 0.8))

@@ -31,7 +31,8 @@ def match_execute(*, match_id: int, worker: str | None = None) -> str:
             [BotSpec(name=seat.bot_name, code=code[seat.sha256]) for seat in claim.seats],
             seed=claim.seed,
             options=claim.options,
-            limits=sandbox_limits(),
+            # The limits stored when the match was scheduled, so that every attempt plays under the same.
+            limits=sandbox_limits(game=claim.game, overrides=claim.limits),
             allow_unsafe=settings.BOTS_ALLOW_UNSAFE,
         )
     except SandboxFault as exc:

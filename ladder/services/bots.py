@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 
 from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
@@ -12,20 +13,24 @@ from django.db.models import Max
 from ladder.models import Bot, BotVersion, Rating
 from ladder.services.errors import ServiceError
 from ladder.services.games import game_get
+from ladder.services.limits import TOURNAMENT_LIMITS, limits_playable, limits_resolve
 
 BOT_NAME_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 
 
-def sandbox_limits():
-    """The sandbox limits from settings, as the referee's ``Limits``."""
+def sandbox_limits(*, game: str | None = None, overrides: Mapping[str, int] | None = None):
+    """The referee's ``Limits`` for a match of ``game``: the settings (the game's own over the global
+    ones), under ``overrides`` (a match's stored limits; ``{}`` for a match stored without them).
+
+    Without a game, the global settings alone. Stored names this version does not know are ignored
+    (``limits_playable``); ImproperlyConfigured for unusable limit settings.
+    """
     from bots.referee import Limits
 
-    return Limits(
-        move_ms=settings.BOTS_MOVE_MS,
-        bank_ms=settings.BOTS_BANK_MS,
-        memory_mb=settings.BOTS_MEMORY_MB,
-        log_bytes=settings.BOTS_LOG_BYTES,
-    )
+    if game is None:
+        return Limits(**{name: getattr(settings, settable.default_setting)
+                         for name, settable in TOURNAMENT_LIMITS.items()})
+    return Limits(**limits_resolve(game_slug=game, overrides=limits_playable(overrides or {})))
 
 
 def bot_code_check(*, data: bytes, filename: str, game_slug: str):
@@ -42,7 +47,8 @@ def bot_code_check(*, data: bytes, filename: str, game_slug: str):
         )
     try:
         return validate_upload(
-            data, filename, game=game_slug, limits=sandbox_limits(), allow_unsafe=settings.BOTS_ALLOW_UNSAFE
+            data, filename, game=game_slug, limits=sandbox_limits(game=game_slug),
+            allow_unsafe=settings.BOTS_ALLOW_UNSAFE,
         )
     except ValidationError as exc:
         raise ServiceError(exc.message, field="code", detail=getattr(exc, "log_tail", "") or "") from exc

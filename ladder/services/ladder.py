@@ -1,4 +1,8 @@
-"""The continuous ladder: a periodic tick pairs active bots of each game into new matches."""
+"""The continuous ladder: a periodic tick pairs active bots of each game into new matches.
+
+Ladder matches are played under their game's sandbox limits (``BOTS_LIMITS_BY_GAME`` over the global
+settings): the ladder tournament sets no overrides of its own.
+"""
 
 from __future__ import annotations
 
@@ -50,7 +54,8 @@ def ladder_tick(*, matches_per_game: int | None = None, rng: random.Random | Non
         if len(candidates) < max(2, game.min_players):
             continue
         with transaction.atomic():
-            tournament = Tournament.objects.select_for_update().filter(
+            # The game comes along for the per-game sandbox limits; only the tournament row is locked.
+            tournament = Tournament.objects.select_for_update(of=("self",)).select_related("game").filter(
                 id=ladder_tournament_get(game=game).id
             ).get()
             players = tournament.players_per_match

@@ -54,6 +54,8 @@ class ClaimedMatch:
     seed: int
     options: dict
     seats: list[ClaimedSeat]
+    #: The sandbox limits stored when the match was scheduled ({}: the settings at play time).
+    limits: dict = dataclasses.field(default_factory=dict)
 
 
 def match_claim(*, match_id: int, worker: str = "", now: datetime | None = None) -> ClaimedMatch | None:
@@ -80,13 +82,14 @@ def match_claim(*, match_id: int, worker: str = "", now: datetime | None = None)
     # and its seats. Only the checksums: workers fetch code bytes they have not cached, in one query.
     rows = list(Seat.objects.filter(match_id=match_id).order_by("position").values_list(
         "position", "bot__name", "bot_version_id", "bot_version__sha256",
-        "match__game__slug", "match__players", "match__seed", "match__options",
+        "match__game__slug", "match__players", "match__seed", "match__options", "match__limits",
     ))
     if rows:
-        game, players, seed, options = rows[0][4:]
+        game, players, seed, options, limits = rows[0][4:]
     else:
-        game, players, seed, options = (
-            Match.objects.filter(id=match_id).values_list("game__slug", "players", "seed", "options").get()
+        game, players, seed, options, limits = (
+            Match.objects.filter(id=match_id).values_list("game__slug", "players", "seed", "options", "limits")
+            .get()
         )
     seats = [row[:4] for row in rows]
     return ClaimedMatch(
@@ -96,6 +99,7 @@ def match_claim(*, match_id: int, worker: str = "", now: datetime | None = None)
         players=players,
         seed=seed,
         options=options,
+        limits=limits,
         seats=[
             ClaimedSeat(position=position, bot_name=name, bot_version_id=version_id, sha256=sha256)
             for position, name, version_id, sha256 in seats

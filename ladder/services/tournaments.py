@@ -19,6 +19,7 @@ from ladder.services import ratings
 from ladder.services.enqueue import matches_enqueue_on_commit
 from ladder.services.errors import ServiceError
 from ladder.services.games import game_get
+from ladder.services.limits import limits_resolve, tournament_limits_check
 from ladder.services.scheduling import derive_seed, round_robin, round_robin_count
 
 TOURNAMENT_PRIORITY = 0
@@ -55,9 +56,11 @@ def matches_create(
 ) -> list[int]:
     """Create queued matches (and their seats) for ``seatings`` and enqueue them after commit.
 
-    Each bot plays with its newest accepted version at the time of scheduling. Returns the match ids.
+    Each bot plays with its newest accepted version at the time of scheduling, and each match under the
+    sandbox limits resolved now (settings, the game's, the tournament's overrides). Returns the match ids.
     """
     versions = _current_versions({bot_id for seating in seatings for bot_id in seating})
+    limits = limits_resolve(game_slug=tournament.game.slug, overrides=tournament.limits)
     now = timezone.now()
     matches = [
         Match(
@@ -67,6 +70,7 @@ def matches_create(
             players=len(seating),
             seed=derive_seed(tournament.seed, first_index + offset),
             options=tournament.options,
+            limits=limits,
             priority=priority,
             enqueued_at=now,
         )
@@ -107,13 +111,15 @@ def tournament_create(
     games_per_pairing: int = 1,
     options: dict | None = None,
     seed: int | None = None,
+    limits: dict | None = None,
 ) -> Tournament:
     """Schedule a round robin: every combination of ``players_per_match`` of the bots, each played
     ``games_per_pairing`` times with rotated seats and derived seeds. Matches are enqueued after commit.
 
     Raises ServiceError (what to fix) for: an unknown game, players outside the game's range, unknown,
     duplicate, inactive or other-game bots, bots without an accepted version, too few bots, more matches
-    than ``TOURNAMENT_MAX_MATCHES``, options the engine refuses.
+    than ``TOURNAMENT_MAX_MATCHES``, options the engine refuses, ``limits`` overrides that are not
+    user-facing limits within the server's caps (``ladder.services.limits``).
     """
     game = game_get(slug=game_slug)
     name = (name or "").strip()
@@ -154,6 +160,7 @@ def tournament_create(
             field="games_per_pairing",
         )
     merged = game_options_check(game=game, players=players_per_match, options=options)
+    limits = tournament_limits_check(limits=limits)
     if seed is None:
         seed = random.SystemRandom().randrange(1 << 62)
     with transaction.atomic():
@@ -164,6 +171,7 @@ def tournament_create(
             players_per_match=players_per_match,
             games_per_pairing=games_per_pairing,
             options=merged,
+            limits=limits,
             seed=seed,
             created_by=created_by,
             started_at=timezone.now(),

@@ -1,0 +1,56 @@
+"""System checks of the ladder's settings, run by ``manage.py check``, ``migrate`` and ``runserver``.
+
+A deployment whose sandbox limits or match time limits do not fit together is refused before it plays a
+match, with a message naming the setting to change (ids ``ladder.E001`` to ``ladder.E005``).
+"""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.core import checks
+
+import engines
+from ladder.services.limits import limits_resolve, settings_problems
+
+
+def sandbox_limits_check(app_configs=None, **kwargs) -> list[checks.CheckMessage]:
+    """The limit settings are usable (E001-E003) and the caps fit in the match time limits (E004, E005)."""
+    problems = settings_problems()
+    if problems:
+        return [checks.Error(message, id=check_id) for check_id, message in problems]
+    return _time_limit_errors()
+
+
+def _time_limit_errors() -> list[checks.CheckMessage]:
+    soft, hard, lease = settings.MATCH_SOFT_TIME_LIMIT_S, settings.MATCH_TIME_LIMIT_S, settings.MATCH_LEASE_S
+    if not soft < hard < lease:
+        # A match still running when its lease expires is handed to a second worker while the first one
+        # goes on playing it; the time limits are what stop the first one in time.
+        return [checks.Error(
+            f"MATCH_SOFT_TIME_LIMIT_S ({soft}) < MATCH_TIME_LIMIT_S ({hard}) < MATCH_LEASE_S ({lease}) must hold",
+            hint="leave the two time limits unset: they default to 80% and 90% of MATCH_LEASE_S",
+            id="ladder.E005",
+        )]
+    worst_s, game, players = max(
+        (_bounded_seconds(slug), slug, engines.get(slug).max_players) for slug in engines.names()
+    )
+    if worst_s < soft:
+        return []
+    return [checks.Error(
+        f"at the caps a {players}-player {game} match may spend {worst_s:g} s on its bots' start times, "
+        f"time banks and one full move each, which does not fit in MATCH_SOFT_TIME_LIMIT_S ({soft} s): such "
+        f"matches would be cut off and fail",
+        hint="lower BOTS_MAX_BANK_MS or BOTS_MAX_MOVE_MS (or start_ms in BOTS_LIMITS_BY_GAME), or raise "
+             "MATCH_LEASE_S (the time limits follow it)",
+        id="ladder.E004",
+    )]
+
+
+def _bounded_seconds(game: str) -> float:
+    """What a full table of ``game`` can make a match last at the caps, whatever the number of moves:
+    every bot takes its whole start time, its whole bank and one full move. Each further decision adds
+    at most ``move_ms``; that part depends on the game's length and is what the rest of the time limit
+    is for (README, "Sandbox limits")."""
+    start_ms = limits_resolve(game_slug=game)["start_ms"]
+    per_bot_ms = start_ms + settings.BOTS_MAX_BANK_MS + settings.BOTS_MAX_MOVE_MS
+    return engines.get(game).max_players * per_bot_ms / 1000

@@ -1,0 +1,203 @@
+"""The sandbox limits a match is played under: global settings, per game, per tournament.
+
+Resolution, later wins: the referee's ``Limits`` defaults <- the global settings (``BOTS_MOVE_MS``,
+``BOTS_BANK_MS``, ``BOTS_MEMORY_MB``, ``BOTS_LOG_BYTES``) <- ``BOTS_LIMITS_BY_GAME[game]`` <- the
+tournament's overrides (``Tournament.limits``). :func:`limits_resolve` gives every field of ``Limits``; it
+runs once, when a match is scheduled, and the result is stored on the match (``Match.limits``), so that a
+match is played, retried and read back under exactly those limits whatever the settings say later. A
+match stored with ``{}`` (scheduled before matches recorded their limits) is played under the settings of
+the moment.
+
+A tournament may set only the limits in :data:`TOURNAMENT_LIMITS`, each between its floor and a
+server-side cap (``BOTS_MAX_*``). The global and per-game settings are held to the same floors and caps,
+so the caps bound every match; ``ladder/checks.py`` holds the caps against the match time limits.
+
+No database access here: these are rules over settings and plain dicts.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+from collections.abc import Mapping
+from functools import cache
+
+from django.conf import settings
+from django.core.exceptions import ImproperlyConfigured
+
+import engines
+from ladder.services.errors import ServiceError
+
+logger = logging.getLogger(__name__)
+
+
+@dataclasses.dataclass(frozen=True)
+class Settable:
+    """A limit a tournament may choose: its floor, the setting holding its cap, what it means."""
+
+    minimum: int
+    cap_setting: str
+    default_setting: str
+    help: str
+
+
+#: The user-facing limits: what a tournament may override, and what the global settings set.
+TOURNAMENT_LIMITS: dict[str, Settable] = {
+    # Below about 10 ms the scheduler's jitter decides, not the bot.
+    "move_ms": Settable(10, "BOTS_MAX_MOVE_MS", "BOTS_MOVE_MS",
+                        "Wall-clock milliseconds of every decision before the time bank is drawn on."),
+    # Zero is meaningful: every decision must fit in move_ms.
+    "bank_ms": Settable(0, "BOTS_MAX_BANK_MS", "BOTS_BANK_MS",
+                        "Milliseconds per bot per match for decisions that outrun move_ms (a chess clock)."),
+    "memory_mb": Settable(16, "BOTS_MAX_MEMORY_MB", "BOTS_MEMORY_MB", "Memory cap of each bot process (MiB)."),
+    # Zero keeps no log at all, which is a choice, not a fault.
+    "log_bytes": Settable(0, "BOTS_MAX_LOG_BYTES", "BOTS_LOG_BYTES", "Bytes of each bot's log kept per seat."),
+}
+
+
+@cache
+def limit_names() -> tuple[str, ...]:
+    """Every field of the referee's ``Limits``, in declaration order."""
+    from bots.referee import Limits
+
+    return tuple(field.name for field in dataclasses.fields(Limits))
+
+
+@cache
+def _referee_defaults() -> dict[str, int]:
+    from bots.referee import Limits
+
+    return dataclasses.asdict(Limits())
+
+
+def limit_floor(name: str) -> int:
+    """The smallest value ``name`` may take; the limits no tournament sets must be positive."""
+    settable = TOURNAMENT_LIMITS.get(name)
+    return settable.minimum if settable else 1
+
+
+def limit_cap(name: str) -> int | None:
+    """The server's cap on ``name`` (``BOTS_MAX_*``), or None for the limits no tournament sets."""
+    settable = TOURNAMENT_LIMITS.get(name)
+    return getattr(settings, settable.cap_setting) if settable else None
+
+
+def limit_value_problem(name: str, value: object) -> str | None:
+    """Why ``value`` cannot be limit ``name`` (a known name is assumed), or None if it can."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        return f"must be a whole number, not {value!r}"
+    floor = limit_floor(name)
+    if value < floor:
+        return f"must be at least {floor}"
+    cap = limit_cap(name)
+    if cap is not None and value > cap:
+        return f"may be at most {cap} (the server's cap, {TOURNAMENT_LIMITS[name].cap_setting})"
+    return None
+
+
+def _global_limits() -> dict[str, object]:
+    return {name: getattr(settings, settable.default_setting) for name, settable in TOURNAMENT_LIMITS.items()}
+
+
+def _cap_problems() -> list[tuple[str, str]]:
+    problems = []
+    for settable in TOURNAMENT_LIMITS.values():
+        cap = getattr(settings, settable.cap_setting)
+        if isinstance(cap, bool) or not isinstance(cap, int) or cap < settable.minimum:
+            problems.append(("ladder.E003", f"{settable.cap_setting} = {cap!r}: must be a whole number of at "
+                                            f"least {settable.minimum}"))
+    return problems
+
+
+def _global_problems() -> list[tuple[str, str]]:
+    problems = _cap_problems()
+    if problems:
+        # Every value below is measured against the caps.
+        return problems
+    for name, value in _global_limits().items():
+        problem = limit_value_problem(name, value)
+        if problem:
+            problems.append(("ladder.E003", f"{TOURNAMENT_LIMITS[name].default_setting} = {value!r}: {problem}"))
+    if not isinstance(settings.BOTS_LIMITS_BY_GAME, Mapping):
+        problems.append(("ladder.E001", "BOTS_LIMITS_BY_GAME must be a JSON object of games, e.g. "
+                                        '{"carcassonne_dice": {"move_ms": 500}}'))
+    return problems
+
+
+def _game_problems(game: str, overrides: object) -> list[tuple[str, str]]:
+    where = f"BOTS_LIMITS_BY_GAME[{game!r}]"
+    if game not in engines.names():
+        return [("ladder.E001", f"{where}: no game {game!r} is installed; games: {', '.join(engines.names())}")]
+    if not isinstance(overrides, Mapping):
+        return [("ladder.E001", f"{where} must be a JSON object of limits, e.g. {{\"move_ms\": 500}}")]
+    problems = []
+    for name, value in overrides.items():
+        if name not in limit_names():
+            problems.append(("ladder.E002", f"{where}[{name!r}]: no such limit; limits: {', '.join(limit_names())}"))
+            continue
+        problem = limit_value_problem(name, value)
+        if problem:
+            problems.append(("ladder.E003", f"{where}[{name!r}] = {value!r}: {problem}"))
+    return problems
+
+
+def settings_problems() -> list[tuple[str, str]]:
+    """Everything wrong with the limit settings, as ``(check id, message naming the setting)``: empty when
+    the global limits, ``BOTS_LIMITS_BY_GAME`` and the caps are usable. The system check reports these."""
+    problems = _global_problems()
+    if problems:
+        return problems
+    for game, overrides in settings.BOTS_LIMITS_BY_GAME.items():
+        problems += _game_problems(game, overrides)
+    return problems
+
+
+def limits_resolve(*, game_slug: str, overrides: Mapping[str, int] | None = None) -> dict[str, int]:
+    """Every limit a match of ``game_slug`` is played under: ``Limits`` defaults <- global settings <-
+    ``BOTS_LIMITS_BY_GAME[game_slug]`` <- ``overrides``.
+
+    ``overrides`` are a tournament's (checked by :func:`tournament_limits_check`) or a match's stored
+    limits; a name that is no field of ``Limits`` is a ValueError. Raises ImproperlyConfigured, naming the
+    setting, when the settings this game depends on are unusable (the system check reports them at
+    startup; a mistake about another game does not stop this one).
+    """
+    problems = _global_problems()
+    by_game = {} if problems else settings.BOTS_LIMITS_BY_GAME.get(game_slug, {})
+    if not problems and game_slug in settings.BOTS_LIMITS_BY_GAME:
+        problems = _game_problems(game_slug, by_game)
+    if problems:
+        raise ImproperlyConfigured("; ".join(message for _, message in problems))
+    unknown = sorted(set(overrides or {}) - set(limit_names()))
+    if unknown:
+        raise ValueError(f"no such limits: {', '.join(unknown)}")
+    return {**_referee_defaults(), **_global_limits(), **by_game, **(overrides or {})}
+
+
+def limits_playable(stored: Mapping[str, int]) -> dict[str, int]:
+    """A match's stored limits without names this version's ``Limits`` lacks (stored by a newer or older
+    version during a rolling deploy): a worker plays the match under the rest rather than failing it."""
+    known = set(limit_names())
+    dropped = sorted(set(stored) - known)
+    if dropped:
+        logger.warning("ignoring stored limits this version does not know: %s", ", ".join(dropped))
+    return {name: value for name, value in stored.items() if name in known}
+
+
+def tournament_limits_check(*, limits: object) -> dict[str, int]:
+    """A tournament's limit overrides, checked: a JSON object of names from :data:`TOURNAMENT_LIMITS`
+    with whole-number values between each one's floor and the server's cap.
+
+    Raises ServiceError naming the input at fault (``limits`` or ``limits.<name>``).
+    """
+    if limits is None:
+        return {}
+    if not isinstance(limits, Mapping):
+        raise ServiceError("limits must be a JSON object such as {\"move_ms\": 500}", field="limits")
+    for name, value in limits.items():
+        if name not in TOURNAMENT_LIMITS:
+            raise ServiceError(f"no limit {name!r} can be set; a tournament may set "
+                               f"{', '.join(TOURNAMENT_LIMITS)}", field=f"limits.{name}")
+        problem = limit_value_problem(name, value)
+        if problem:
+            raise ServiceError(f"{name} {problem}", field=f"limits.{name}")
+    return dict(limits)
