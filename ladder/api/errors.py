@@ -30,7 +30,9 @@ def _flatten(detail, prefix: str = "") -> dict[str, list[str]]:
     if isinstance(detail, dict):
         flat: dict[str, list[str]] = {}
         for key, value in detail.items():
-            flat.update(_flatten(value, f"{prefix}.{key}" if prefix else str(key)))
+            # A nested object refused as a whole ("expected a dictionary") is named by its own field.
+            name = prefix if prefix and key == "non_field_errors" else f"{prefix}.{key}" if prefix else str(key)
+            flat.update(_flatten(value, name))
         return flat
     if isinstance(detail, list) and any(isinstance(item, (dict, list)) for item in detail):
         flat = {}

@@ -13,6 +13,7 @@ from rest_framework.views import APIView
 
 from ladder.api.errors import error_responses
 from ladder.api.filters import MatchFilter
+from ladder.api.limits import MatchLimitsSerializer
 from ladder.models import Match, Seat
 from ladder.services import access
 from ladder.services.match_reads import match_detail_get, match_replay, matches_listed
@@ -31,11 +32,12 @@ class SeatSerializer(serializers.ModelSerializer):
 class MatchSerializer(serializers.ModelSerializer):
     game = serializers.CharField(source="game.slug")
     seats = SeatSerializer(many=True, read_only=True)
+    limits = MatchLimitsSerializer(help_text="The sandbox limits the match is played under (every attempt).")
 
     class Meta:
         model = Match
-        fields = ("id", "game", "tournament_id", "index", "players", "seed", "options", "status", "attempts",
-                  "failure_reason", "created_at", "started_at", "finished_at", "duration_s", "seats")
+        fields = ("id", "game", "tournament_id", "index", "players", "seed", "options", "limits", "status",
+                  "attempts", "failure_reason", "created_at", "started_at", "finished_at", "duration_s", "seats")
 
 
 _SEATS_EXAMPLE = [
@@ -44,8 +46,12 @@ _SEATS_EXAMPLE = [
     {"position": 1, "bot": "random", "bot_id": 8, "version": 1, "score": 17, "place": 2, "outcome": "timeout",
      "reason": "no answer within 1000 ms", "time_used_ms": 30000, "rating_before": 1500.0, "rating_after": 1476.0},
 ]
+_LIMITS_EXAMPLE = {"move_ms": 1000, "bank_ms": 20000, "memory_mb": 256, "log_bytes": 65536, "cpu_seconds": 60,
+                   "max_processes": 16, "tmp_mb": 16, "start_ms": 5000, "max_message_bytes": 1048576, "file_mb": 16,
+                   "max_open_files": 64}
 _MATCH_EXAMPLE = {"id": 31, "game": "kingdomino", "tournament_id": 3, "index": 0, "players": 2,
-                  "seed": 8841305791, "options": {"harmony": True}, "status": "finished", "attempts": 1,
+                  "seed": 8841305791, "options": {"harmony": True}, "limits": _LIMITS_EXAMPLE,
+                  "status": "finished", "attempts": 1,
                   "failure_reason": "", "created_at": "2026-05-01T12:00:00Z", "started_at": "2026-05-01T12:00:02Z",
                   "finished_at": "2026-05-01T12:00:09Z", "duration_s": 6.8, "seats": _SEATS_EXAMPLE}
 

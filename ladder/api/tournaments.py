@@ -13,6 +13,7 @@ from rest_framework.views import APIView
 
 from ladder.api.errors import error_responses
 from ladder.api.filters import TournamentFilter
+from ladder.api.limits import TournamentLimitsInputSerializer, TournamentLimitsSerializer
 from ladder.api.throttles import TournamentCreateThrottle
 from ladder.models import Tournament
 from ladder.services.errors import ServiceError
@@ -26,11 +27,14 @@ class TournamentSerializer(serializers.ModelSerializer):
     game = serializers.CharField(source="game.slug")
     created_by = serializers.CharField(source="created_by.username", default=None, allow_null=True)
     bots = serializers.PrimaryKeyRelatedField(many=True, read_only=True)
+    limits = TournamentLimitsSerializer(help_text="The sandbox limits this tournament overrides; the others come "
+                                                  "from the server's settings for its game. Each match shows all "
+                                                  "the limits it is played under.")
 
     class Meta:
         model = Tournament
         fields = ("id", "name", "game", "kind", "status", "players_per_match", "games_per_pairing", "options",
-                  "seed", "created_by", "bots", "created_at", "started_at", "finished_at")
+                  "limits", "seed", "created_by", "bots", "created_at", "started_at", "finished_at")
 
 
 class ProgressSerializer(serializers.Serializer):
@@ -74,7 +78,8 @@ _STANDING_EXAMPLE = {"rank": 1, "bot_id": 7, "bot": "greedy", "games": 4, "point
                      "rating_low": 1249.6, "rating_high": 1995.2}
 _TOURNAMENT_EXAMPLE = {"id": 3, "name": "spring cup", "game": "kingdomino", "kind": "round_robin",
                        "status": "running", "players_per_match": 2, "games_per_pairing": 2,
-                       "options": {"harmony": True}, "seed": 11, "created_by": "ada", "bots": [7, 8, 9],
+                       "options": {"harmony": True}, "limits": {"move_ms": 500, "bank_ms": 10000}, "seed": 11,
+                       "created_by": "ada", "bots": [7, 8, 9],
                        "created_at": "2026-05-01T12:00:00Z", "started_at": "2026-05-01T12:00:00Z",
                        "finished_at": None}
 _DETAIL_EXAMPLE = {**_TOURNAMENT_EXAMPLE,
@@ -122,6 +127,10 @@ class TournamentListCreateApi(ListAPIView):
         games_per_pairing = serializers.IntegerField(min_value=1, max_value=1000, default=1)
         options = serializers.DictField(required=False, default=dict,
                                         help_text="Game options over the game's defaults.")
+        limits = TournamentLimitsInputSerializer(
+            required=False, default=dict,
+            help_text="Sandbox limits for this tournament's matches, over the server's settings for the game. "
+                      "Only move_ms, bank_ms, memory_mb and log_bytes, each within the server's cap.")
         seed = serializers.IntegerField(required=False, min_value=0, max_value=_SEED_MAX,
                                         help_text="Fix it to replay the same schedule; random otherwise.")
 
@@ -145,13 +154,14 @@ class TournamentListCreateApi(ListAPIView):
         summary="Start a round robin",
         description="Every combination of players_per_match bots plays games_per_pairing times with rotated "
                     "seats. Refusals name the input at fault (unknown/inactive/other-game bots, player count "
-                    "outside the game's range, too many matches, options the game refuses). Throttled per "
-                    "user (scope `tournaments`).",
+                    "outside the game's range, too many matches, options the game refuses, limits that are "
+                    "unknown or beyond the server's caps). Throttled per user (scope `tournaments`).",
         request=InputSerializer,
         responses={201: TournamentDetailSerializer, **error_responses(400, 401, 429)},
         examples=[
             OpenApiExample("round robin", value={"game": "kingdomino", "name": "spring cup", "bots": [7, 8, 9],
-                                                 "players_per_match": 2, "games_per_pairing": 2, "seed": 11},
+                                                 "players_per_match": 2, "games_per_pairing": 2, "seed": 11,
+                                                 "limits": {"move_ms": 500, "bank_ms": 10000}},
                            request_only=True),
             OpenApiExample("created", value={**_DETAIL_EXAMPLE, "standings": []}, response_only=True,
                            status_codes=["201"]),
@@ -170,6 +180,7 @@ class TournamentListCreateApi(ListAPIView):
             games_per_pairing=values["games_per_pairing"],
             options=values["options"],
             seed=values.get("seed"),
+            limits=values["limits"],
         )
         return Response(_detail(_tournament_get(tournament.id)), status=status.HTTP_201_CREATED)
 

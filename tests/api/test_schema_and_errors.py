@@ -104,3 +104,13 @@ def test_unknown_api_address_is_a_json_404_for_writes_with_a_session_cookie_too(
     api_client.cookies["sessionid"] = "stale"
     response = api_client.post("/api/bots/-1/deactivate/")
     assert response.status_code == 404 and error_of(response)["code"] == "not_found"
+
+
+def test_schema_states_the_limits_a_tournament_may_set_within_the_servers_caps(schema, settings):
+    components = schema["components"]["schemas"]
+    settable = components["TournamentLimitsCreateRequest"]["properties"]
+    assert list(settable) == ["move_ms", "bank_ms", "memory_mb", "log_bytes"]
+    assert (settable["move_ms"]["minimum"], settable["move_ms"]["maximum"]) == (10, settings.BOTS_MAX_MOVE_MS)
+    assert settable["bank_ms"]["maximum"] == settings.BOTS_MAX_BANK_MS
+    assert "limits" in components["Tournament"]["properties"]
+    assert "start_ms" in components["MatchLimits"]["properties"]
