@@ -31,3 +31,21 @@ def test_a_cache_url_that_is_not_redis_is_refused_with_what_to_set():
     refused = settings_of(CACHE_URL="memcached://127.0.0.1:11211")
     assert refused.returncode != 0
     assert "CACHE_URL must be a Redis URL" in refused.stderr
+
+
+def test_per_game_limits_that_are_not_json_are_refused_naming_the_setting():
+    refused = settings_of(BOTS_LIMITS_BY_GAME='{"kingdomino": {move_ms: 500}}')
+    assert refused.returncode != 0
+    assert "BOTS_LIMITS_BY_GAME must be JSON such as" in refused.stderr
+
+
+def test_manage_py_check_refuses_limits_for_a_game_that_is_not_installed():
+    env = {key: value for key, value in os.environ.items() if key not in ("CACHE_URL", "DEBUG")}
+    env.update(DJANGO_SETTINGS_MODULE="ladder.settings", SECRET_KEY="settings-test",
+               BOTS_LIMITS_BY_GAME='{"chess": {"move_ms": 500}, "kingdomino": {"move_ms": 500}}')
+    checked = subprocess.run([sys.executable, "manage.py", "check"], cwd=REPO, env=env, capture_output=True,
+                             text=True, timeout=120)
+    assert checked.returncode != 0
+    assert "(ladder.E001) BOTS_LIMITS_BY_GAME['chess']: no game 'chess' is installed" in checked.stderr
+    # The valid entry beside it is not reported.
+    assert checked.stderr.count("(ladder.E") == 1

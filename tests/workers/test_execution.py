@@ -5,10 +5,14 @@ import pytest
 from ladder.models import Match, RatingChange
 from ladder.services.tournaments import tournament_create
 from tests.conftest import FIRST_LEGAL_BOT, LAST_LEGAL_BOT
+from tests.factories import BotFactory
 from workers.code_cache import CodeCache
 from workers.execution import match_execute
 
 pytestmark = pytest.mark.django_db
+
+# Half a second per decision: within the default 1 s per move, beyond 200 ms with no bank.
+SLOW_BOT = b"import time\n\ndef act(observation, legal_actions):\n    time.sleep(0.5)\n    return legal_actions[0]\n"
 
 
 @pytest.fixture
@@ -53,3 +57,28 @@ def test_code_is_fetched_once_per_checksum(match):
     assert (cache.misses, cache.hits) == (2, 2)
     with pytest.raises(KeyError):
         cache.get_many(["0" * 64])
+
+
+def test_a_match_is_played_under_its_tournaments_limits_whatever_the_settings_say_later(settings):
+    slow, quick = BotFactory(code=SLOW_BOT), BotFactory(code=FIRST_LEGAL_BOT)
+    tournament = tournament_create(created_by=None, game_slug="kingdomino", name="blitz", bot_ids=[slow.id, quick.id],
+                                   players_per_match=2, seed=3, limits={"move_ms": 200, "bank_ms": 0})
+    match = tournament.matches.get()
+    # Settings changed after scheduling (a deploy, a retry on another worker) do not change the match.
+    settings.BOTS_MOVE_MS, settings.BOTS_BANK_MS = 5000, 30000
+    assert match_execute(match_id=match.id, worker="here") == "recorded"
+    seats = {seat.bot_id: seat for seat in match.seats.all()}
+    assert (seats[slow.id].outcome, seats[slow.id].place) == ("timeout", 2)
+    assert "200 ms plus a bank of 0 ms" in seats[slow.id].reason
+    assert seats[quick.id].outcome == "ok"
+
+
+def test_a_match_is_played_under_its_games_limits(settings):
+    settings.BOTS_LIMITS_BY_GAME = {"kingdomino": {"move_ms": 200, "bank_ms": 0}}
+    slow, quick = BotFactory(code=SLOW_BOT), BotFactory(code=FIRST_LEGAL_BOT)
+    tournament = tournament_create(created_by=None, game_slug="kingdomino", name="t", bot_ids=[slow.id, quick.id],
+                                   players_per_match=2, seed=4)
+    match = tournament.matches.get()
+    assert match_execute(match_id=match.id, worker="here") == "recorded"
+    assert match.seats.get(bot=slow).outcome == "timeout"
+    assert match.seats.get(bot=quick).outcome == "ok"

@@ -1,0 +1,215 @@
+"""Sandbox limits: resolution (defaults <- global settings <- per game <- tournament), what matches store
+and workers claim, the service's refusals, and the system check over the limit settings."""
+
+import dataclasses
+import random
+
+import pytest
+from django.core.exceptions import ImproperlyConfigured
+
+from bots.referee import Limits
+from ladder.checks import sandbox_limits_check
+from ladder.models import Match, Tournament
+from ladder.services.bots import sandbox_limits
+from ladder.services.errors import ServiceError
+from ladder.services.ladder import ladder_tick
+from ladder.services.limits import limits_playable, limits_resolve, tournament_limits_check
+from ladder.services.matches import match_claim
+from ladder.services.tournaments import tournament_create
+from tests.factories import BotFactory, MatchFactory, SeatFactory
+
+REFEREE_DEFAULTS = dataclasses.asdict(Limits())
+
+
+@pytest.fixture
+def limit_settings(settings):
+    """Global limits unlike the referee's defaults, and per-game limits for kingdomino only."""
+    settings.BOTS_MOVE_MS = 900
+    settings.BOTS_BANK_MS = 9000
+    settings.BOTS_MEMORY_MB = 300
+    settings.BOTS_LOG_BYTES = 4096
+    settings.BOTS_LIMITS_BY_GAME = {"kingdomino": {"move_ms": 400, "cpu_seconds": 30}}
+    return settings
+
+
+def round_robin(bots, **kwargs):
+    return tournament_create(created_by=None, game_slug=bots[0].game.slug, name="cup",
+                             bot_ids=[b.id for b in bots], players_per_match=2, seed=7, **kwargs)
+
+
+# --- Resolution -------------------------------------------------------------------------------------
+
+
+def test_each_layer_overrides_the_one_before(limit_settings):
+    assert limits_resolve(game_slug="draftosaurus") == {
+        **REFEREE_DEFAULTS, "move_ms": 900, "bank_ms": 9000, "memory_mb": 300, "log_bytes": 4096}
+    assert limits_resolve(game_slug="kingdomino") == {
+        **REFEREE_DEFAULTS, "move_ms": 400, "bank_ms": 9000, "memory_mb": 300, "log_bytes": 4096,
+        "cpu_seconds": 30}
+    assert limits_resolve(game_slug="kingdomino", overrides={"move_ms": 250, "log_bytes": 0}) == {
+        **REFEREE_DEFAULTS, "move_ms": 250, "bank_ms": 9000, "memory_mb": 300, "log_bytes": 0, "cpu_seconds": 30}
+
+
+def test_the_sandbox_gets_the_resolved_limits_as_the_referees_type(limit_settings):
+    assert sandbox_limits(game="kingdomino", overrides={"bank_ms": 0}) == Limits(
+        move_ms=400, bank_ms=0, memory_mb=300, log_bytes=4096, cpu_seconds=30)
+    # Without a game (the play command), the global settings alone.
+    assert sandbox_limits() == Limits(move_ms=900, bank_ms=9000, memory_mb=300, log_bytes=4096)
+
+
+def test_stored_names_this_version_does_not_know_are_ignored_at_play_time(limit_settings):
+    assert limits_playable({"move_ms": 300, "gpu_ms": 5}) == {"move_ms": 300}
+    assert sandbox_limits(game="kingdomino", overrides={"move_ms": 300, "gpu_ms": 5}).move_ms == 300
+    with pytest.raises(ValueError, match="gpu_ms"):
+        limits_resolve(game_slug="kingdomino", overrides={"gpu_ms": 5})
+
+
+def test_unusable_settings_stop_their_game_but_not_the_others(settings):
+    settings.BOTS_LIMITS_BY_GAME = {"kingdomino": {"move_ms": 0}}
+    with pytest.raises(ImproperlyConfigured, match=r"BOTS_LIMITS_BY_GAME\['kingdomino'\]\['move_ms'\] = 0"):
+        limits_resolve(game_slug="kingdomino")
+    assert limits_resolve(game_slug="draftosaurus")["move_ms"] == settings.BOTS_MOVE_MS
+    settings.BOTS_BANK_MS = -1
+    with pytest.raises(ImproperlyConfigured, match="BOTS_BANK_MS = -1: must be at least 0"):
+        limits_resolve(game_slug="draftosaurus")
+
+
+# --- Scheduling: what matches store and workers claim -----------------------------------------------
+
+
+@pytest.mark.django_db
+def test_a_round_robin_stores_its_overrides_and_each_match_its_effective_limits(limit_settings):
+    tournament = round_robin(BotFactory.create_batch(3), limits={"move_ms": 250, "bank_ms": 0})
+    assert tournament.limits == {"move_ms": 250, "bank_ms": 0}
+    expected = {**REFEREE_DEFAULTS, "move_ms": 250, "bank_ms": 0, "memory_mb": 300, "log_bytes": 4096,
+                "cpu_seconds": 30}
+    assert [match.limits for match in tournament.matches.all()] == [expected] * 3
+
+
+@pytest.mark.django_db
+def test_a_claim_carries_the_stored_limits_whatever_the_settings_say_by_then(limit_settings):
+    tournament = round_robin(BotFactory.create_batch(2), limits={"move_ms": 250})
+    limit_settings.BOTS_MOVE_MS = 5000
+    limit_settings.BOTS_LIMITS_BY_GAME = {}
+    match = tournament.matches.get()
+    claim = match_claim(match_id=match.id)
+    assert claim.limits == match.limits
+    played = sandbox_limits(game=claim.game, overrides=claim.limits)
+    assert (played.move_ms, played.memory_mb, played.cpu_seconds) == (250, 300, 30)
+
+
+@pytest.mark.django_db
+def test_a_match_stored_without_limits_plays_under_the_settings_at_play_time(limit_settings):
+    match = MatchFactory()
+    SeatFactory(match=match, position=0)
+    SeatFactory(match=match, position=1)
+    assert Match.objects.get(pk=match.pk).limits == {}
+    claim = match_claim(match_id=match.id)
+    assert claim.limits == {}
+    assert sandbox_limits(game=claim.game, overrides=claim.limits).move_ms == 400
+
+
+@pytest.mark.django_db
+def test_ladder_matches_play_under_their_games_limits(limit_settings):
+    limit_settings.LADDER_MAX_BACKLOG = 100
+    BotFactory.create_batch(4)
+    assert ladder_tick(matches_per_game=2, rng=random.Random(3)) == {"kingdomino": 2}
+    ladder = Tournament.objects.get(kind="ladder", game__slug="kingdomino")
+    assert ladder.limits == {}
+    assert {match.limits["move_ms"] for match in ladder.matches.all()} == {400}
+    assert {match.limits["cpu_seconds"] for match in ladder.matches.all()} == {30}
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    "limits,field,fragment",
+    [
+        ({"cpu_seconds": 5}, "limits.cpu_seconds", "a tournament may set move_ms, bank_ms, memory_mb, log_bytes"),
+        ({"move_ms": "500"}, "limits.move_ms", "whole number"),
+        ({"memory_mb": 2.5}, "limits.memory_mb", "whole number"),
+        ({"log_bytes": True}, "limits.log_bytes", "whole number"),
+        ({"move_ms": 9}, "limits.move_ms", "at least 10"),
+        ({"bank_ms": -1}, "limits.bank_ms", "at least 0"),
+        ({"bank_ms": 30001}, "limits.bank_ms", "at most 30000 (the server's cap, BOTS_MAX_BANK_MS)"),
+        ([("move_ms", 500)], "limits", "JSON object"),
+    ],
+)
+def test_the_service_refuses_overrides_naming_the_limit(settings, limits, field, fragment):
+    settings.BOTS_MAX_BANK_MS = 30000
+    with pytest.raises(ServiceError) as refused:
+        round_robin(BotFactory.create_batch(2), limits=limits)
+    assert refused.value.field == field and fragment in refused.value.message
+    assert not Tournament.objects.exists()
+
+
+def test_overrides_at_the_caps_are_accepted(settings):
+    settings.BOTS_MAX_MOVE_MS = 2000
+    assert tournament_limits_check(limits={"move_ms": 2000, "bank_ms": 0, "log_bytes": 0}) == {
+        "move_ms": 2000, "bank_ms": 0, "log_bytes": 0}
+    assert tournament_limits_check(limits=None) == {}
+
+
+# --- The system check -------------------------------------------------------------------------------
+
+
+def check_messages() -> list[tuple[str, str]]:
+    return [(message.id, message.msg) for message in sandbox_limits_check()]
+
+
+def test_the_shipped_settings_pass_the_check():
+    assert check_messages() == []
+
+
+@pytest.mark.parametrize(
+    "by_game,check_id,fragment",
+    [
+        ({"chess": {"move_ms": 500}}, "ladder.E001", "BOTS_LIMITS_BY_GAME['chess']: no game 'chess' is installed"),
+        ({"kingdomino": 500}, "ladder.E001", "BOTS_LIMITS_BY_GAME['kingdomino'] must be a JSON object"),
+        (["kingdomino"], "ladder.E001", "BOTS_LIMITS_BY_GAME must be a JSON object of games"),
+        ({"kingdomino": {"move_msec": 500}}, "ladder.E002",
+         "BOTS_LIMITS_BY_GAME['kingdomino']['move_msec']: no such limit"),
+        ({"kingdomino": {"memory_mb": 0}}, "ladder.E003",
+         "BOTS_LIMITS_BY_GAME['kingdomino']['memory_mb'] = 0: must be at least 16"),
+        ({"kingdomino": {"cpu_seconds": -3}}, "ladder.E003",
+         "BOTS_LIMITS_BY_GAME['kingdomino']['cpu_seconds'] = -3: must be at least 1"),
+        ({"kingdomino": {"start_ms": "5000"}}, "ladder.E003",
+         "BOTS_LIMITS_BY_GAME['kingdomino']['start_ms'] = '5000': must be a whole number"),
+        ({"kingdomino": {"move_ms": 60000}}, "ladder.E003",
+         "BOTS_LIMITS_BY_GAME['kingdomino']['move_ms'] = 60000: may be at most 5000"),
+    ],
+)
+def test_the_check_refuses_bad_per_game_limits_naming_the_key(settings, by_game, check_id, fragment):
+    settings.BOTS_MAX_MOVE_MS = 5000
+    settings.BOTS_LIMITS_BY_GAME = by_game
+    messages = check_messages()
+    assert [message_id for message_id, _ in messages] == [check_id]
+    assert fragment in messages[0][1]
+
+
+def test_the_check_refuses_global_limits_beyond_their_caps(settings):
+    settings.BOTS_MEMORY_MB = 2048
+    settings.BOTS_MAX_MEMORY_MB = 1024
+    assert check_messages() == [
+        ("ladder.E003", "BOTS_MEMORY_MB = 2048: may be at most 1024 (the server's cap, BOTS_MAX_MEMORY_MB)")]
+
+
+def test_the_check_holds_the_caps_against_the_match_time_limits(settings):
+    settings.MATCH_LEASE_S, settings.MATCH_SOFT_TIME_LIMIT_S, settings.MATCH_TIME_LIMIT_S = 100, 80, 90
+    settings.BOTS_MAX_BANK_MS, settings.BOTS_MAX_MOVE_MS = 10000, 1000
+    settings.BOTS_BANK_MS, settings.BOTS_MOVE_MS = 5000, 500
+    settings.BOTS_LIMITS_BY_GAME = {}
+    # Five seats of the largest games: 5 x (5 s start + 10 s bank + 1 s move) = 80 s, not below 80 s.
+    [(check_id, message)] = check_messages()
+    assert check_id == "ladder.E004"
+    assert "5-player" in message and "80 s" in message and "MATCH_SOFT_TIME_LIMIT_S (80 s)" in message
+    settings.BOTS_MAX_BANK_MS = 9000
+    assert check_messages() == []
+    # A game that starts slower needs more of the time limit.
+    settings.BOTS_LIMITS_BY_GAME = {"draftosaurus": {"start_ms": 6000}}
+    assert [check_id for check_id, _ in check_messages()] == ["ladder.E004"]
+
+
+def test_the_check_wants_the_time_limits_inside_the_lease(settings):
+    settings.MATCH_LEASE_S, settings.MATCH_SOFT_TIME_LIMIT_S, settings.MATCH_TIME_LIMIT_S = 300, 240, 300
+    [(check_id, message)] = check_messages()
+    assert check_id == "ladder.E005" and "MATCH_TIME_LIMIT_S (300) < MATCH_LEASE_S (300)" in message
