@@ -252,6 +252,12 @@ class _Seat:
             self.process.close()
 
 
+def _storable(text: str) -> str:
+    """Text a bot wrote, as any database can store it: NUL characters, which PostgreSQL refuses in text
+    columns, become U+FFFD (a bot printing one must not make its match impossible to record)."""
+    return text.replace("\x00", "\ufffd")
+
+
 def _parse_reply(line: bytes) -> dict:
     try:
         # Decoded first: ``json.loads`` of bytes takes a slower path to guess among UTF-8/16/32.
@@ -332,8 +338,8 @@ def play_match(game: str, bots: list[BotSpec], *, seed: int, options: dict | Non
     return MatchResult(
         game=game, players=len(bots), seed=seed, options=resolved_options, actions=actions,
         seats=[SeatResult(bot=seat.spec.name, score=scores[seat.index], place=places[seat.index],
-                          outcome=seat.outcome, reason=seat.reason, time_used_ms=seat.time_used_ms,
-                          log=seat.log.text()) for seat in seats],
+                          outcome=seat.outcome, reason=_storable(seat.reason), time_used_ms=seat.time_used_ms,
+                          log=_storable(seat.log.text())) for seat in seats],
         duration_s=round(time.monotonic() - started, 3),
         unsafe=bool(getattr(sandbox, "unsafe", False)),
     )

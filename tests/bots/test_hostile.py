@@ -220,6 +220,14 @@ def test_fifty_megabytes_of_log_keep_head_and_tail(sandbox, race):
     assert "bytes of log dropped" in seat.log
 
 
+def test_nul_characters_in_log_and_error_are_replaced_so_the_result_can_be_stored(sandbox, race):
+    seat, _ = play(sandbox, race, hostile("nul_writer"))
+    assert seat.outcome == "crash"
+    assert "bad\ufffdbyte" in seat.reason
+    assert "before\ufffdafter" in seat.log
+    assert "\x00" not in seat.reason + seat.log
+
+
 def test_bots_cannot_start_without_isolation_when_the_probe_fails(tmp_path):
     """Fail closed: a policy whose runtime folder is missing makes the sandbox refuse to start."""
     from dataclasses import replace
