@@ -27,9 +27,9 @@ from django.db import transaction
 from django.db.models import F, Q
 from django.utils import timezone
 
-from ladder.models import Match, Seat
+from ladder.models import Match, Seat, Tournament
 from ladder.services.enqueue import matches_enqueue_on_commit
-from ladder.services.rating_updates import ratings_apply_match_unsaved
+from ladder.services.rating_updates import execute_many, ratings_apply
 from ladder.services.tournaments import tournament_finish_if_done
 
 logger = logging.getLogger(__name__)
@@ -115,41 +115,65 @@ def _locked_if_held(match_id: int, token: str) -> Match | None:
     )
 
 
+@dataclasses.dataclass
+class _RecordedSeat:
+    """One seat's row as the recorder writes it (lighter than a model instance on this hot path)."""
+
+    id: int
+    bot_id: int
+    score: int
+    place: int
+    outcome: str
+    reason: str
+    time_used_ms: int
+    log: str
+    rating_before: float | None = None
+    rating_after: float | None = None
+
+
 def match_record_result(*, match_id: int, token: str, result) -> bool:
     """Store a played match (a ``bots.referee.MatchResult``) with its seats and rating changes, atomically.
 
     Returns False, changing nothing, unless the match is running under ``token``: the caller lost its
     claim (lease expired and taken over) or the result is already recorded.
     """
+    now = timezone.now()
     with transaction.atomic():
-        match = _locked_if_held(match_id, token)
-        if match is None:
+        # The conditional UPDATE checks the claim and takes the match row's lock in one statement; the
+        # rest of the transaction is undone if anything below fails.
+        finished = Match.objects.filter(id=match_id, status=Match.Status.RUNNING, attempt_token=token).update(
+            actions=list(result.actions),
+            status=Match.Status.FINISHED,
+            finished_at=now,
+            duration_s=float(result.duration_s),
+            attempt_token=None,
+            lease_expires_at=None,
+            failure_reason="",
+            updated_at=now,
+        )
+        if not finished:
             return False
-        seats = list(match.seats.order_by("position"))
-        if len(result.seats) != len(seats):
-            raise ValueError(f"match {match_id} has {len(seats)} seats, the result {len(result.seats)}")
-        for seat, played in zip(seats, result.seats, strict=True):
-            seat.score = played.score
-            seat.place = played.place
-            seat.outcome = played.outcome
-            seat.reason = played.reason or ""
-            seat.time_used_ms = max(0, int(played.time_used_ms or 0))
-            seat.log = played.log or ""
-        ratings_apply_match_unsaved(match=match, seats=seats)
-        # One statement for all seats (each round trip to the database counts in a worker's match rate).
-        Seat.objects.bulk_update(seats, ["score", "place", "outcome", "reason", "time_used_ms", "log",
-                                         "rating_before", "rating_after"])
-        now = timezone.now()
-        match.actions = list(result.actions)
-        match.status = Match.Status.FINISHED
-        match.finished_at = now
-        match.duration_s = float(result.duration_s)
-        match.attempt_token = None
-        match.lease_expires_at = None
-        match.failure_reason = ""
-        match.save(update_fields=["actions", "status", "finished_at", "duration_s", "attempt_token",
-                                  "lease_expires_at", "failure_reason", "updated_at"])
-        tournament_finish_if_done(tournament_id=match.tournament_id)
+        rows = list(Seat.objects.filter(match_id=match_id).order_by("position").values_list(
+            "id", "bot_id", "match__game_id", "match__tournament_id", "match__tournament__kind",
+        ))
+        if len(result.seats) != len(rows) or not rows:
+            raise ValueError(f"match {match_id} has {len(rows)} seats, the result {len(result.seats)}")
+        game_id, tournament_id, kind = rows[0][2:]
+        seats = [
+            _RecordedSeat(id=seat_id, bot_id=bot_id, score=played.score, place=played.place,
+                          outcome=played.outcome, reason=played.reason or "",
+                          time_used_ms=max(0, int(played.time_used_ms or 0)), log=played.log or "")
+            for (seat_id, bot_id, *_), played in zip(rows, result.seats, strict=True)
+        ]
+        ratings_apply(game_id=game_id, match_id=match_id, seats=seats)
+        execute_many(
+            f"UPDATE {Seat._meta.db_table} SET score = %s, place = %s, outcome = %s, reason = %s, "
+            "time_used_ms = %s, log = %s, rating_before = %s, rating_after = %s WHERE id = %s",
+            [(seat.score, seat.place, seat.outcome, seat.reason, seat.time_used_ms, seat.log, seat.rating_before,
+              seat.rating_after, seat.id) for seat in seats],
+        )
+        if kind == Tournament.Kind.ROUND_ROBIN:
+            tournament_finish_if_done(tournament_id=tournament_id)
     return True
 
 

@@ -8,8 +8,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from django.conf import settings
-from django.db import transaction
+from django.db import connection, transaction
 from django.db.models import F, Min
+from django.utils import timezone
 
 from ladder.models import Match, Rating, RatingChange, Seat
 from ladder.services import ratings
@@ -50,60 +51,77 @@ def _forfeited(seat: Seat) -> bool:
 
 def ratings_apply_match(*, match: Match, seats: Sequence[Seat]) -> None:
     """Apply one finished match to its bots' ratings, write the history rows and save the seats'
-    ``rating_before``/``rating_after``. Same locking contract as :func:`ratings_apply_match_unsaved`."""
-    ratings_apply_match_unsaved(match=match, seats=seats)
+    ``rating_before``/``rating_after``. Same locking contract as :func:`ratings_apply`."""
+    ratings_apply(game_id=match.game_id, match_id=match.id, seats=seats)
     Seat.objects.bulk_update(seats, ["rating_before", "rating_after"])
 
 
-def ratings_apply_match_unsaved(*, match: Match, seats: Sequence[Seat]) -> None:
-    """Apply one finished match to its bots' ratings and write the history rows; sets each seat's
-    ``rating_before``/``rating_after`` in memory only, for a caller that saves the seats with the rest of
-    the result in one statement.
+def ratings_apply(*, game_id: int, match_id: int, seats: Sequence) -> None:
+    """Apply one finished match to its bots' ratings and write the history rows.
+
+    ``seats`` are the match's seats in seat order: objects with ``id``, ``bot_id``, ``place`` and
+    ``outcome`` (Seat instances, or the recorder's lighter rows); each one's ``rating_before`` and
+    ``rating_after`` are set in memory only, for a caller that saves the seats with the rest of the
+    result in one statement.
 
     The caller holds the transaction that records the result (and the match row lock). Rating rows are
     locked in bot-id order, the same order in every transaction, so concurrent workers neither lose
     updates nor deadlock. The unique history row per seat makes a second application fail loudly.
     """
     bot_ids = sorted(seat.bot_id for seat in seats)
-    rows = _locked_ratings(match.game_id, bot_ids)
-    if len(rows) < len(bot_ids):
+    rows = _locked_ratings(game_id, bot_ids)
+    if len(rows) < len(set(bot_ids)):
         # Every bot gets its rating row when it is created; this only covers rows deleted by hand.
         for bot_id in set(bot_ids) - set(rows):
-            Rating.objects.get_or_create(bot_id=bot_id, game_id=match.game_id)
-        rows = _locked_ratings(match.game_id, bot_ids)
+            Rating.objects.get_or_create(bot_id=bot_id, game_id=game_id)
+        rows = _locked_ratings(game_id, bot_ids)
     places = [seat.place for seat in seats]
     deltas = seat_rating_deltas(
-        elos=[rows[s.bot_id].elo for s in seats],
-        games=[rows[s.bot_id].games for s in seats],
+        elos=[rows[s.bot_id]["elo"] for s in seats],
+        games=[rows[s.bot_id]["games"] for s in seats],
         places=places,
         forfeited=[_forfeited(s) for s in seats],
     )
     changes = []
     for seat, delta in zip(seats, deltas, strict=True):
         row = rows[seat.bot_id]
-        before, after = row.elo, row.elo + delta
+        before, after = row["elo"], row["elo"] + delta
         record = seat_record(place=seat.place, places=places, forfeited=_forfeited(seat))
         # Absolute values are safe: the row is locked until the transaction ends.
-        row.elo = after
-        row.games += 1
-        setattr(row, _RECORD_FIELD[record], getattr(row, _RECORD_FIELD[record]) + 1)
+        row["elo"] = after
+        row["games"] += 1
+        row[_RECORD_FIELD[record]] += 1
         seat.rating_before, seat.rating_after = before, after
-        changes.append(
-            RatingChange(seat=seat, match=match, bot_id=seat.bot_id, game_id=match.game_id,
-                         before=before, after=after, delta=delta)
-        )
-    for row in rows.values():
-        # One plain UPDATE per row: bulk_update's CASE expressions cost more to build than they save.
-        Rating.objects.filter(pk=row.pk).update(elo=row.elo, games=row.games, wins=row.wins, draws=row.draws,
-                                                losses=row.losses)
+        changes.append(RatingChange(seat_id=seat.id, match_id=match_id, bot_id=seat.bot_id, game_id=game_id,
+                                    before=before, after=after, delta=delta))
+    now = connection.ops.adapt_datetimefield_value(timezone.now())
+    execute_many(
+        f"UPDATE {Rating._meta.db_table} SET elo = %s, games = %s, wins = %s, draws = %s, losses = %s, "
+        "updated_at = %s WHERE id = %s",
+        [(r["elo"], r["games"], r["wins"], r["draws"], r["losses"], now, r["id"]) for r in rows.values()],
+    )
     RatingChange.objects.bulk_create(changes)
 
 
-def _locked_ratings(game_id: int, bot_ids: list[int]) -> dict[int, Rating]:
-    return {
-        row.bot_id: row
-        for row in Rating.objects.select_for_update().filter(game_id=game_id, bot_id__in=bot_ids).order_by("bot_id")
-    }
+_RATING_COLUMNS = ("id", "bot_id", "elo", "games", "wins", "draws", "losses")
+
+
+def _locked_ratings(game_id: int, bot_ids: list[int]) -> dict[int, dict]:
+    """The bots' rating rows as plain dicts, locked in bot-id order."""
+    rows = (
+        Rating.objects.select_for_update().filter(game_id=game_id, bot_id__in=bot_ids).order_by("bot_id")
+        .values_list(*_RATING_COLUMNS)
+    )
+    return {row[1]: dict(zip(_RATING_COLUMNS, row, strict=True)) for row in rows}
+
+
+def execute_many(sql: str, params: list[tuple]) -> None:
+    """One parametrised statement for many rows, in one round trip where the driver can (psycopg 3
+    pipelines ``executemany``). For the hot path of recording results, where building ORM bulk updates
+    cost more CPU than the queries themselves."""
+    if params:
+        with connection.cursor() as cursor:
+            cursor.executemany(sql, params)
 
 
 @transaction.atomic
