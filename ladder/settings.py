@@ -287,6 +287,9 @@ MATCH_MAX_ATTEMPTS: int = env.int("MATCH_MAX_ATTEMPTS", default=3)
 MATCH_REQUEUE_AFTER_S: int = env.int("MATCH_REQUEUE_AFTER_S", default=600)
 # How often the reconciler runs (seconds).
 RECONCILE_INTERVAL_S: float = env.float("RECONCILE_INTERVAL_S", default=60.0)
+# Whether workers wait for PostgreSQL to flush each commit (claims and results). Off by default: a
+# result lost in a crash of the database server is played again by the reconciler (see workers/app.py).
+MATCH_SYNCHRONOUS_COMMIT: bool = env.bool("MATCH_SYNCHRONOUS_COMMIT", default=False)
 # Largest number of matches one tournament may schedule.
 TOURNAMENT_MAX_MATCHES: int = env.int("TOURNAMENT_MAX_MATCHES", default=5000)
 

@@ -6,8 +6,34 @@ The database is the source of truth; the broker only rings the bell (see ladder.
 import os
 
 from celery import Celery
+from celery.signals import worker_process_init
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "ladder.settings")
 
 app = Celery("botladder", include=["workers.tasks"])
 app.config_from_object("django.conf:settings", namespace="CELERY")
+
+
+@worker_process_init.connect
+def _configure_worker_connections(**_) -> None:
+    """In each worker process, unless ``MATCH_SYNCHRONOUS_COMMIT`` is set, commit without waiting for
+    PostgreSQL's WAL flush (see :func:`commit_without_flush_wait`)."""
+    from django.conf import settings
+    from django.db.backends.signals import connection_created
+
+    if not settings.MATCH_SYNCHRONOUS_COMMIT:
+        connection_created.connect(commit_without_flush_wait, weak=False)
+
+
+def commit_without_flush_wait(sender, connection, **_) -> None:
+    """``SET synchronous_commit TO off`` on a worker's new PostgreSQL connection.
+
+    A worker commits twice per match (claim, result); waiting for each WAL flush is a large part of its
+    time per match. Without the wait, a crash of PostgreSQL itself (not of a worker) can lose the last
+    fraction of a second of commits, never corrupt them, and the match pipeline is built for exactly
+    that: a lost claim or result leaves the match queued or running under an expired lease, and the
+    reconciler plays it again. Web requests (uploads, accounts) keep the default.
+    """
+    if connection.vendor == "postgresql":
+        with connection.cursor() as cursor:
+            cursor.execute("SET synchronous_commit TO off")
