@@ -29,7 +29,7 @@ from django.utils import timezone
 
 from ladder.models import Match, Seat, Tournament
 from ladder.services.enqueue import matches_enqueue_on_commit
-from ladder.services.rating_updates import execute_many, ratings_apply
+from ladder.services.rating_updates import execute_many, ratings_apply, statements_batched
 from ladder.services.tournaments import tournament_finish_if_done
 
 logger = logging.getLogger(__name__)
@@ -165,13 +165,15 @@ def match_record_result(*, match_id: int, token: str, result) -> bool:
                           time_used_ms=max(0, int(played.time_used_ms or 0)), log=played.log or "")
             for (seat_id, bot_id, *_), played in zip(rows, result.seats, strict=True)
         ]
-        ratings_apply(game_id=game_id, match_id=match_id, seats=seats)
-        execute_many(
-            f"UPDATE {Seat._meta.db_table} SET score = %s, place = %s, outcome = %s, reason = %s, "
-            "time_used_ms = %s, log = %s, rating_before = %s, rating_after = %s WHERE id = %s",
-            [(seat.score, seat.place, seat.outcome, seat.reason, seat.time_used_ms, seat.log, seat.rating_before,
-              seat.rating_after, seat.id) for seat in seats],
-        )
+        # The rating rows are read (and locked) first; every write after that goes out in one batch.
+        with statements_batched():
+            ratings_apply(game_id=game_id, match_id=match_id, seats=seats)
+            execute_many(
+                f"UPDATE {Seat._meta.db_table} SET score = %s, place = %s, outcome = %s, reason = %s, "
+                "time_used_ms = %s, log = %s, rating_before = %s, rating_after = %s WHERE id = %s",
+                [(seat.score, seat.place, seat.outcome, seat.reason, seat.time_used_ms, seat.log,
+                  seat.rating_before, seat.rating_after, seat.id) for seat in seats],
+            )
         if kind == Tournament.Kind.ROUND_ROBIN:
             tournament_finish_if_done(tournament_id=tournament_id)
     return True

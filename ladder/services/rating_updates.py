@@ -5,6 +5,7 @@ rebuild reproduces the incremental ratings exactly.
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Sequence
 
 from django.conf import settings
@@ -100,7 +101,10 @@ def ratings_apply(*, game_id: int, match_id: int, seats: Sequence) -> None:
         "updated_at = %s WHERE id = %s",
         [(r["elo"], r["games"], r["wins"], r["draws"], r["losses"], now, r["id"]) for r in rows.values()],
     )
-    RatingChange.objects.bulk_create(changes)
+    # Written without reading anything back, so that a caller batching statements (see
+    # :func:`statements_batched`) sends them with the rest in one round trip.
+    execute_many(_insert_sql(RatingChange, _CHANGE_COLUMNS),
+                 [tuple(getattr(change, column) for column in _CHANGE_COLUMNS[:-1]) + (now,) for change in changes])
 
 
 _RATING_COLUMNS = ("id", "bot_id", "elo", "games", "wins", "draws", "losses")
@@ -113,6 +117,30 @@ def _locked_ratings(game_id: int, bot_ids: list[int]) -> dict[int, dict]:
         .values_list(*_RATING_COLUMNS)
     )
     return {row[1]: dict(zip(_RATING_COLUMNS, row, strict=True)) for row in rows}
+
+
+_CHANGE_COLUMNS = ("seat_id", "match_id", "bot_id", "game_id", "before", "after", "delta", "created_at")
+
+
+def _insert_sql(model, columns: tuple[str, ...]) -> str:
+    quote = connection.ops.quote_name
+    names = ", ".join(quote(column) for column in columns)
+    return f"INSERT INTO {quote(model._meta.db_table)} ({names}) VALUES ({', '.join(['%s'] * len(columns))})"
+
+
+@contextlib.contextmanager
+def statements_batched():
+    """Send the statements executed inside in as few round trips as the driver allows: psycopg 3's
+    pipeline mode sends them without waiting for each answer (a statement whose rows are read waits for
+    what came before it); other databases run them one by one. Errors surface at the latest when the
+    block ends, inside the caller's transaction."""
+    connection.ensure_connection()
+    pipeline = getattr(connection.connection, "pipeline", None)
+    if connection.vendor != "postgresql" or pipeline is None:
+        yield
+        return
+    with pipeline():
+        yield
 
 
 def execute_many(sql: str, params: list[tuple]) -> None:
