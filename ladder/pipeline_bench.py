@@ -52,7 +52,9 @@ class _Workers:
         env = {**os.environ, "DATABASE_URL": _database_url(), "MATCH_QUEUE": self.queue,
                "CELERY_TASK_DEFAULT_QUEUE": self.queue,
                "DJANGO_SETTINGS_MODULE": os.environ.get("DJANGO_SETTINGS_MODULE", "ladder.settings"),
-               "BOTS_ALLOW_UNSAFE": "1" if settings.BOTS_ALLOW_UNSAFE else "0"}
+               "BOTS_ALLOW_UNSAFE": "1" if settings.BOTS_ALLOW_UNSAFE else "0",
+               # Workers run as deployed: DEBUG would record and log every query.
+               "DEBUG": "0", "SECRET_KEY": settings.SECRET_KEY}
         self.processes.append(subprocess.Popen(
             [sys.executable, "-m", "celery", "-A", "workers", "worker", "-Q", self.queue, "-c", str(concurrency),
              "-P", "prefork", "--without-gossip", "--without-mingle", "--without-heartbeat", "-l", "WARNING"],
