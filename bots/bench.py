@@ -41,7 +41,7 @@ def _start_ms(sandbox: ZygoteSandbox, code: bytes) -> float:
     return elapsed
 
 
-def bench_sandbox(*, repeats: int = 20) -> dict:
+def bench_sandbox(*, repeats: int = 40) -> dict:
     """The figures above as a flat dict (milliseconds and ratios, rounded)."""
     code = random_bot_path(BENCH_GAME).read_bytes()
     bots = [BotSpec("random", code), BotSpec("random", code)]

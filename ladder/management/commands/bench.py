@@ -18,7 +18,7 @@ class Command(BaseCommand):
         parser.add_argument("--matches", type=int, default=100, help="matches in the measured round robin")
         parser.add_argument("--scaling-matches", type=int, default=None,
                             help="matches per run of the scaling measurement (default: --matches)")
-        parser.add_argument("--repeats", type=int, default=20, help="repeats of the sandbox measurements")
+        parser.add_argument("--repeats", type=int, default=40, help="repeats of the sandbox measurements (medians are taken)")
         parser.add_argument("--skip-sandbox", action="store_true")
         parser.add_argument("--skip-pipeline", action="store_true")
 
