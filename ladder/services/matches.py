@@ -23,13 +23,14 @@ import uuid
 from datetime import datetime, timedelta
 
 from django.conf import settings
-from django.db import transaction
-from django.db.models import F, Q
+from django.db import connection, transaction
+from django.db.models import Q
 from django.utils import timezone
 
-from ladder.models import Match, Seat, Tournament
+from ladder.models import Match, Tournament
+from ladder.services import match_sql
 from ladder.services.enqueue import matches_enqueue_on_commit
-from ladder.services.rating_updates import execute_many, ratings_apply, statements_batched
+from ladder.services.rating_updates import ratings_apply
 from ladder.services.tournaments import tournament_finish_if_done
 
 logger = logging.getLogger(__name__)
@@ -62,47 +63,36 @@ def match_claim(*, match_id: int, worker: str = "", now: datetime | None = None)
     """Take the match for this worker, or None if it is gone, done, or held by another live worker.
 
     The claim is one conditional UPDATE: the database serialises concurrent claims on the row, and the
-    second one finds the match no longer claimable.
+    second one finds the match no longer claimable. The match and its seats, immutable once scheduled,
+    are read in the same round trip (only the code checksums: workers fetch code bytes they have not
+    cached in one more query).
     """
     now = now or timezone.now()
     token = uuid.uuid4()
-    claimable = Q(status=Match.Status.QUEUED) | Q(status=Match.Status.RUNNING, lease_expires_at__lt=now)
-    claimed = Match.objects.filter(claimable, id=match_id).update(
-        status=Match.Status.RUNNING,
-        attempts=F("attempts") + 1,
-        attempt_token=token,
-        lease_expires_at=now + timedelta(seconds=settings.MATCH_LEASE_S),
-        started_at=now,
-        worker=worker[:200],
-        updated_at=now,
-    )
-    if not claimed:
+    at = match_sql.db_datetime(now)
+    lease_end = match_sql.db_datetime(now + timedelta(seconds=settings.MATCH_LEASE_S))
+    running, queued = Match.Status.RUNNING.value, Match.Status.QUEUED.value
+    with connection.cursor() as claim, connection.cursor() as read:
+        with match_sql.statements_batched():
+            claim.execute(match_sql.claim_sql(), [running, match_sql.db_token(token), lease_end, at, worker[:200],
+                                                  at, match_id, queued, running, at])
+            read.execute(match_sql.claimed_match_sql(), [match_id])
+        claimed = claim.rowcount
+        rows = read.fetchall()
+    if not claimed or not rows:
         return None
-    # Immutable once scheduled, so reading them after the claim needs no lock; one query for the match
-    # and its seats. Only the checksums: workers fetch code bytes they have not cached, in one query.
-    rows = list(Seat.objects.filter(match_id=match_id).order_by("position").values_list(
-        "position", "bot__name", "bot_version_id", "bot_version__sha256",
-        "match__game__slug", "match__players", "match__seed", "match__options", "match__limits",
-    ))
-    if rows:
-        game, players, seed, options, limits = rows[0][4:]
-    else:
-        game, players, seed, options, limits = (
-            Match.objects.filter(id=match_id).values_list("game__slug", "players", "seed", "options", "limits")
-            .get()
-        )
-    seats = [row[:4] for row in rows]
+    game, players, seed, options, limits = rows[0][:5]
     return ClaimedMatch(
         match_id=match_id,
         token=str(token),
         game=game,
         players=players,
         seed=seed,
-        options=options,
-        limits=limits,
+        options=match_sql.from_db_json(options),
+        limits=match_sql.from_db_json(limits),
         seats=[
             ClaimedSeat(position=position, bot_name=name, bot_version_id=version_id, sha256=sha256)
-            for position, name, version_id, sha256 in seats
+            for *_, position, name, version_id, sha256 in rows if position is not None
         ],
     )
 
@@ -136,26 +126,30 @@ def match_record_result(*, match_id: int, token: str, result) -> bool:
 
     Returns False, changing nothing, unless the match is running under ``token``: the caller lost its
     claim (lease expired and taken over) or the result is already recorded.
+
+    Two round trips before the commit: the conditional UPDATE that finishes the match (it checks the
+    claim and takes the match row's lock) with the reads of the seats and of the bots' rating rows
+    (locked in bot-id order); then every write.
     """
-    now = timezone.now()
+    try:
+        token_value = match_sql.db_token(uuid.UUID(str(token)))
+    except ValueError:
+        return False  # not a token this service ever handed out
+    now = match_sql.db_datetime(timezone.now())
+    finished, running = Match.Status.FINISHED.value, Match.Status.RUNNING.value
     with transaction.atomic():
-        # The conditional UPDATE checks the claim and takes the match row's lock in one statement; the
-        # rest of the transaction is undone if anything below fails.
-        finished = Match.objects.filter(id=match_id, status=Match.Status.RUNNING, attempt_token=token).update(
-            actions=list(result.actions),
-            status=Match.Status.FINISHED,
-            finished_at=now,
-            duration_s=float(result.duration_s),
-            attempt_token=None,
-            lease_expires_at=None,
-            failure_reason="",
-            updated_at=now,
-        )
-        if not finished:
-            return False
-        rows = list(Seat.objects.filter(match_id=match_id).order_by("position").values_list(
-            "id", "bot_id", "match__game_id", "match__tournament_id", "match__tournament__kind",
-        ))
+        with connection.cursor() as finish, connection.cursor() as seat_rows, connection.cursor() as ratings:
+            with match_sql.statements_batched():
+                finish.execute(match_sql.finish_sql(), [
+                    match_sql.db_json(Match, "actions", list(result.actions)), finished, now,
+                    float(result.duration_s), now, match_id, running, token_value,
+                ])
+                seat_rows.execute(match_sql.seats_sql(), [match_id])
+                ratings.execute(match_sql.locked_ratings_sql(), [match_id, match_id])
+            if not finish.rowcount:
+                return False
+            rows = seat_rows.fetchall()
+            locked = ratings.fetchall()
         if len(result.seats) != len(rows) or not rows:
             raise ValueError(f"match {match_id} has {len(rows)} seats, the result {len(result.seats)}")
         game_id, tournament_id, kind = rows[0][2:]
@@ -165,17 +159,18 @@ def match_record_result(*, match_id: int, token: str, result) -> bool:
                           time_used_ms=max(0, int(played.time_used_ms or 0)), log=played.log or "")
             for (seat_id, bot_id, *_), played in zip(rows, result.seats, strict=True)
         ]
-        # The rating rows are read (and locked) first; every write after that goes out in one batch.
-        with statements_batched():
-            ratings_apply(game_id=game_id, match_id=match_id, seats=seats)
-            execute_many(
-                f"UPDATE {Seat._meta.db_table} SET score = %s, place = %s, outcome = %s, reason = %s, "
-                "time_used_ms = %s, log = %s, rating_before = %s, rating_after = %s WHERE id = %s",
-                [(seat.score, seat.place, seat.outcome, seat.reason, seat.time_used_ms, seat.log,
-                  seat.rating_before, seat.rating_after, seat.id) for seat in seats],
-            )
-        if kind == Tournament.Kind.ROUND_ROBIN:
-            tournament_finish_if_done(tournament_id=tournament_id)
+        round_robin = kind == Tournament.Kind.ROUND_ROBIN
+        with connection.cursor() as queued_left:
+            with match_sql.statements_batched():
+                ratings_apply(game_id=game_id, match_id=match_id, seats=seats, locked=locked)
+                match_sql.execute_many(match_sql.seat_result_sql(), [
+                    (seat.score, seat.place, seat.outcome, seat.reason, seat.time_used_ms, seat.log,
+                     seat.rating_before, seat.rating_after, seat.id) for seat in seats
+                ])
+                if round_robin:
+                    queued_left.execute(match_sql.queued_left_sql(), [tournament_id, Match.Status.QUEUED.value])
+            if round_robin and not queued_left.fetchone()[0]:
+                tournament_finish_if_done(tournament_id=tournament_id)
     return True
 
 

@@ -5,16 +5,15 @@ rebuild reproduces the incremental ratings exactly.
 
 from __future__ import annotations
 
-import contextlib
 from collections.abc import Sequence
 
 from django.conf import settings
-from django.db import connection, transaction
+from django.db import transaction
 from django.db.models import F, Min
 from django.utils import timezone
 
 from ladder.models import Match, Rating, RatingChange, Seat
-from ladder.services import ratings
+from ladder.services import match_sql, ratings
 from ladder.services.games import game_get
 
 
@@ -57,21 +56,23 @@ def ratings_apply_match(*, match: Match, seats: Sequence[Seat]) -> None:
     Seat.objects.bulk_update(seats, ["rating_before", "rating_after"])
 
 
-def ratings_apply(*, game_id: int, match_id: int, seats: Sequence) -> None:
+def ratings_apply(*, game_id: int, match_id: int, seats: Sequence, locked: list[tuple] | None = None) -> None:
     """Apply one finished match to its bots' ratings and write the history rows.
 
     ``seats`` are the match's seats in seat order: objects with ``id``, ``bot_id``, ``place`` and
     ``outcome`` (Seat instances, or the recorder's lighter rows); each one's ``rating_before`` and
     ``rating_after`` are set in memory only, for a caller that saves the seats with the rest of the
-    result in one statement.
+    result. ``locked`` are the bots' rating rows (:data:`match_sql.RATING_COLUMNS`) if the caller has
+    already read and locked them (:func:`match_sql.locked_ratings_sql`); otherwise they are locked here.
+    The writes read nothing back, so a caller batching statements sends them in one round trip.
 
     The caller holds the transaction that records the result (and the match row lock). Rating rows are
     locked in bot-id order, the same order in every transaction, so concurrent workers neither lose
     updates nor deadlock. The unique history row per seat makes a second application fail loudly.
     """
-    bot_ids = sorted(seat.bot_id for seat in seats)
-    rows = _locked_ratings(game_id, bot_ids)
-    if len(rows) < len(set(bot_ids)):
+    bot_ids = sorted({seat.bot_id for seat in seats})
+    rows = _rows_by_bot(locked) if locked is not None else _locked_ratings(game_id, bot_ids)
+    if len(rows) < len(bot_ids):
         # Every bot gets its rating row when it is created; this only covers rows deleted by hand.
         for bot_id in set(bot_ids) - set(rows):
             Rating.objects.get_or_create(bot_id=bot_id, game_id=game_id)
@@ -83,6 +84,7 @@ def ratings_apply(*, game_id: int, match_id: int, seats: Sequence) -> None:
         places=places,
         forfeited=[_forfeited(s) for s in seats],
     )
+    now = match_sql.db_datetime(timezone.now())
     changes = []
     for seat, delta in zip(seats, deltas, strict=True):
         row = rows[seat.bot_id]
@@ -93,63 +95,24 @@ def ratings_apply(*, game_id: int, match_id: int, seats: Sequence) -> None:
         row["games"] += 1
         row[_RECORD_FIELD[record]] += 1
         seat.rating_before, seat.rating_after = before, after
-        changes.append(RatingChange(seat_id=seat.id, match_id=match_id, bot_id=seat.bot_id, game_id=game_id,
-                                    before=before, after=after, delta=delta))
-    now = connection.ops.adapt_datetimefield_value(timezone.now())
-    execute_many(
-        f"UPDATE {Rating._meta.db_table} SET elo = %s, games = %s, wins = %s, draws = %s, losses = %s, "
-        "updated_at = %s WHERE id = %s",
+        changes.append((seat.id, match_id, seat.bot_id, game_id, before, after, delta, now))
+    match_sql.execute_many(
+        match_sql.rating_update_sql(),
         [(r["elo"], r["games"], r["wins"], r["draws"], r["losses"], now, r["id"]) for r in rows.values()],
     )
-    # Written without reading anything back, so that a caller batching statements (see
-    # :func:`statements_batched`) sends them with the rest in one round trip.
-    execute_many(_insert_sql(RatingChange, _CHANGE_COLUMNS),
-                 [tuple(getattr(change, column) for column in _CHANGE_COLUMNS[:-1]) + (now,) for change in changes])
+    match_sql.execute_many(match_sql.change_insert_sql(), changes)
 
 
-_RATING_COLUMNS = ("id", "bot_id", "elo", "games", "wins", "draws", "losses")
+def _rows_by_bot(rows: list[tuple]) -> dict[int, dict]:
+    return {row[1]: dict(zip(match_sql.RATING_COLUMNS, row, strict=True)) for row in rows}
 
 
 def _locked_ratings(game_id: int, bot_ids: list[int]) -> dict[int, dict]:
     """The bots' rating rows as plain dicts, locked in bot-id order."""
-    rows = (
+    return _rows_by_bot(list(
         Rating.objects.select_for_update().filter(game_id=game_id, bot_id__in=bot_ids).order_by("bot_id")
-        .values_list(*_RATING_COLUMNS)
-    )
-    return {row[1]: dict(zip(_RATING_COLUMNS, row, strict=True)) for row in rows}
-
-
-_CHANGE_COLUMNS = ("seat_id", "match_id", "bot_id", "game_id", "before", "after", "delta", "created_at")
-
-
-def _insert_sql(model, columns: tuple[str, ...]) -> str:
-    quote = connection.ops.quote_name
-    names = ", ".join(quote(column) for column in columns)
-    return f"INSERT INTO {quote(model._meta.db_table)} ({names}) VALUES ({', '.join(['%s'] * len(columns))})"
-
-
-@contextlib.contextmanager
-def statements_batched():
-    """Send the statements executed inside in as few round trips as the driver allows: psycopg 3's
-    pipeline mode sends them without waiting for each answer (a statement whose rows are read waits for
-    what came before it); other databases run them one by one. Errors surface at the latest when the
-    block ends, inside the caller's transaction."""
-    connection.ensure_connection()
-    pipeline = getattr(connection.connection, "pipeline", None)
-    if connection.vendor != "postgresql" or pipeline is None:
-        yield
-        return
-    with pipeline():
-        yield
-
-
-def execute_many(sql: str, params: list[tuple]) -> None:
-    """One parametrised statement for many rows, in one round trip where the driver can (psycopg 3
-    pipelines ``executemany``). For the hot path of recording results, where building ORM bulk updates
-    cost more CPU than the queries themselves."""
-    if params:
-        with connection.cursor() as cursor:
-            cursor.executemany(sql, params)
+        .values_list(*match_sql.RATING_COLUMNS)
+    ))
 
 
 @transaction.atomic

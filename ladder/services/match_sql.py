@@ -1,0 +1,205 @@
+"""The statements of a worker's hot path (claim a match, record its result) as plain SQL.
+
+Every match a worker plays costs it a claim and a recording; at tens of matches per second per machine,
+building those queries with the ORM cost as much CPU as playing the match's protocol, and every round
+trip to the database adds its latency to the match. So these few statements are written once, here,
+for both supported databases (PostgreSQL and SQLite: the same text, with ``FOR UPDATE`` only where the
+database has it), and :func:`statements_batched` sends those that do not depend on each other in one
+round trip. Table and column names come from the models, parameters are always bound, never formatted
+into the text.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+from functools import cache
+
+from django.db import connection
+
+from ladder.models import Bot, BotVersion, Game, Match, Rating, RatingChange, Seat, Tournament
+
+
+def _table(model) -> str:
+    return connection.ops.quote_name(model._meta.db_table)
+
+
+def _column(name: str) -> str:
+    return connection.ops.quote_name(name)
+
+
+@contextlib.contextmanager
+def statements_batched():
+    """Send the statements executed inside in as few round trips as the driver allows: psycopg 3's
+    pipeline mode sends them without waiting for each answer (results are read after the block, or
+    make it wait when read inside); other databases run them one by one. Errors surface at the latest
+    when the block ends, inside the caller's transaction."""
+    connection.ensure_connection()
+    pipeline = getattr(connection.connection, "pipeline", None)
+    if connection.vendor != "postgresql" or pipeline is None:
+        yield
+        return
+    with pipeline():
+        yield
+
+
+def execute_many(sql: str, params: list[tuple]) -> None:
+    """One parametrised statement for many rows (psycopg 3 pipelines ``executemany`` itself)."""
+    if params:
+        with connection.cursor() as cursor:
+            cursor.executemany(sql, params)
+
+
+def db_datetime(value):
+    """A timezone-aware datetime as a parameter of these statements."""
+    return connection.ops.adapt_datetimefield_value(value)
+
+
+def db_token(value):
+    """An attempt token (UUID) as a parameter of these statements."""
+    return Match._meta.get_field("attempt_token").get_db_prep_value(value, connection)
+
+
+def db_json(model, field: str, value):
+    """``value`` as a parameter for the JSON column ``field`` of ``model``."""
+    return model._meta.get_field(field).get_db_prep_value(value, connection)
+
+
+def from_db_json(value):
+    """A JSON column read by these statements (drivers hand it over as text)."""
+    return json.loads(value) if isinstance(value, str | bytes) else value
+
+
+def _for_update() -> str:
+    return " FOR UPDATE" if connection.features.has_select_for_update else ""
+
+
+@cache
+def _claim_sql(vendor: str) -> str:
+    m = _table(Match)
+    return (
+        f"UPDATE {m} SET status = %s, attempts = attempts + 1, attempt_token = %s, lease_expires_at = %s, "
+        "started_at = %s, worker = %s, updated_at = %s "
+        "WHERE id = %s AND (status = %s OR (status = %s AND lease_expires_at < %s))"
+    )
+
+
+def claim_sql() -> str:
+    """Params: running, token, lease end, now, worker, now, match id, queued, running, now. The
+    database serialises concurrent claims on the row; the second one matches no row."""
+    return _claim_sql(connection.vendor)
+
+
+@cache
+def _claimed_match_sql(vendor: str) -> str:
+    return (
+        f"SELECT g.slug, m.players, m.seed, m.options, m.limits, s.position, b.name, s.bot_version_id, v.sha256 "
+        f"FROM {_table(Match)} m JOIN {_table(Game)} g ON g.id = m.game_id "
+        f"LEFT JOIN {_table(Seat)} s ON s.match_id = m.id "
+        f"LEFT JOIN {_table(Bot)} b ON b.id = s.bot_id "
+        f"LEFT JOIN {_table(BotVersion)} v ON v.id = s.bot_version_id "
+        "WHERE m.id = %s ORDER BY s.position"
+    )
+
+
+def claimed_match_sql() -> str:
+    """Params: match id. Rows: game slug, players, seed, options, limits, then the seat's position, bot
+    name, version id and code checksum (NULLs for a match without seats), in seat order."""
+    return _claimed_match_sql(connection.vendor)
+
+
+@cache
+def _finish_sql(vendor: str) -> str:
+    return (
+        f"UPDATE {_table(Match)} SET actions = %s, status = %s, finished_at = %s, duration_s = %s, "
+        "attempt_token = NULL, lease_expires_at = NULL, failure_reason = '', updated_at = %s "
+        "WHERE id = %s AND status = %s AND attempt_token = %s"
+    )
+
+
+def finish_sql() -> str:
+    """Params: actions (JSON), finished, now, duration, now, match id, running, token. Matches no row
+    unless the match is still running under the token; otherwise it takes the match row's lock."""
+    return _finish_sql(connection.vendor)
+
+
+@cache
+def _seats_sql(vendor: str) -> str:
+    return (
+        f"SELECT s.id, s.bot_id, m.game_id, m.tournament_id, t.kind FROM {_table(Seat)} s "
+        f"JOIN {_table(Match)} m ON m.id = s.match_id JOIN {_table(Tournament)} t ON t.id = m.tournament_id "
+        "WHERE s.match_id = %s ORDER BY s.position"
+    )
+
+
+def seats_sql() -> str:
+    """Params: match id. Rows: seat id, bot id, game id, tournament id, tournament kind, in seat order."""
+    return _seats_sql(connection.vendor)
+
+
+RATING_COLUMNS = ("id", "bot_id", "elo", "games", "wins", "draws", "losses")
+
+
+@cache
+def _locked_ratings_sql(vendor: str) -> str:
+    return (
+        f"SELECT {', '.join(RATING_COLUMNS)} FROM {_table(Rating)} "
+        f"WHERE game_id = (SELECT game_id FROM {_table(Match)} WHERE id = %s) "
+        f"AND bot_id IN (SELECT bot_id FROM {_table(Seat)} WHERE match_id = %s) ORDER BY bot_id" + _for_update()
+    )
+
+
+def locked_ratings_sql() -> str:
+    """Params: match id, match id. Rows (:data:`RATING_COLUMNS`): the rating rows of the match's bots in
+    its game, locked in bot-id order (the same order in every transaction, so no deadlock)."""
+    return _locked_ratings_sql(connection.vendor)
+
+
+@cache
+def _rating_update_sql(vendor: str) -> str:
+    return (
+        f"UPDATE {_table(Rating)} SET elo = %s, games = %s, wins = %s, draws = %s, losses = %s, updated_at = %s "
+        "WHERE id = %s"
+    )
+
+
+def rating_update_sql() -> str:
+    """Params: elo, games, wins, draws, losses, now, rating id."""
+    return _rating_update_sql(connection.vendor)
+
+
+CHANGE_COLUMNS = ("seat_id", "match_id", "bot_id", "game_id", "before", "after", "delta", "created_at")
+
+
+@cache
+def _change_insert_sql(vendor: str) -> str:
+    names = ", ".join(_column(name) for name in CHANGE_COLUMNS)
+    return f"INSERT INTO {_table(RatingChange)} ({names}) VALUES ({', '.join(['%s'] * len(CHANGE_COLUMNS))})"
+
+
+def change_insert_sql() -> str:
+    """Params: :data:`CHANGE_COLUMNS`."""
+    return _change_insert_sql(connection.vendor)
+
+
+@cache
+def _seat_result_sql(vendor: str) -> str:
+    return (
+        f"UPDATE {_table(Seat)} SET score = %s, place = %s, outcome = %s, reason = %s, time_used_ms = %s, "
+        "log = %s, rating_before = %s, rating_after = %s WHERE id = %s"
+    )
+
+
+def seat_result_sql() -> str:
+    """Params: score, place, outcome, reason, time used, log, rating before, rating after, seat id."""
+    return _seat_result_sql(connection.vendor)
+
+
+@cache
+def _queued_left_sql(vendor: str) -> str:
+    return f"SELECT EXISTS (SELECT 1 FROM {_table(Match)} WHERE tournament_id = %s AND status = %s)"
+
+
+def queued_left_sql() -> str:
+    """Params: tournament id, queued. One row: whether any match of the tournament is still queued."""
+    return _queued_left_sql(connection.vendor)
