@@ -44,10 +44,12 @@ def statements_batched():
 
 
 def execute_many(sql: str, params: list[tuple]) -> None:
-    """One parametrised statement for many rows (psycopg 3 pipelines ``executemany`` itself)."""
-    if params:
-        with connection.cursor() as cursor:
-            cursor.executemany(sql, params)
+    """One parametrised statement for each of a few rows. Executed one by one rather than with
+    ``executemany``: inside :func:`statements_batched` they then join the caller's batch, while psycopg's
+    ``executemany`` opens a pipeline of its own whose end waits for the server."""
+    with connection.cursor() as cursor:
+        for row in params:
+            cursor.execute(sql, row)
 
 
 def db_datetime(value):
