@@ -2,9 +2,10 @@
 
 ``play GAME BOT [BOT ...] [--seed N] [--options JSON] [--json]``. A BOT is a ``bot.py`` file, a zip with
 ``bot.py`` at its root, a folder holding ``bot.py``, or the name of one of the game's example bots
-(``random``, ``greedy``). Without ``--json`` the output is a table of the seats (score, place, outcome,
-time used, reason) followed by the tail of each bot's log; with ``--json`` it is the one JSON object of
-DESIGN.md section 7. Exit status: 0 played, 2 bad arguments, 3 no isolation here, 4 sandbox failure.
+(``random``, ``greedy``). Without ``--json`` the output is the clock every bot played under, a table of the
+seats (score, place, outcome, time its decisions took, reason) and the tail of each bot's log; with
+``--json`` it is the one JSON object of DESIGN.md section 7. Exit status: 0 played, 2 bad arguments, 3 no
+isolation here, 4 sandbox failure.
 """
 
 from __future__ import annotations
@@ -105,18 +106,23 @@ def main(argv: list[str], *, limits: Limits, allow_unsafe: bool, stdout, stderr)
     if args.json:
         print(json.dumps(result.to_json()), file=stdout)
     else:
-        stdout.write(format_result(result))
+        stdout.write(format_result(result, limits=limits))
     return 0
 
 
-def format_result(result: MatchResult) -> str:
-    """The human-readable report: a banner in unsafe mode, the seats' table, each bot's log tail."""
+def format_result(result: MatchResult, *, limits: Limits | None = None) -> str:
+    """The human-readable report: a banner in unsafe mode, the clock of ``limits`` (when given), the
+    seats' table, each bot's log tail."""
     lines = []
     if result.unsafe:
         lines += ["!" * 100, f"!! {UNSAFE_WARNING}", "!" * 100]
     options = json.dumps(result.options, sort_keys=True)
     lines.append(f"{result.game}, {result.players} players, seed {result.seed}, options {options}: "
                  f"{len(result.actions)} actions in {result.duration_s:.2f} s")
+    if limits is not None:
+        # What "time used" is measured against, so that a timeout's reason can be read off the table.
+        lines.append(f"clock per bot: {limits.move_ms} ms per move, a bank of {limits.bank_ms} ms, "
+                     f"{limits.match_ms} ms for the whole match")
     header = ("seat", "bot", "score", "place", "outcome", "time used", "reason")
     rows = [(str(index), seat.bot, str(seat.score), str(seat.place), seat.outcome,
              f"{seat.time_used_ms} ms", seat.reason) for index, seat in enumerate(result.seats)]

@@ -6,8 +6,13 @@ illegal action forfeits: it is killed, placed last with the reason recorded, and
 taken for it from then on, so the match always finishes for the others. Failures of the sandbox itself
 raise :class:`SandboxFault` instead, so that the caller can retry the match without blaming anyone.
 
-Timing is a chess clock: every decision may use ``Limits.move_ms``; anything beyond that is drawn from
-``Limits.bank_ms``, and a decision that exhausts both is a ``timeout``.
+Timing is a chess clock with a cap per match. Every decision may use ``Limits.move_ms``; anything beyond
+that is drawn from ``Limits.bank_ms``, and a decision that exhausts both is a ``timeout``. On top of that a
+seat's decisions together may last ``Limits.match_ms``: a decision's allowance is ``move_ms`` plus the bank
+left, but never more than the match time left, and a seat that spends its match time forfeits with
+``timeout`` too. Without that cap a bot answering just inside ``move_ms`` never touches its bank, and a
+long game (hundreds of decisions per seat) would outlast the worker's time limit. ``time_left_ms`` in each
+``act`` message is that allowance. The start (``Limits.start_ms``) is timed apart and costs no match time.
 """
 
 from __future__ import annotations
@@ -145,7 +150,8 @@ class _Seat:
     inbox: bytearray = field(default_factory=bytearray)
     outcome: str = "ok"
     reason: str = ""
-    time_used_ms: int = 0
+    #: Wall-clock seconds of all its decisions so far; kept unrounded because match time is charged from it.
+    time_used_s: float = 0.0
     bank_left_ms: int = 0
     start_deadline: float = 0.0
     log_open: bool = True
@@ -196,8 +202,9 @@ class _Seat:
             if readable:
                 self.drain_log()
 
-    def receive(self, deadline: float, what: str) -> dict:
-        """The next protocol line from the bot, parsed, or :class:`_Forfeit` (SandboxFault if ours)."""
+    def receive(self, deadline: float, late: str) -> dict:
+        """The next protocol line from the bot, parsed, or :class:`_Forfeit` (SandboxFault if ours); past
+        ``deadline`` a ``timeout`` with reason ``late``."""
         process = self.process
         while True:
             newline = self.inbox.find(b"\n")
@@ -209,7 +216,7 @@ class _Seat:
                 raise _Forfeit("bad_output", f"answer longer than {self.limits.max_message_bytes} bytes")
             remaining = deadline - time.monotonic()
             if remaining <= 0:
-                raise _Forfeit("timeout", f"no answer {what}")
+                raise _Forfeit("timeout", late)
             readers = [process.from_bot] + ([process.log] if self.log_open else [])
             readable, _, _ = select.select(readers, [], [], remaining)
             if process.log in readable:
@@ -338,7 +345,8 @@ def play_match(game: str, bots: list[BotSpec], *, seed: int, options: dict | Non
     return MatchResult(
         game=game, players=len(bots), seed=seed, options=resolved_options, actions=actions,
         seats=[SeatResult(bot=seat.spec.name, score=scores[seat.index], place=places[seat.index],
-                          outcome=seat.outcome, reason=_storable(seat.reason), time_used_ms=seat.time_used_ms,
+                          outcome=seat.outcome, reason=_storable(seat.reason),
+                          time_used_ms=round(seat.time_used_s * 1000),
                           log=_storable(seat.log.text())) for seat in seats],
         duration_s=round(time.monotonic() - started, 3),
         unsafe=bool(getattr(sandbox, "unsafe", False)),
@@ -349,7 +357,7 @@ def _send_start(seat: _Seat, game: str, players: int, options: dict) -> None:
     """Send ``start`` to a bot just spawned; its ``start_ms`` runs from now."""
     seat.start_deadline = time.monotonic() + seat.limits.start_ms / 1000
     message = {"type": "start", "game": game, "seat": seat.index, "players": players, "options": options,
-               "move_ms": seat.limits.move_ms, "bank_ms": seat.limits.bank_ms}
+               "move_ms": seat.limits.move_ms, "bank_ms": seat.limits.bank_ms, "match_ms": seat.limits.match_ms}
     try:
         seat.send(message, seat.start_deadline)
     except _Forfeit as fault:
@@ -362,7 +370,7 @@ def _await_ready(seats: list[_Seat]) -> None:
         if not seat.live:
             continue
         try:
-            reply = seat.receive(seat.start_deadline, f"to start within {seat.limits.start_ms} ms")
+            reply = seat.receive(seat.start_deadline, f"no answer to start within {seat.limits.start_ms} ms")
             seat.check_memory()
             if reply.get("type") != "ready":
                 raise _Forfeit("bad_output", f"expected ready, got {json.dumps(reply)[:80]}")
@@ -370,18 +378,34 @@ def _await_ready(seats: list[_Seat]) -> None:
             seat.forfeit(fault.outcome, fault.reason)
 
 
+def _allowance(seat: _Seat) -> tuple[float, str]:
+    """What ``seat`` may spend on its next decision, in seconds, and the timeout reason if it spends it
+    all: ``move_ms`` plus the bank left, but never more than the match time left."""
+    clock_s = (seat.limits.move_ms + seat.bank_left_ms) / 1000
+    match_left_s = seat.limits.match_ms / 1000 - seat.time_used_s
+    if match_left_s < clock_s:
+        return max(0.0, match_left_s), f"the bot used its {seat.limits.match_ms} ms for the whole match"
+    return clock_s, f"no answer within {seat.limits.move_ms} ms plus a bank of {seat.bank_left_ms} ms"
+
+
 def _decide(seat: _Seat, observation: dict, legal: list):
-    """Ask ``seat`` for its action; charge the clock; :class:`_Forfeit` for any fault."""
-    allowance_ms = seat.limits.move_ms + seat.bank_left_ms
+    """Ask ``seat`` for its action within :func:`_allowance`; charge the clocks; :class:`_Forfeit` for any
+    fault (a seat with less than a millisecond of match time left forfeits without being asked)."""
+    allowance_s, late = _allowance(seat)
+    # Rounded down: the bot is never told of time it does not have.
+    time_left_ms = int(allowance_s * 1000)
+    if time_left_ms < 1:
+        raise _Forfeit("timeout", late)
     began = time.monotonic()
-    deadline = began + allowance_ms / 1000
+    deadline = began + allowance_s
     try:
         seat.send({"type": "act", "observation": observation, "legal_actions": legal,
-                   "time_left_ms": allowance_ms}, deadline)
-        reply = seat.receive(deadline, f"within {seat.limits.move_ms} ms plus a bank of {seat.bank_left_ms} ms")
+                   "time_left_ms": time_left_ms}, deadline)
+        reply = seat.receive(deadline, late)
     finally:
-        used_ms = int((time.monotonic() - began) * 1000)
-        seat.time_used_ms += used_ms
+        used_s = time.monotonic() - began
+        seat.time_used_s += used_s
+        used_ms = int(used_s * 1000)
         seat.bank_left_ms = max(0, seat.bank_left_ms - max(0, used_ms - seat.limits.move_ms))
     seat.check_memory()
     if reply.get("type") != "action" or "action" not in reply:

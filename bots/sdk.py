@@ -2,11 +2,16 @@
 
 The referee and the bot process exchange one JSON object per line (DESIGN.md section 3)::
 
-    referee -> bot  {"type": "start", "game", "seat", "players", "options", "move_ms", "bank_ms"}
+    referee -> bot  {"type": "start", "game", "seat", "players", "options", "move_ms", "bank_ms",
+                     "match_ms"}
     bot -> referee  {"type": "ready"}
     referee -> bot  {"type": "act", "observation", "legal_actions", "time_left_ms"}
     bot -> referee  {"type": "action", "action": ...}
     referee -> bot  {"type": "end", "scores", "ranking"}          (no answer; the process exits)
+
+Time: each decision may take ``move_ms``, and more from a bank of ``bank_ms`` per match; all of a seat's
+decisions together may take ``match_ms``. ``time_left_ms`` is what this decision may take: ``move_ms`` plus
+the bank left, never more than the match time left. A bot that runs out forfeits with ``timeout``.
 
 When the bot cannot go on the SDK answers ``{"type": "error", "kind": "crash" | "memory", "message"}``
 instead and exits. The protocol travels on private descriptors: before the bot's module is imported,

@@ -28,11 +28,16 @@ class Limits:
     """What one seat may spend in one match.
 
     ``move_ms`` is the wall-clock allowance of every decision; time beyond it is taken from the match's
-    ``bank_ms`` (a chess clock), and a decision that outlasts both forfeits with ``timeout``.
+    ``bank_ms`` (a chess clock), and a decision that outlasts both forfeits with ``timeout``. ``match_ms``
+    caps the seat's decisions together, so that a match ends in bounded time however many decisions the
+    game asks for: a seat that has spent it forfeits with ``timeout`` too.
     """
 
     move_ms: int = 1000
     bank_ms: int = 20000
+    #: Wall-clock time of all the seat's decisions in the match. Seats think in turn, so a full table of
+    #: five takes up to 5 x (start_ms + match_ms) = 175 s, inside the default soft time limit (240 s).
+    match_ms: int = 30000
     memory_mb: int = 256
     log_bytes: int = 65536
     #: CPU seconds for the whole process tree's life (a busy background thread cannot outrun it).

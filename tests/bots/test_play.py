@@ -6,7 +6,7 @@ import io
 import json
 
 import pytest
-from sandbox_helpers import FIRST_BOT, GREEDY_BOT, skip_without_isolation
+from sandbox_helpers import FIRST_BOT, GREEDY_BOT, bot_source, skip_without_isolation
 
 from bots.play import main
 from bots.referee import Limits
@@ -31,9 +31,9 @@ def isolated():
         skip_without_isolation(exc)
 
 
-def run(argv):
+def run(argv, limits=None):
     out, err = io.StringIO(), io.StringIO()
-    status = main(argv, limits=Limits(), allow_unsafe=False, stdout=out, stderr=err)
+    status = main(argv, limits=limits or Limits(), allow_unsafe=False, stdout=out, stderr=err)
     return status, out.getvalue(), err.getvalue()
 
 
@@ -55,13 +55,34 @@ def test_table_shows_every_seat_and_its_log_tail(isolated, race, bot_files):
     assert status == 0
     lines = out.splitlines()
     assert lines[0].startswith(f"{race}, 2 players, seed 5, options {{\"target\": 12}}: 6 actions in ")
-    assert lines[1].split() == ["seat", "bot", "score", "place", "outcome", "time", "used", "reason"]
-    assert lines[2].split()[:5] == ["0", "first", "3", "2", "ok"]
-    assert lines[3].split()[:5] == ["1", "greedy", "9", "1", "ok"]
+    assert lines[1] == "clock per bot: 1000 ms per move, a bank of 20000 ms, 30000 ms for the whole match"
+    assert lines[2].split() == ["seat", "bot", "score", "place", "outcome", "time", "used", "reason"]
+    assert lines[3].split()[:5] == ["0", "first", "3", "2", "ok"]
+    assert lines[4].split()[:5] == ["1", "greedy", "9", "1", "ok"]
     assert "--- log of seat 0 (first): empty" in lines
     assert "--- log of seat 1 (greedy): last 3 lines" in lines
     assert "    seat 1 sees 9" in lines
     assert "UNSAFE" not in out
+
+
+def test_a_bot_out_of_match_time_reads_so_in_the_table(isolated, race, bot_files, tmp_path):
+    steady = tmp_path / "steady.py"
+    steady.write_bytes(bot_source("""
+        import time
+
+        def act(observation, legal_actions):
+            time.sleep(0.15)
+            return legal_actions[0]
+    """))
+    limits = Limits(move_ms=200, bank_ms=0, match_ms=400)
+    status, out, _ = run([race, str(steady), bot_files[0], "--seed", "5"], limits=limits)
+    assert status == 0
+    lines = out.splitlines()
+    assert lines[1] == "clock per bot: 200 ms per move, a bank of 0 ms, 400 ms for the whole match"
+    seat, bot, _, place, outcome, used, unit, *reason = lines[3].split()
+    assert (seat, bot, place, outcome, unit) == ("0", "steady", "2", "timeout", "ms")
+    assert 400 <= int(used) < 600
+    assert " ".join(reason) == "the bot used its 400 ms for the whole match"
 
 
 @pytest.mark.parametrize(("argv", "message"), [

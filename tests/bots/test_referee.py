@@ -51,6 +51,70 @@ def test_a_move_within_its_allowance_costs_no_bank(sandbox, race):
     assert result.seats[0].time_used_ms >= 6 * 300
 
 
+# 150 ms per decision: inside a 200 ms move, so it never touches its bank; six decisions take 900 ms.
+STEADY_BOT = bot_source("""
+    import time
+
+    def act(observation, legal_actions):
+        time.sleep(0.15)
+        return legal_actions[0]
+""")
+
+# Logs the allowance of each decision beside the time its own calls took before it. The SDK does not pass
+# ``time_left_ms`` to ``act``; its caller's frame holds the message as received.
+CLOCK_READER = bot_source("""
+    import sys
+    import time
+
+    spent = 0.0
+
+    def act(observation, legal_actions):
+        global spent
+        began = time.monotonic()
+        message = sys._getframe(1).f_locals["message"]
+        print("left", message["time_left_ms"], "spent", int(spent * 1000))
+        time.sleep(0.1)
+        spent += time.monotonic() - began
+        return legal_actions[0]
+""")
+
+
+def test_a_seat_that_spends_its_match_time_forfeits(sandbox, race):
+    """150 ms per move fits a 200 ms move, but six of them do not fit 500 ms for the whole match."""
+    limits = Limits(move_ms=200, bank_ms=5000, match_ms=500)
+    result = play_match(race, [BotSpec("steady", STEADY_BOT), BotSpec("first", FIRST_BOT)], seed=1,
+                        limits=limits, sandbox=sandbox)
+    steady, first = result.seats
+    assert (steady.outcome, steady.reason) == ("timeout", "the bot used its 500 ms for the whole match")
+    assert 500 <= steady.time_used_ms < 700
+    assert (first.outcome, first.reason) == ("ok", "")
+    assert (steady.place, first.place) == (2, 1)
+    assert result.actions == [1] * 12
+
+
+def test_a_bot_within_its_match_time_is_unaffected(sandbox, race):
+    limits = Limits(move_ms=200, bank_ms=0, match_ms=2000)
+    result = play_match(race, [BotSpec("steady", STEADY_BOT), BotSpec("first", FIRST_BOT)], seed=1,
+                        limits=limits, sandbox=sandbox)
+    assert [(seat.outcome, seat.reason) for seat in result.seats] == [("ok", ""), ("ok", "")]
+    assert 900 <= result.seats[0].time_used_ms < 2000
+
+
+def test_time_left_is_never_more_than_the_match_time_left(sandbox, race):
+    """A 1.2 s allowance per move (move and bank) is cut to what is left of 450 ms for the match."""
+    limits = Limits(move_ms=200, bank_ms=1000, match_ms=450)
+    result = play_match(race, [BotSpec("reader", CLOCK_READER), BotSpec("first", FIRST_BOT)], seed=1,
+                        limits=limits, sandbox=sandbox)
+    reader = result.seats[0]
+    told = [(int(left), int(spent)) for _, left, _, spent in (line.split() for line in reader.log.splitlines())]
+    assert told[0] == (450, 0)
+    # The referee's clock also counts the protocol, so what is left is below 450 ms less the bot's own time.
+    assert all(left <= 450 - spent for left, spent in told)
+    assert [left for left, _ in told] == sorted({left for left, _ in told}, reverse=True)
+    assert 4 <= len(told) <= 5
+    assert (reader.outcome, reader.reason) == ("timeout", "the bot used its 450 ms for the whole match")
+
+
 @pytest.mark.skipif(os.geteuid() != 0, reason="as an ordinary user every bot has that user's uid")
 def test_seats_of_one_match_run_as_different_users(sandbox, race):
     whoami = bot_source("""
