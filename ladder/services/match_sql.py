@@ -12,6 +12,7 @@ into the text.
 from __future__ import annotations
 
 import contextlib
+import functools
 import json
 from functools import cache
 
@@ -72,28 +73,37 @@ def from_db_json(value):
     return json.loads(value) if isinstance(value, str | bytes) else value
 
 
+def _statement(build):
+    """Decorate a function building a statement's text: the text is built once per database vendor
+    (names are quoted by the vendor's rules) and then reused."""
+    by_vendor = cache(lambda vendor: build())
+
+    @functools.wraps(build)
+    def text() -> str:
+        return by_vendor(connection.vendor)
+
+    return text
+
+
 def _for_update() -> str:
     return " FOR UPDATE" if connection.features.has_select_for_update else ""
 
 
-@cache
-def _claim_sql(vendor: str) -> str:
-    m = _table(Match)
+@_statement
+def claim_sql() -> str:
+    """Params: running, token, lease end, now, worker, now, match id, queued, running, now. The
+    database serialises concurrent claims on the row; the second one matches no row."""
     return (
-        f"UPDATE {m} SET status = %s, attempts = attempts + 1, attempt_token = %s, lease_expires_at = %s, "
+        f"UPDATE {_table(Match)} SET status = %s, attempts = attempts + 1, attempt_token = %s, lease_expires_at = %s, "
         "started_at = %s, worker = %s, updated_at = %s "
         "WHERE id = %s AND (status = %s OR (status = %s AND lease_expires_at < %s))"
     )
 
 
-def claim_sql() -> str:
-    """Params: running, token, lease end, now, worker, now, match id, queued, running, now. The
-    database serialises concurrent claims on the row; the second one matches no row."""
-    return _claim_sql(connection.vendor)
-
-
-@cache
-def _claimed_match_sql(vendor: str) -> str:
+@_statement
+def claimed_match_sql() -> str:
+    """Params: match id. Rows: game slug, players, seed, options, limits, then the seat's position, bot
+    name, version id and code checksum (NULLs for a match without seats), in seat order."""
     return (
         f"SELECT g.slug, m.players, m.seed, m.options, m.limits, s.position, b.name, s.bot_version_id, v.sha256 "
         f"FROM {_table(Match)} m JOIN {_table(Game)} g ON g.id = m.game_id "
@@ -104,14 +114,10 @@ def _claimed_match_sql(vendor: str) -> str:
     )
 
 
-def claimed_match_sql() -> str:
-    """Params: match id. Rows: game slug, players, seed, options, limits, then the seat's position, bot
-    name, version id and code checksum (NULLs for a match without seats), in seat order."""
-    return _claimed_match_sql(connection.vendor)
-
-
-@cache
-def _finish_sql(vendor: str) -> str:
+@_statement
+def finish_sql() -> str:
+    """Params: actions (JSON), finished, now, duration, now, match id, running, token. Matches no row
+    unless the match is still running under the token; otherwise it takes the match row's lock."""
     return (
         f"UPDATE {_table(Match)} SET actions = %s, status = %s, finished_at = %s, duration_s = %s, "
         "attempt_token = NULL, lease_expires_at = NULL, failure_reason = '', updated_at = %s "
@@ -119,14 +125,9 @@ def _finish_sql(vendor: str) -> str:
     )
 
 
-def finish_sql() -> str:
-    """Params: actions (JSON), finished, now, duration, now, match id, running, token. Matches no row
-    unless the match is still running under the token; otherwise it takes the match row's lock."""
-    return _finish_sql(connection.vendor)
-
-
-@cache
-def _seats_sql(vendor: str) -> str:
+@_statement
+def seats_sql() -> str:
+    """Params: match id. Rows: seat id, bot id, game id, tournament id, tournament kind, in seat order."""
     return (
         f"SELECT s.id, s.bot_id, m.game_id, m.tournament_id, t.kind FROM {_table(Seat)} s "
         f"JOIN {_table(Match)} m ON m.id = s.match_id JOIN {_table(Tournament)} t ON t.id = m.tournament_id "
@@ -134,16 +135,13 @@ def _seats_sql(vendor: str) -> str:
     )
 
 
-def seats_sql() -> str:
-    """Params: match id. Rows: seat id, bot id, game id, tournament id, tournament kind, in seat order."""
-    return _seats_sql(connection.vendor)
-
-
 RATING_COLUMNS = ("id", "bot_id", "elo", "games", "wins", "draws", "losses")
 
 
-@cache
-def _locked_ratings_sql(vendor: str) -> str:
+@_statement
+def locked_ratings_sql() -> str:
+    """Params: match id, match id. Rows (:data:`RATING_COLUMNS`): the rating rows of the match's bots in
+    its game, locked in bot-id order (the same order in every transaction, so no deadlock)."""
     return (
         f"SELECT {', '.join(RATING_COLUMNS)} FROM {_table(Rating)} "
         f"WHERE game_id = (SELECT game_id FROM {_table(Match)} WHERE id = %s) "
@@ -151,57 +149,35 @@ def _locked_ratings_sql(vendor: str) -> str:
     )
 
 
-def locked_ratings_sql() -> str:
-    """Params: match id, match id. Rows (:data:`RATING_COLUMNS`): the rating rows of the match's bots in
-    its game, locked in bot-id order (the same order in every transaction, so no deadlock)."""
-    return _locked_ratings_sql(connection.vendor)
-
-
-@cache
-def _rating_update_sql(vendor: str) -> str:
+@_statement
+def rating_update_sql() -> str:
+    """Params: elo, games, wins, draws, losses, now, rating id."""
     return (
         f"UPDATE {_table(Rating)} SET elo = %s, games = %s, wins = %s, draws = %s, losses = %s, updated_at = %s "
         "WHERE id = %s"
     )
 
 
-def rating_update_sql() -> str:
-    """Params: elo, games, wins, draws, losses, now, rating id."""
-    return _rating_update_sql(connection.vendor)
-
-
 CHANGE_COLUMNS = ("seat_id", "match_id", "bot_id", "game_id", "before", "after", "delta", "created_at")
 
 
-@cache
-def _change_insert_sql(vendor: str) -> str:
+@_statement
+def change_insert_sql() -> str:
+    """Params: :data:`CHANGE_COLUMNS`."""
     names = ", ".join(_column(name) for name in CHANGE_COLUMNS)
     return f"INSERT INTO {_table(RatingChange)} ({names}) VALUES ({', '.join(['%s'] * len(CHANGE_COLUMNS))})"
 
 
-def change_insert_sql() -> str:
-    """Params: :data:`CHANGE_COLUMNS`."""
-    return _change_insert_sql(connection.vendor)
-
-
-@cache
-def _seat_result_sql(vendor: str) -> str:
+@_statement
+def seat_result_sql() -> str:
+    """Params: score, place, outcome, reason, time used, log, rating before, rating after, seat id."""
     return (
         f"UPDATE {_table(Seat)} SET score = %s, place = %s, outcome = %s, reason = %s, time_used_ms = %s, "
         "log = %s, rating_before = %s, rating_after = %s WHERE id = %s"
     )
 
 
-def seat_result_sql() -> str:
-    """Params: score, place, outcome, reason, time used, log, rating before, rating after, seat id."""
-    return _seat_result_sql(connection.vendor)
-
-
-@cache
-def _queued_left_sql(vendor: str) -> str:
-    return f"SELECT EXISTS (SELECT 1 FROM {_table(Match)} WHERE tournament_id = %s AND status = %s)"
-
-
+@_statement
 def queued_left_sql() -> str:
     """Params: tournament id, queued. One row: whether any match of the tournament is still queued."""
-    return _queued_left_sql(connection.vendor)
+    return f"SELECT EXISTS (SELECT 1 FROM {_table(Match)} WHERE tournament_id = %s AND status = %s)"
