@@ -251,6 +251,7 @@ MATCH_QUEUE: str = env.str("MATCH_QUEUE", default=CELERY_TASK_DEFAULT_QUEUE)
 
 BOTS_MOVE_MS: int = env.int("BOTS_MOVE_MS", default=1000)  # wall-clock limit per decision
 BOTS_BANK_MS: int = env.int("BOTS_BANK_MS", default=20000)  # time bank per bot per match
+BOTS_MATCH_MS: int = env.int("BOTS_MATCH_MS", default=30000)  # all of a bot's decisions in one match
 BOTS_MEMORY_MB: int = env.int("BOTS_MEMORY_MB", default=256)  # memory cap per bot process
 BOTS_LOG_BYTES: int = env.int("BOTS_LOG_BYTES", default=65536)  # bot log kept per seat
 # Per-game overrides of any field of bots.referee.Limits, as JSON: {"carcassonne_dice": {"move_ms": 500}}.
@@ -260,11 +261,13 @@ except ValueError as _error:
     raise ImproperlyConfigured(
         f'BOTS_LIMITS_BY_GAME must be JSON such as {{"carcassonne_dice": {{"move_ms": 500}}}}: {_error}'
     ) from None
-# Caps on what a tournament (and the two settings above) may choose. They bound every match, so the
-# system check holds them against MATCH_SOFT_TIME_LIMIT_S: a full table that spends its whole start
-# time, bank and one full move per bot at the caps must fit in it.
+# Caps on what a tournament (and the settings above) may choose. They bound every match, so the system
+# check holds BOTS_MAX_MATCH_MS against MATCH_SOFT_TIME_LIMIT_S: a full table whose bots all spend their
+# whole start time and match time, one after the other, must fit in it with room for the engine.
 BOTS_MAX_MOVE_MS: int = env.int("BOTS_MAX_MOVE_MS", default=5000)
 BOTS_MAX_BANK_MS: int = env.int("BOTS_MAX_BANK_MS", default=30000)
+# 5 players x (5 s start + 40 s) + 10 s engine margin = 235 s, inside the default soft limit of 240 s.
+BOTS_MAX_MATCH_MS: int = env.int("BOTS_MAX_MATCH_MS", default=40000)
 BOTS_MAX_MEMORY_MB: int = env.int("BOTS_MAX_MEMORY_MB", default=1024)
 BOTS_MAX_LOG_BYTES: int = env.int("BOTS_MAX_LOG_BYTES", default=1024 * 1024)
 # Run bots without isolation when the sandbox cannot be set up here. Local development only.
@@ -275,7 +278,7 @@ BOTS_MAX_UPLOAD_BYTES: int = env.int("BOTS_MAX_UPLOAD_BYTES", default=1024 * 102
 # --- Matches and the pipeline -----------------------------------------------------------------------
 
 # Seconds a claimed match may run before the reconciler hands it to another worker. Must exceed the
-# longest possible match; the system check holds the BOTS_MAX_* caps against the soft limit below.
+# longest possible match; the system check holds BOTS_MAX_MATCH_MS against the soft limit below.
 MATCH_LEASE_S: int = env.int("MATCH_LEASE_S", default=300)
 # Celery's soft and hard time limits for run_match, just inside the lease.
 MATCH_SOFT_TIME_LIMIT_S: int = env.int("MATCH_SOFT_TIME_LIMIT_S", default=int(MATCH_LEASE_S * 0.8))

@@ -44,11 +44,12 @@ _SEATS_EXAMPLE = [
     {"position": 0, "bot": "greedy", "bot_id": 7, "version": 2, "score": 41, "place": 1, "outcome": "ok",
      "reason": "", "time_used_ms": 812, "rating_before": 1500.0, "rating_after": 1524.0},
     {"position": 1, "bot": "random", "bot_id": 8, "version": 1, "score": 17, "place": 2, "outcome": "timeout",
-     "reason": "no answer within 1000 ms", "time_used_ms": 30000, "rating_before": 1500.0, "rating_after": 1476.0},
+     "reason": "the bot used its 30000 ms for the whole match", "time_used_ms": 30000, "rating_before": 1500.0,
+     "rating_after": 1476.0},
 ]
-_LIMITS_EXAMPLE = {"move_ms": 1000, "bank_ms": 20000, "memory_mb": 256, "log_bytes": 65536, "cpu_seconds": 60,
-                   "max_processes": 16, "tmp_mb": 16, "start_ms": 5000, "max_message_bytes": 1048576, "file_mb": 16,
-                   "max_open_files": 64}
+_LIMITS_EXAMPLE = {"move_ms": 1000, "bank_ms": 20000, "match_ms": 30000, "memory_mb": 256, "log_bytes": 65536,
+                   "cpu_seconds": 60, "max_processes": 16, "tmp_mb": 16, "start_ms": 5000,
+                   "max_message_bytes": 1048576, "file_mb": 16, "max_open_files": 64}
 _MATCH_EXAMPLE = {"id": 31, "game": "kingdomino", "tournament_id": 3, "index": 0, "players": 2,
                   "seed": 8841305791, "options": {"harmony": True}, "limits": _LIMITS_EXAMPLE,
                   "status": "finished", "attempts": 1,

@@ -130,7 +130,8 @@ class TournamentListCreateApi(ListAPIView):
         limits = TournamentLimitsInputSerializer(
             required=False, default=dict,
             help_text="Sandbox limits for this tournament's matches, over the server's settings for the game. "
-                      "Only move_ms, bank_ms, memory_mb and log_bytes, each within the server's cap.")
+                      "Only move_ms, bank_ms, match_ms, memory_mb and log_bytes, each within the server's "
+                      "cap.")
         seed = serializers.IntegerField(required=False, min_value=0, max_value=_SEED_MAX,
                                         help_text="Fix it to replay the same schedule; random otherwise.")
 

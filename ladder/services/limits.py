@@ -1,12 +1,14 @@
 """The sandbox limits a match is played under: global settings, per game, per tournament.
 
 Resolution, later wins: the referee's ``Limits`` defaults <- the global settings (``BOTS_MOVE_MS``,
-``BOTS_BANK_MS``, ``BOTS_MEMORY_MB``, ``BOTS_LOG_BYTES``) <- ``BOTS_LIMITS_BY_GAME[game]`` <- the
-tournament's overrides (``Tournament.limits``). :func:`limits_resolve` gives every field of ``Limits``; it
-runs once, when a match is scheduled, and the result is stored on the match (``Match.limits``), so that a
-match is played, retried and read back under exactly those limits whatever the settings say later. A
-match stored with ``{}`` (scheduled before matches recorded their limits) is played under the settings of
-the moment.
+``BOTS_BANK_MS``, ``BOTS_MATCH_MS``, ``BOTS_MEMORY_MB``, ``BOTS_LOG_BYTES``) <-
+``BOTS_LIMITS_BY_GAME[game]`` <- the tournament's overrides (``Tournament.limits``). :func:`limits_resolve`
+gives every field of ``Limits``; it runs once, when a match is scheduled, and the result is stored on the
+match (``Match.limits``), so that a match is played, retried and read back under exactly those limits
+whatever the settings say later. A match stored with ``{}`` (scheduled before matches recorded their
+limits) is played under the settings of the moment, and so is any limit its stored dict lacks
+(``match_ms`` for matches scheduled before it existed): those settings are held to today's caps, which
+the referee's fixed default might not be.
 
 A tournament may set only the limits in :data:`TOURNAMENT_LIMITS`, each between its floor and a
 server-side cap (``BOTS_MAX_*``). The global and per-game settings are held to the same floors and caps,
@@ -49,6 +51,10 @@ TOURNAMENT_LIMITS: dict[str, Settable] = {
     # Zero is meaningful: every decision must fit in move_ms.
     "bank_ms": Settable(0, "BOTS_MAX_BANK_MS", "BOTS_BANK_MS",
                         "Milliseconds per bot per match for decisions that outrun move_ms (a chess clock)."),
+    # Below about 10 ms the scheduler's jitter decides; the cap is what bounds a match's length.
+    "match_ms": Settable(10, "BOTS_MAX_MATCH_MS", "BOTS_MATCH_MS",
+                         "Wall-clock milliseconds of all of a bot's decisions in one match; a bot that "
+                         "spends them forfeits."),
     "memory_mb": Settable(16, "BOTS_MAX_MEMORY_MB", "BOTS_MEMORY_MB", "Memory cap of each bot process (MiB)."),
     # Zero keeps no log at all, which is a choice, not a fault.
     "log_bytes": Settable(0, "BOTS_MAX_LOG_BYTES", "BOTS_LOG_BYTES", "Bytes of each bot's log kept per seat."),
@@ -175,7 +181,8 @@ def limits_resolve(*, game_slug: str, overrides: Mapping[str, int] | None = None
 
 def limits_playable(stored: Mapping[str, int]) -> dict[str, int]:
     """A match's stored limits without names this version's ``Limits`` lacks (stored by a newer or older
-    version during a rolling deploy): a worker plays the match under the rest rather than failing it."""
+    version during a rolling deploy): a worker plays the match under the rest rather than failing it.
+    Names missing from ``stored`` stay missing, so :func:`limits_resolve` fills them from the settings."""
     known = set(limit_names())
     dropped = sorted(set(stored) - known)
     if dropped:

@@ -109,8 +109,9 @@ def test_unknown_api_address_is_a_json_404_for_writes_with_a_session_cookie_too(
 def test_schema_states_the_limits_a_tournament_may_set_within_the_servers_caps(schema, settings):
     components = schema["components"]["schemas"]
     settable = components["TournamentLimitsCreateRequest"]["properties"]
-    assert list(settable) == ["move_ms", "bank_ms", "memory_mb", "log_bytes"]
+    assert list(settable) == ["move_ms", "bank_ms", "match_ms", "memory_mb", "log_bytes"]
     assert (settable["move_ms"]["minimum"], settable["move_ms"]["maximum"]) == (10, settings.BOTS_MAX_MOVE_MS)
     assert settable["bank_ms"]["maximum"] == settings.BOTS_MAX_BANK_MS
+    assert (settable["match_ms"]["minimum"], settable["match_ms"]["maximum"]) == (10, settings.BOTS_MAX_MATCH_MS)
     assert "limits" in components["Tournament"]["properties"]
     assert "start_ms" in components["MatchLimits"]["properties"]

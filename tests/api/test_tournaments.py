@@ -48,12 +48,14 @@ def test_create_schedules_every_pairing(auth_client):
         ({"limits": {"move_ms": 5001}}, "limits.move_ms", "at most 5000 (the server's cap)"),
         ({"limits": {"memory_mb": 4096}}, "limits.memory_mb", "at most 1024 (the server's cap)"),
         ({"limits": {"bank_ms": -1}}, "limits.bank_ms", "at least 0"),
+        ({"limits": {"match_ms": 40001}}, "limits.match_ms", "at most 40000 (the server's cap)"),
+        ({"limits": {"match_ms": 0}}, "limits.match_ms", "at least 10"),
         ({"limits": [500]}, "limits", "Expected a dictionary"),
     ],
 )
 def test_create_refusals_name_the_field(auth_client, settings, change, field, fragment):
     settings.TOURNAMENT_MAX_MATCHES = 100
-    settings.BOTS_MAX_MOVE_MS, settings.BOTS_MAX_MEMORY_MB = 5000, 1024
+    settings.BOTS_MAX_MOVE_MS, settings.BOTS_MAX_MEMORY_MB, settings.BOTS_MAX_MATCH_MS = 5000, 1024, 40000
     bot_ids = [b.id for b in BotFactory.create_batch(3)]
     if change.get("bots") == "other_game":
         change = {"bots": bot_ids + [BotFactory(game=Game.objects.get(slug="draftosaurus")).id]}
@@ -77,12 +79,24 @@ def test_create_with_limits_shows_them_on_the_tournament_and_its_matches(auth_cl
     assert api_client.get(f"/api/tournaments/{body['id']}/").json()["limits"] == {"move_ms": 200, "bank_ms": 0}
     [match] = api_client.get(f"/api/matches/?tournament={body['id']}").json()["results"]
     # The match shows every limit it is played under: the tournament's over the game's over the defaults.
-    assert match["limits"] == {"move_ms": 200, "bank_ms": 0, "memory_mb": 300, "log_bytes": 2048, "cpu_seconds": 60,
-                               "max_processes": 16, "tmp_mb": 16, "start_ms": 5000, "max_message_bytes": 1048576,
-                               "file_mb": 16, "max_open_files": 64}
+    assert match["limits"] == {"move_ms": 200, "bank_ms": 0, "match_ms": 30000, "memory_mb": 300, "log_bytes": 2048,
+                               "cpu_seconds": 60, "max_processes": 16, "tmp_mb": 16, "start_ms": 5000,
+                               "max_message_bytes": 1048576, "file_mb": 16, "max_open_files": 64}
     assert api_client.get(f"/api/matches/{match['id']}/").json()["limits"] == match["limits"]
     without = create(auth_client, bots=bot_ids, name="plain")
     assert without.status_code == 201 and without.json()["limits"] == {}
+
+
+def test_create_with_match_time_up_to_the_cap(auth_client, api_client, settings):
+    settings.BOTS_MATCH_MS, settings.BOTS_MAX_MATCH_MS = 30000, 35000
+    bot_ids = [b.id for b in BotFactory.create_batch(2)]
+    refused = create(auth_client, bots=bot_ids, limits={"match_ms": 35001})
+    assert refused.status_code == 400
+    assert error_of(refused)["fields"]["limits.match_ms"] == ["may be at most 35000 (the server's cap)"]
+    response = create(auth_client, bots=bot_ids, games_per_pairing=1, limits={"match_ms": 35000})
+    assert response.status_code == 201 and response.json()["limits"] == {"match_ms": 35000}
+    [match] = api_client.get(f"/api/matches/?tournament={response.json()['id']}").json()["results"]
+    assert (match["limits"]["match_ms"], match["limits"]["move_ms"]) == (35000, settings.BOTS_MOVE_MS)
 
 
 def test_create_needs_a_login_and_is_throttled(api_client, auth_client, throttle_rates):

@@ -26,6 +26,7 @@ def limit_settings(settings):
     """Global limits unlike the referee's defaults, and per-game limits for kingdomino only."""
     settings.BOTS_MOVE_MS = 900
     settings.BOTS_BANK_MS = 9000
+    settings.BOTS_MATCH_MS = 20000
     settings.BOTS_MEMORY_MB = 300
     settings.BOTS_LOG_BYTES = 4096
     settings.BOTS_LIMITS_BY_GAME = {"kingdomino": {"move_ms": 400, "cpu_seconds": 30}}
@@ -41,20 +42,27 @@ def round_robin(bots, **kwargs):
 
 
 def test_each_layer_overrides_the_one_before(limit_settings):
-    assert limits_resolve(game_slug="draftosaurus") == {
-        **REFEREE_DEFAULTS, "move_ms": 900, "bank_ms": 9000, "memory_mb": 300, "log_bytes": 4096}
-    assert limits_resolve(game_slug="kingdomino") == {
-        **REFEREE_DEFAULTS, "move_ms": 400, "bank_ms": 9000, "memory_mb": 300, "log_bytes": 4096,
-        "cpu_seconds": 30}
-    assert limits_resolve(game_slug="kingdomino", overrides={"move_ms": 250, "log_bytes": 0}) == {
-        **REFEREE_DEFAULTS, "move_ms": 250, "bank_ms": 9000, "memory_mb": 300, "log_bytes": 0, "cpu_seconds": 30}
+    globals_ = {"move_ms": 900, "bank_ms": 9000, "match_ms": 20000, "memory_mb": 300, "log_bytes": 4096}
+    assert limits_resolve(game_slug="draftosaurus") == {**REFEREE_DEFAULTS, **globals_}
+    assert limits_resolve(game_slug="kingdomino") == {**REFEREE_DEFAULTS, **globals_, "move_ms": 400,
+                                                      "cpu_seconds": 30}
+    assert limits_resolve(game_slug="kingdomino", overrides={"move_ms": 250, "log_bytes": 0, "match_ms": 5000}) == {
+        **REFEREE_DEFAULTS, **globals_, "move_ms": 250, "log_bytes": 0, "match_ms": 5000, "cpu_seconds": 30}
+
+
+def test_match_time_comes_from_the_settings_then_the_game_then_the_tournament(limit_settings):
+    assert limits_resolve(game_slug="kingdomino")["match_ms"] == 20000
+    limit_settings.BOTS_LIMITS_BY_GAME = {"kingdomino": {"match_ms": 15000}}
+    assert limits_resolve(game_slug="kingdomino")["match_ms"] == 15000
+    assert limits_resolve(game_slug="draftosaurus")["match_ms"] == 20000
+    assert limits_resolve(game_slug="kingdomino", overrides={"match_ms": 3000})["match_ms"] == 3000
 
 
 def test_the_sandbox_gets_the_resolved_limits_as_the_referees_type(limit_settings):
     assert sandbox_limits(game="kingdomino", overrides={"bank_ms": 0}) == Limits(
-        move_ms=400, bank_ms=0, memory_mb=300, log_bytes=4096, cpu_seconds=30)
+        move_ms=400, bank_ms=0, match_ms=20000, memory_mb=300, log_bytes=4096, cpu_seconds=30)
     # Without a game (the play command), the global settings alone.
-    assert sandbox_limits() == Limits(move_ms=900, bank_ms=9000, memory_mb=300, log_bytes=4096)
+    assert sandbox_limits() == Limits(move_ms=900, bank_ms=9000, match_ms=20000, memory_mb=300, log_bytes=4096)
 
 
 def test_stored_names_this_version_does_not_know_are_ignored_at_play_time(limit_settings):
@@ -62,6 +70,17 @@ def test_stored_names_this_version_does_not_know_are_ignored_at_play_time(limit_
     assert sandbox_limits(game="kingdomino", overrides={"move_ms": 300, "gpu_ms": 5}).move_ms == 300
     with pytest.raises(ValueError, match="gpu_ms"):
         limits_resolve(game_slug="kingdomino", overrides={"gpu_ms": 5})
+
+
+def test_limits_stored_before_match_time_existed_play_under_todays_match_time(limit_settings):
+    scheduled = limits_resolve(game_slug="kingdomino", overrides={"move_ms": 300})
+    stored = {name: value for name, value in scheduled.items() if name != "match_ms"}
+    assert limits_playable(stored) == stored
+    played = sandbox_limits(game="kingdomino", overrides=stored)
+    # The setting, held to today's cap, fills the gap; everything stored is kept.
+    assert (played.match_ms, played.move_ms, played.cpu_seconds) == (20000, 300, 30)
+    limit_settings.BOTS_LIMITS_BY_GAME = {"kingdomino": {"match_ms": 12000}}
+    assert sandbox_limits(game="kingdomino", overrides=stored).match_ms == 12000
 
 
 def test_unusable_settings_stop_their_game_but_not_the_others(settings):
@@ -81,8 +100,8 @@ def test_unusable_settings_stop_their_game_but_not_the_others(settings):
 def test_a_round_robin_stores_its_overrides_and_each_match_its_effective_limits(limit_settings):
     tournament = round_robin(BotFactory.create_batch(3), limits={"move_ms": 250, "bank_ms": 0})
     assert tournament.limits == {"move_ms": 250, "bank_ms": 0}
-    expected = {**REFEREE_DEFAULTS, "move_ms": 250, "bank_ms": 0, "memory_mb": 300, "log_bytes": 4096,
-                "cpu_seconds": 30}
+    expected = {**REFEREE_DEFAULTS, "move_ms": 250, "bank_ms": 0, "match_ms": 20000, "memory_mb": 300,
+                "log_bytes": 4096, "cpu_seconds": 30}
     assert [match.limits for match in tournament.matches.all()] == [expected] * 3
 
 
@@ -124,18 +143,21 @@ def test_ladder_matches_play_under_their_games_limits(limit_settings):
 @pytest.mark.parametrize(
     "limits,field,fragment",
     [
-        ({"cpu_seconds": 5}, "limits.cpu_seconds", "a tournament may set move_ms, bank_ms, memory_mb, log_bytes"),
+        ({"cpu_seconds": 5}, "limits.cpu_seconds",
+         "a tournament may set move_ms, bank_ms, match_ms, memory_mb, log_bytes"),
         ({"move_ms": "500"}, "limits.move_ms", "whole number"),
         ({"memory_mb": 2.5}, "limits.memory_mb", "whole number"),
         ({"log_bytes": True}, "limits.log_bytes", "whole number"),
         ({"move_ms": 9}, "limits.move_ms", "at least 10"),
         ({"bank_ms": -1}, "limits.bank_ms", "at least 0"),
         ({"bank_ms": 30001}, "limits.bank_ms", "at most 30000 (the server's cap, BOTS_MAX_BANK_MS)"),
+        ({"match_ms": 40001}, "limits.match_ms", "at most 40000 (the server's cap, BOTS_MAX_MATCH_MS)"),
+        ({"match_ms": 9}, "limits.match_ms", "at least 10"),
         ([("move_ms", 500)], "limits", "JSON object"),
     ],
 )
 def test_the_service_refuses_overrides_naming_the_limit(settings, limits, field, fragment):
-    settings.BOTS_MAX_BANK_MS = 30000
+    settings.BOTS_MAX_BANK_MS, settings.BOTS_MAX_MATCH_MS = 30000, 40000
     with pytest.raises(ServiceError) as refused:
         round_robin(BotFactory.create_batch(2), limits=limits)
     assert refused.value.field == field and fragment in refused.value.message
@@ -143,9 +165,9 @@ def test_the_service_refuses_overrides_naming_the_limit(settings, limits, field,
 
 
 def test_overrides_at_the_caps_are_accepted(settings):
-    settings.BOTS_MAX_MOVE_MS = 2000
-    assert tournament_limits_check(limits={"move_ms": 2000, "bank_ms": 0, "log_bytes": 0}) == {
-        "move_ms": 2000, "bank_ms": 0, "log_bytes": 0}
+    settings.BOTS_MAX_MOVE_MS, settings.BOTS_MAX_MATCH_MS = 2000, 25000
+    assert tournament_limits_check(limits={"move_ms": 2000, "bank_ms": 0, "match_ms": 25000, "log_bytes": 0}) == {
+        "move_ms": 2000, "bank_ms": 0, "match_ms": 25000, "log_bytes": 0}
     assert tournament_limits_check(limits=None) == {}
 
 
@@ -176,10 +198,13 @@ def test_the_shipped_settings_pass_the_check():
          "BOTS_LIMITS_BY_GAME['kingdomino']['start_ms'] = '5000': must be a whole number"),
         ({"kingdomino": {"move_ms": 60000}}, "ladder.E003",
          "BOTS_LIMITS_BY_GAME['kingdomino']['move_ms'] = 60000: may be at most 5000"),
+        ({"kingdomino": {"match_ms": 60000}}, "ladder.E003",
+         "BOTS_LIMITS_BY_GAME['kingdomino']['match_ms'] = 60000: may be at most 40000 (the server's cap, "
+         "BOTS_MAX_MATCH_MS)"),
     ],
 )
 def test_the_check_refuses_bad_per_game_limits_naming_the_key(settings, by_game, check_id, fragment):
-    settings.BOTS_MAX_MOVE_MS = 5000
+    settings.BOTS_MAX_MOVE_MS, settings.BOTS_MAX_MATCH_MS = 5000, 40000
     settings.BOTS_LIMITS_BY_GAME = by_game
     messages = check_messages()
     assert [message_id for message_id, _ in messages] == [check_id]
@@ -191,22 +216,35 @@ def test_the_check_refuses_global_limits_beyond_their_caps(settings):
     settings.BOTS_MAX_MEMORY_MB = 1024
     assert check_messages() == [
         ("ladder.E003", "BOTS_MEMORY_MB = 2048: may be at most 1024 (the server's cap, BOTS_MAX_MEMORY_MB)")]
+    settings.BOTS_MEMORY_MB = 1024
+    settings.BOTS_MATCH_MS, settings.BOTS_MAX_MATCH_MS = 45000, 40000
+    assert check_messages() == [
+        ("ladder.E003", "BOTS_MATCH_MS = 45000: may be at most 40000 (the server's cap, BOTS_MAX_MATCH_MS)")]
+    settings.BOTS_MAX_MATCH_MS = 5
+    assert check_messages() == [("ladder.E003", "BOTS_MAX_MATCH_MS = 5: must be a whole number of at least 10")]
 
 
-def test_the_check_holds_the_caps_against_the_match_time_limits(settings):
+def test_the_check_holds_the_match_time_cap_against_the_soft_time_limit(settings):
     settings.MATCH_LEASE_S, settings.MATCH_SOFT_TIME_LIMIT_S, settings.MATCH_TIME_LIMIT_S = 100, 80, 90
-    settings.BOTS_MAX_BANK_MS, settings.BOTS_MAX_MOVE_MS = 10000, 1000
-    settings.BOTS_BANK_MS, settings.BOTS_MOVE_MS = 5000, 500
+    settings.BOTS_MAX_MATCH_MS, settings.BOTS_MATCH_MS = 9000, 5000
     settings.BOTS_LIMITS_BY_GAME = {}
-    # Five seats of the largest games: 5 x (5 s start + 10 s bank + 1 s move) = 80 s, not below 80 s.
+    # Five seats of the largest games, one after the other: 5 x (5 s start + 9 s) + 10 s engine = 80 s.
     [(check_id, message)] = check_messages()
     assert check_id == "ladder.E004"
-    assert "5-player" in message and "80 s" in message and "MATCH_SOFT_TIME_LIMIT_S (80 s)" in message
-    settings.BOTS_MAX_BANK_MS = 9000
+    assert "5-player" in message and "may last 80 s" in message and "MATCH_SOFT_TIME_LIMIT_S (80 s)" in message
+    assert "BOTS_MAX_MATCH_MS 9000 ms" in message and "start_ms 5000 ms" in message
+    [error] = sandbox_limits_check()
+    assert "lower BOTS_MAX_MATCH_MS" in error.hint and "MATCH_LEASE_S" in error.hint
+    settings.BOTS_MAX_MATCH_MS = 8999
     assert check_messages() == []
-    # A game that starts slower needs more of the time limit.
+    # Moves and banks no longer matter: the match time caps them all.
+    settings.BOTS_MAX_MOVE_MS, settings.BOTS_MAX_BANK_MS = 60000, 600000
+    assert check_messages() == []
+    # A game that starts slower needs more of the time limit, and the hint names its entry.
     settings.BOTS_LIMITS_BY_GAME = {"draftosaurus": {"start_ms": 6000}}
-    assert [check_id for check_id, _ in check_messages()] == ["ladder.E004"]
+    [error] = sandbox_limits_check()
+    assert error.id == "ladder.E004" and "5-player draftosaurus" in error.msg
+    assert "start_ms in BOTS_LIMITS_BY_GAME['draftosaurus']" in error.hint
 
 
 def test_the_check_wants_the_time_limits_inside_the_lease(settings):

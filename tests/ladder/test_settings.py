@@ -39,13 +39,25 @@ def test_per_game_limits_that_are_not_json_are_refused_naming_the_setting():
     assert "BOTS_LIMITS_BY_GAME must be JSON such as" in refused.stderr
 
 
-def test_manage_py_check_refuses_limits_for_a_game_that_is_not_installed():
+def manage_py_check(**environ: str) -> subprocess.CompletedProcess:
     env = {key: value for key, value in os.environ.items() if key not in ("CACHE_URL", "DEBUG")}
-    env.update(DJANGO_SETTINGS_MODULE="ladder.settings", SECRET_KEY="settings-test",
-               BOTS_LIMITS_BY_GAME='{"chess": {"move_ms": 500}, "kingdomino": {"move_ms": 500}}')
-    checked = subprocess.run([sys.executable, "manage.py", "check"], cwd=REPO, env=env, capture_output=True,
-                             text=True, timeout=120)
+    env.update(DJANGO_SETTINGS_MODULE="ladder.settings", SECRET_KEY="settings-test", **environ)
+    return subprocess.run([sys.executable, "manage.py", "check"], cwd=REPO, env=env, capture_output=True,
+                          text=True, timeout=120)
+
+
+def test_manage_py_check_refuses_limits_for_a_game_that_is_not_installed():
+    checked = manage_py_check(BOTS_LIMITS_BY_GAME='{"chess": {"move_ms": 500}, "kingdomino": {"move_ms": 500}}')
     assert checked.returncode != 0
     assert "(ladder.E001) BOTS_LIMITS_BY_GAME['chess']: no game 'chess' is installed" in checked.stderr
     # The valid entry beside it is not reported.
     assert checked.stderr.count("(ladder.E") == 1
+
+
+def test_manage_py_check_refuses_a_match_time_cap_that_does_not_fit_the_lease():
+    # 5 x (5 s + 30 s) + 10 s = 185 s of a 200 s lease's 160 s soft limit.
+    checked = manage_py_check(MATCH_LEASE_S="200", BOTS_MATCH_MS="20000", BOTS_MAX_MATCH_MS="30000")
+    assert checked.returncode != 0
+    assert "(ladder.E004) a 5-player" in checked.stderr and "may last 185 s" in checked.stderr
+    assert "HINT: lower BOTS_MAX_MATCH_MS" in checked.stderr
+    assert manage_py_check(MATCH_LEASE_S="200", BOTS_MATCH_MS="20000", BOTS_MAX_MATCH_MS="20000").returncode == 0

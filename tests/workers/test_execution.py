@@ -82,3 +82,21 @@ def test_a_match_is_played_under_its_games_limits(settings):
     assert match_execute(match_id=match.id, worker="here") == "recorded"
     assert match.seats.get(bot=slow).outcome == "timeout"
     assert match.seats.get(bot=quick).outcome == "ok"
+
+
+def test_a_match_stored_before_match_time_existed_plays_under_todays_setting(settings):
+    """Limits stored without match_ms (scheduled by the previous version) still play: the setting fills in."""
+    steady = SLOW_BOT.replace(b"0.5", b"0.1")
+    slow, quick = BotFactory(code=steady), BotFactory(code=FIRST_LEGAL_BOT)
+    tournament = tournament_create(created_by=None, game_slug="kingdomino", name="old",
+                                   bot_ids=[slow.id, quick.id], players_per_match=2, seed=5)
+    match = tournament.matches.get()
+    stored = {name: value for name, value in match.limits.items() if name != "match_ms"}
+    Match.objects.filter(id=match.id).update(limits=stored)
+    settings.BOTS_MATCH_MS = 500
+    assert match_execute(match_id=match.id, worker="here") == "recorded"
+    match.refresh_from_db()
+    assert match.status == "finished" and "match_ms" not in match.limits
+    assert (match.seats.get(bot=slow).outcome, match.seats.get(bot=slow).reason) == (
+        "timeout", "the bot used its 500 ms for the whole match")
+    assert match.seats.get(bot=quick).outcome == "ok"
