@@ -30,7 +30,7 @@ from django.utils import timezone
 from ladder.models import Match, Tournament
 from ladder.services import match_sql
 from ladder.services.enqueue import matches_enqueue_on_commit
-from ladder.services.rating_updates import ratings_apply
+from ladder.services.rating_updates import ratings_compute, ratings_write
 from ladder.services.tournaments import tournament_finish_if_done
 
 logger = logging.getLogger(__name__)
@@ -160,9 +160,12 @@ def match_record_result(*, match_id: int, token: str, result) -> bool:
             for (seat_id, bot_id, *_), played in zip(rows, result.seats, strict=True)
         ]
         round_robin = kind == Tournament.Kind.ROUND_ROBIN
+        # Outside the batch: the rare repair of a missing rating row runs ORM statements, which need
+        # their answers at once.
+        rating_writes = ratings_compute(game_id=game_id, match_id=match_id, seats=seats, locked=locked)
         with connection.cursor() as queued_left:
             with match_sql.statements_batched():
-                ratings_apply(game_id=game_id, match_id=match_id, seats=seats, locked=locked)
+                ratings_write(*rating_writes)
                 match_sql.execute_many(match_sql.seat_result_sql(), [
                     (seat.score, seat.place, seat.outcome, seat.reason, seat.time_used_ms, seat.log,
                      seat.rating_before, seat.rating_after, seat.id) for seat in seats

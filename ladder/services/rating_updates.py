@@ -57,14 +57,21 @@ def ratings_apply_match(*, match: Match, seats: Sequence[Seat]) -> None:
 
 
 def ratings_apply(*, game_id: int, match_id: int, seats: Sequence, locked: list[tuple] | None = None) -> None:
-    """Apply one finished match to its bots' ratings and write the history rows.
+    """Apply one finished match to its bots' ratings and write the history rows: :func:`ratings_compute`
+    then :func:`ratings_write`. Same contract as those two."""
+    ratings_write(*ratings_compute(game_id=game_id, match_id=match_id, seats=seats, locked=locked))
+
+
+def ratings_compute(*, game_id: int, match_id: int, seats: Sequence,
+                    locked: list[tuple] | None = None) -> tuple[list[tuple], list[tuple]]:
+    """The rating updates and history rows of one finished match, as parameters of
+    :func:`ratings_write`.
 
     ``seats`` are the match's seats in seat order: objects with ``id``, ``bot_id``, ``place`` and
     ``outcome`` (Seat instances, or the recorder's lighter rows); each one's ``rating_before`` and
     ``rating_after`` are set in memory only, for a caller that saves the seats with the rest of the
     result. ``locked`` are the bots' rating rows (:data:`match_sql.RATING_COLUMNS`) if the caller has
     already read and locked them (:func:`match_sql.locked_ratings_sql`); otherwise they are locked here.
-    The writes read nothing back, so a caller batching statements sends them in one round trip.
 
     The caller holds the transaction that records the result (and the match row lock). Rating rows are
     locked in bot-id order, the same order in every transaction, so concurrent workers neither lose
@@ -96,10 +103,14 @@ def ratings_apply(*, game_id: int, match_id: int, seats: Sequence, locked: list[
         row[_RECORD_FIELD[record]] += 1
         seat.rating_before, seat.rating_after = before, after
         changes.append((seat.id, match_id, seat.bot_id, game_id, before, after, delta, now))
-    match_sql.execute_many(
-        match_sql.rating_update_sql(),
-        [(r["elo"], r["games"], r["wins"], r["draws"], r["losses"], now, r["id"]) for r in rows.values()],
-    )
+    updates = [(r["elo"], r["games"], r["wins"], r["draws"], r["losses"], now, r["id"]) for r in rows.values()]
+    return updates, changes
+
+
+def ratings_write(updates: list[tuple], changes: list[tuple]) -> None:
+    """Write what :func:`ratings_compute` gave. Reads nothing back, so that a caller batching statements
+    (:func:`match_sql.statements_batched`) sends them with its other writes in one round trip."""
+    match_sql.execute_many(match_sql.rating_update_sql(), updates)
     match_sql.execute_many(match_sql.change_insert_sql(), changes)
 
 

@@ -60,3 +60,15 @@ def test_two_player_elo_is_conserved_with_equal_k(bot_factory, settings):
 )
 def test_seat_record(place, places, forfeited, expected):
     assert seat_record(place=place, places=places, forfeited=forfeited) == expected
+
+
+def test_a_rating_row_deleted_by_hand_is_recreated_when_a_result_is_recorded(bot_factory):
+    bots = [bot_factory() for _ in range(2)]
+    tournament = tournament_create(created_by=None, game_slug="kingdomino", name="t",
+                                   bot_ids=[b.id for b in bots], players_per_match=2, games_per_pairing=1)
+    Rating.objects.filter(bot=bots[0]).delete()
+    play_all(tournament, random.Random(1))
+    rows = {r.bot_id: r for r in Rating.objects.filter(bot__in=bots)}
+    assert set(rows) == {bots[0].id, bots[1].id}
+    assert rows[bots[0].id].games == rows[bots[1].id].games == 1
+    assert RatingChange.objects.filter(bot=bots[0]).count() == 1
