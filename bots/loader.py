@@ -3,11 +3,13 @@
 A bot is a directory holding ``bot.py`` (an uploaded file is unpacked into one). ``bot.py`` defines either
 a function ``act(observation, legal_actions)`` or a class ``Bot`` with ``__init__(self, game, seat,
 players, options)`` and ``act(self, observation, legal_actions)``. :func:`load_bot` hides the difference.
+An ``act`` that also takes ``time_left_ms`` is given it by keyword (:func:`wants_time_left`).
 """
 
 from __future__ import annotations
 
 import importlib.util
+import inspect
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -53,6 +55,17 @@ def bind(module, *, game: str, seat: int, players: int, options: dict) -> ActFn:
     if callable(act):
         return act
     raise BotLoadError("bot.py defines neither act(observation, legal_actions) nor class Bot")
+
+
+def wants_time_left(act: ActFn) -> bool:
+    """Whether ``act`` takes the optional third argument ``time_left_ms`` (by that name, or ``**kwargs``):
+    the milliseconds this decision may take, for bots that manage their own clock."""
+    try:
+        parameters = inspect.signature(act).parameters.values()
+    except (TypeError, ValueError):
+        return False  # a builtin or an object whose signature cannot be read: call it the plain way
+    return any(p.name == "time_left_ms" and p.kind is not p.POSITIONAL_ONLY or p.kind is p.VAR_KEYWORD
+               for p in parameters)
 
 
 def load_bot(bot_path: str | Path, *, game: str, seat: int, players: int, options: dict,

@@ -17,6 +17,7 @@ long game (hundreds of decisions per seat) would outlast the worker's time limit
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import select
@@ -432,7 +433,7 @@ def _end_all(seats: list[_Seat], state) -> None:
 def play_match_in_process(game: str, bots: list[BotSpec], *, seed: int,
                           options: dict | None = None) -> MatchResult:
     """The same match with every bot called in this process: no isolation, no clock. Benchmarks only."""
-    from bots.loader import load_bot
+    from bots.loader import load_bot, wants_time_left
     from bots.sandbox.codecache import CodeCache
 
     started = time.monotonic()
@@ -443,6 +444,9 @@ def play_match_in_process(game: str, bots: list[BotSpec], *, seed: int,
     acts = [load_bot(cache.path_for(spec.code), game=game, seat=index, players=len(bots),
                      options=resolved_options, module_name=f"_inprocess_bot_{index}")
             for index, spec in enumerate(bots)]
+    # No clock here: a bot that manages its own time is told it has a whole default allowance.
+    allowance_ms = Limits().move_ms + Limits().bank_ms
+    acts = [functools.partial(act, time_left_ms=allowance_ms) if wants_time_left(act) else act for act in acts]
     actions = []
     while not state.is_terminal():
         player = state.current_player()

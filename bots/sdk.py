@@ -11,7 +11,8 @@ The referee and the bot process exchange one JSON object per line (DESIGN.md sec
 
 Time: each decision may take ``move_ms``, and more from a bank of ``bank_ms`` per match; all of a seat's
 decisions together may take ``match_ms``. ``time_left_ms`` is what this decision may take: ``move_ms`` plus
-the bank left, never more than the match time left. A bot that runs out forfeits with ``timeout``.
+the bank left, never more than the match time left. A bot that runs out forfeits with ``timeout``. An
+``act`` that takes a ``time_left_ms`` argument is given it.
 
 When the bot cannot go on the SDK answers ``{"type": "error", "kind": "crash" | "memory", "message"}``
 instead and exits. The protocol travels on private descriptors: before the bot's module is imported,
@@ -31,7 +32,7 @@ import os
 import sys
 import traceback
 
-from bots.loader import BotLoadError, bind, load_module
+from bots.loader import BotLoadError, bind, load_module, wants_time_left
 
 try:
     # An allowed package of the sandbox: parses the referee's observations about twice as fast.
@@ -96,6 +97,7 @@ def serve(bot_path: str) -> int:
     """
     channel = _Channel()
     act = None
+    timed = False
     while True:
         message = channel.receive()
         if message is None:
@@ -112,13 +114,18 @@ def serve(bot_path: str) -> int:
             except BaseException as exc:  # noqa: BLE001 - the bot's import may raise anything, SystemExit too
                 channel.send(_error(_fault_kind(exc), exc))
                 return 1
+            timed = wants_time_left(act)
             channel.send({"type": "ready"})
         elif kind == "act":
             if act is None:
                 channel.send({"type": "error", "kind": "crash", "message": "act before start"})
                 return 1
             try:
-                action = act(message["observation"], message["legal_actions"])
+                if timed:
+                    action = act(message["observation"], message["legal_actions"],
+                                 time_left_ms=message.get("time_left_ms"))
+                else:
+                    action = act(message["observation"], message["legal_actions"])
             except BaseException as exc:  # noqa: BLE001 - any failure of the bot's code is its fault to report
                 channel.send(_error(_fault_kind(exc), exc))
                 return 1

@@ -168,3 +168,22 @@ def test_protocol_lines_are_compact_utf8_json_with_string_keys():
     line = _encode_line(message)
     assert line.endswith(b"\n") and line.count(b"\n") == 1
     assert line == json.dumps(message, separators=(",", ":"), ensure_ascii=False).encode() + b"\n"
+
+
+def test_an_act_taking_time_left_ms_is_given_its_allowance(sandbox, race):
+    timed = bot_source("""
+        class Bot:
+            def __init__(self, game, seat, players, options):
+                pass
+
+            def act(self, observation, legal_actions, time_left_ms):
+                print("allowance", time_left_ms)
+                return legal_actions[0]
+    """)
+    limits = Limits(move_ms=300, bank_ms=200, match_ms=10000)
+    result = play_match(race, [BotSpec("timed", timed), BotSpec("first", FIRST_BOT)], seed=1, limits=limits,
+                        sandbox=sandbox)
+    assert [seat.outcome for seat in result.seats] == ["ok", "ok"]
+    allowances = [int(line.split()[1]) for line in result.seats[0].log.splitlines()]
+    assert len(allowances) == 6
+    assert all(400 <= allowance <= 500 for allowance in allowances)
