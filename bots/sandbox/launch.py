@@ -195,10 +195,11 @@ def _warm_up(sample_bot: str) -> None:
     objects all the time (reference counts, allocator pools): loading a bot the first time costs a few
     hundred such copies. Paid here, they are paid before the bot's clock runs.
     """
-    from bots.loader import bind, load_module
+    from bots.loader import bind, load_module, wants_time_left
 
     path = sys.path[:]
     act = bind(load_module(sample_bot, "_warm_up"), game="game", seat=0, players=2, options={})
+    wants_time_left(act)
     act({}, [1, 2])
     sys.path[:] = path
     with io.TextIOWrapper(io.BytesIO(), encoding="utf-8", errors="replace", line_buffering=True) as text:
