@@ -21,6 +21,8 @@ from pathlib import Path
 ALLOWED_PACKAGES: tuple[str, ...] = ("numpy", "orjson")
 #: Where the allowed packages appear inside a bot's root.
 PACKAGES_DIR = "/opt/packages"
+#: Where a bot's own code appears inside its root.
+BOT_DIR = "/bot"
 
 
 @dataclass(frozen=True)
@@ -101,7 +103,7 @@ class Policy:
     #: Device nodes bound into the bot's /dev.
     devices: tuple[str, ...] = ("/dev/null", "/dev/zero", "/dev/urandom", "/dev/random")
     #: Where the bot's code and its writable folder appear.
-    bot_dir: str = "/bot"
+    bot_dir: str = BOT_DIR
     tmp_dir: str = "/tmp"
     #: The uid and gid a bot has inside its user namespace (mapped to a unique host uid when root).
     inner_id: int = 1000

@@ -187,3 +187,20 @@ def test_an_act_taking_time_left_ms_is_given_its_allowance(sandbox, race):
     allowances = [int(line.split()[1]) for line in result.seats[0].log.splitlines()]
     assert len(allowances) == 6
     assert all(400 <= allowance <= 500 for allowance in allowances)
+
+
+def test_bots_start_from_the_bytecode_the_code_cache_wrote(sandbox, race):
+    """Proven by changing the cached source behind the bytecode's back: the bot still runs what was
+    compiled (hash-based bytecode is never checked against its source)."""
+    code = bot_source("""
+        def act(observation, legal_actions):
+            print("compiled version")
+            return legal_actions[0]
+    """)
+    folder = sandbox.cache.path_for(code)
+    source = folder / "bot.py"
+    source.chmod(0o644)
+    source.write_text(source.read_text().replace("compiled version", "source version"))
+    result = play_match(race, [BotSpec("cached", code), BotSpec("first", FIRST_BOT)], seed=1, sandbox=sandbox)
+    assert result.seats[0].outcome == "ok"
+    assert result.seats[0].log.splitlines()[0] == "compiled version"

@@ -6,6 +6,8 @@ import io
 import stat
 import zipfile
 
+from pathlib import Path
+
 import pytest
 from sandbox_helpers import skip_without_isolation
 
@@ -146,6 +148,22 @@ def test_code_cache_is_keyed_by_content(tmp_path):
     packaged = cache.path_for(make_zip({"bot.py": GOOD, "pkg/helper.py": b"X = 1\n"}))
     assert (packaged / "pkg" / "helper.py").read_bytes() == b"X = 1\n"
     assert oct((tmp_path / "cache").stat().st_mode & 0o777) == oct(0o711)
+
+
+def test_code_cache_holds_the_bytecode_of_every_module_named_as_in_the_sandbox(tmp_path):
+    import importlib.util
+    import marshal
+
+    folder = CodeCache(tmp_path / "cache").path_for(
+        make_zip({"bot.py": GOOD, "pkg/helper.py": b"X = 1\n", "broken.py": b"def (:\n"}))
+    compiled = Path(importlib.util.cache_from_source(str(folder / "bot.py")))
+    assert compiled.is_file() and oct(compiled.stat().st_mode & 0o777) == oct(0o644)
+    # Hash-based bytecode (flags 0b01): valid whatever the files' times; the code is named by its sandbox path.
+    header = compiled.read_bytes()
+    assert int.from_bytes(header[4:8], "little") == 0b01
+    assert marshal.loads(header[16:]).co_filename == "/bot/bot.py"
+    assert Path(importlib.util.cache_from_source(str(folder / "pkg" / "helper.py"))).is_file()
+    assert not Path(importlib.util.cache_from_source(str(folder / "broken.py"))).exists()
 
 
 # The smoke match runs in the real sandbox against the game's random bot.
