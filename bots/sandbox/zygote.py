@@ -379,12 +379,8 @@ class ZygoteSandbox:
 
     def _write_runtime(self) -> Path:
         """A folder holding only the SDK, mounted at /sdk for the fresh-interpreter mode; also the sample
-        bot every shell loads while it waits (outside that folder)."""
-        sample = self.cache.root / ".sample"
-        sample.mkdir(mode=0o755, exist_ok=True)
-        (sample / "bot.py").write_text(launch.SAMPLE_BOT)
-        os.chmod(sample / "bot.py", 0o644)
-        self._sample_bot = sample
+        bot every shell loads while it waits, cached like any bot (so with its bytecode)."""
+        self._sample_bot = self.cache.path_for(launch.SAMPLE_BOT.encode())
         source = Path(__file__).resolve().parents[1]
         runtime = self.cache.root / ".runtime" / "bots"
         runtime.mkdir(parents=True, exist_ok=True)
