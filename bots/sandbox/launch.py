@@ -9,8 +9,9 @@ A cell (see :mod:`bots.sandbox.zygote`) keeps one shell ready. :func:`fork_shell
    makes all of them inside a new user namespace that maps only that user's uid, builds the runtime
    root, and forks the pid namespace's first process itself (the parent only waits, and takes the
    child with it when killed);
-2. it drops the capability bounding set, loads a sample bot once (so that the pages a start writes are
-   copied now rather than on the bot's clock) and waits for a request and the bot's three pipes.
+2. it drops the capability bounding set (as root the cell has done it once for all its shells), loads
+   a sample bot once (so that the pages a start writes are copied now rather than on the bot's clock)
+   and waits for a request and the bot's three pipes.
 
 When they arrive it finishes, as a straight sequence of steps each of which either succeeds or ends the
 process with the failed step's name written to the status pipe (descriptor 3, closed before any code of
@@ -90,10 +91,12 @@ def fork_shell(pid_namespace: int | None) -> int:
 
 
 def become_shell(channel: socket.socket, setup: dict, policy: Policy, seccomp_program: bytes | None,
-                 template_ready: bool) -> None:
+                 template_ready: bool, as_root: bool) -> None:
     """Prepare the namespaces of one future bot, wait for its request on ``channel``, become it.
 
-    Runs in the child of :func:`fork_shell`. Never returns. A failure before the request arrives is sent
+    Runs in the child of :func:`fork_shell`; ``as_root`` tells whether the cell is privileged (see
+    :func:`bots.sandbox.linux.privileged`), in which case it has emptied the capability bounding set
+    already. Never returns. A failure before the request arrives is sent
     back on ``channel`` before the process ends; the host reports it when it hands the shell a bot, as a
     sandbox fault.
     """
@@ -101,7 +104,6 @@ def become_shell(channel: socket.socket, setup: dict, policy: Policy, seccomp_pr
     try:
         signal.signal(signal.SIGCHLD, signal.SIG_DFL)
         linux.prctl(linux.PR_SET_PDEATHSIG, signal.SIGKILL)
-        as_root = linux.privileged()
         if as_root:
             # As root the mounts are made with real privileges in a mount namespace owned by the host's
             # user namespace, where the bot will hold no capability: it can never change them. The bot
@@ -145,10 +147,11 @@ def become_shell(channel: socket.socket, setup: dict, policy: Policy, seccomp_pr
         linux.sethostname("bot")
         linux.prctl(linux.PR_SET_PDEATHSIG, signal.SIGKILL)
         # Everything that does not depend on the bot is done now, while no bot waits for it.
-        step.name = "drop the capability bounding set"
-        # Emptying it limits only what a later execve could grant, so the mounts still to come keep the
-        # capabilities they need; it needs CAP_SETPCAP, which the uid change of the bot takes away.
-        linux.drop_bounding_set()
+        if not as_root:
+            step.name = "drop the capability bounding set"
+            # Emptying it limits only what a later execve could grant, so the mounts still to come keep
+            # the capabilities they need; it needs CAP_SETPCAP, which the bot's uid change takes away.
+            linux.drop_bounding_set()
         step.name = "measure address space"
         base_vm = _vm_size_bytes()
         _forget_internals()
@@ -296,11 +299,12 @@ def join_cgroups(procs_files: list[str]) -> None:
 
 
 def _vm_size_bytes() -> int:
-    with open("/proc/self/status") as status:
-        for line in status:
-            if line.startswith("VmSize:"):
-                return int(line.split()[1]) * 1024
-    return 0
+    """This process's address space (the first field of ``statm``, in pages)."""
+    fd = os.open("/proc/self/statm", os.O_RDONLY)
+    try:
+        return int(os.read(fd, 256).split()[0]) * os.sysconf("SC_PAGE_SIZE")
+    finally:
+        os.close(fd)
 
 
 def _write(path: str, text: str) -> None:

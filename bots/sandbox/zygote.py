@@ -161,6 +161,9 @@ def _run_cell(channel: socket.socket, setup: dict, policy: Policy, seccomp_for, 
             linux.mount(None, "/", None, linux.MS_REC | linux.MS_PRIVATE)
             launch.build_template(setup["root_mount_point"], runtime, policy)
             template_ready = True
+            # Once for all its shells (they inherit it): emptying the bounding set limits only what a
+            # later execve could grant, so the cell keeps the capabilities it works with.
+            linux.drop_bounding_set()
     except OSError as exc:
         failure = f"sandbox setup failed at 'prepare the cell': {exc}"
     while True:
@@ -180,7 +183,8 @@ def _run_cell(channel: socket.socket, setup: dict, policy: Policy, seccomp_for, 
                 ours.close()
                 if pid_namespace is not None:
                     os.close(pid_namespace)
-                launch.become_shell(theirs, setup, policy, seccomp_program, template_ready)
+                launch.become_shell(theirs, setup, policy, seccomp_program, template_ready,
+                                    as_root=pid_namespace is not None)
             theirs.close()
             reply, fds = {"type": "shell", "pid": pid}, [ours.fileno(), os.pidfd_open(pid)]
         try:
