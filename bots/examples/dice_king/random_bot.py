@@ -2,7 +2,7 @@
 
 The simplest possible bot, and the template to start from: the ladder creates one ``Bot`` per seat and
 match, then calls ``act`` for every decision with the seat's observation and the list of legal actions.
-``act`` must return one element of that list. Only the standard library (and numpy) is available.
+``act`` must return one element of that list. Only the standard library (and numpy and orjson) is available.
 """
 
 import random
