@@ -33,15 +33,22 @@ def _column(name: str) -> str:
 def statements_batched():
     """Send the statements executed inside in as few round trips as the driver allows: psycopg 3's
     pipeline mode sends them without waiting for each answer (results are read after the block, or
-    make it wait when read inside); other databases run them one by one. Errors surface at the latest
-    when the block ends, inside the caller's transaction."""
-    connection.ensure_connection()
-    pipeline = getattr(connection.connection, "pipeline", None)
-    if connection.vendor != "postgresql" or pipeline is None:
+    make it wait when read inside); other databases, and a libpq older than 14, run them one by one.
+    Errors surface at the latest when the block ends, inside the caller's transaction."""
+    if not _pipelines_supported():
         yield
         return
-    with pipeline():
+    connection.ensure_connection()
+    with connection.connection.pipeline():
         yield
+
+
+def _pipelines_supported() -> bool:
+    if connection.vendor != "postgresql":
+        return False
+    import psycopg
+
+    return psycopg.Pipeline.is_supported()
 
 
 def execute_many(sql: str, params: list[tuple]) -> None:
