@@ -107,18 +107,22 @@ def _locked_if_held(match_id: int, token: str) -> Match | None:
 
 @dataclasses.dataclass
 class _RecordedSeat:
-    """One seat's row as the recorder writes it (lighter than a model instance on this hot path)."""
+    """One seat as the recorder rates it (lighter than a model instance on this hot path): its row's
+    ids, what the referee says of it (``played``, a ``bots.referee.SeatResult``), and its ratings."""
 
     id: int
     bot_id: int
-    score: int
-    place: int
-    outcome: str
-    reason: str
-    time_used_ms: int
-    log: str
+    played: object
     rating_before: float | None = None
     rating_after: float | None = None
+
+    @property
+    def place(self) -> int:
+        return self.played.place
+
+    @property
+    def outcome(self) -> str:
+        return self.played.outcome
 
 
 def match_record_result(*, match_id: int, token: str, result) -> bool:
@@ -153,12 +157,8 @@ def match_record_result(*, match_id: int, token: str, result) -> bool:
         if len(result.seats) != len(rows) or not rows:
             raise ValueError(f"match {match_id} has {len(rows)} seats, the result {len(result.seats)}")
         game_id, tournament_id, kind = rows[0][2:]
-        seats = [
-            _RecordedSeat(id=seat_id, bot_id=bot_id, score=played.score, place=played.place,
-                          outcome=played.outcome, reason=played.reason or "",
-                          time_used_ms=max(0, int(played.time_used_ms or 0)), log=played.log or "")
-            for (seat_id, bot_id, *_), played in zip(rows, result.seats, strict=True)
-        ]
+        seats = [_RecordedSeat(id=seat_id, bot_id=bot_id, played=played)
+                 for (seat_id, bot_id, *_), played in zip(rows, result.seats, strict=True)]
         round_robin = kind == Tournament.Kind.ROUND_ROBIN
         # Outside the batch: the rare repair of a missing rating row runs ORM statements, which need
         # their answers at once.
@@ -167,7 +167,8 @@ def match_record_result(*, match_id: int, token: str, result) -> bool:
             with match_sql.statements_batched():
                 ratings_write(*rating_writes)
                 match_sql.execute_many(match_sql.seat_result_sql(), [
-                    (seat.score, seat.place, seat.outcome, seat.reason, seat.time_used_ms, seat.log,
+                    (seat.played.score, seat.place, seat.outcome, seat.played.reason or "",
+                     max(0, int(seat.played.time_used_ms or 0)), seat.played.log or "",
                      seat.rating_before, seat.rating_after, seat.id) for seat in seats
                 ])
                 if round_robin:
