@@ -18,7 +18,8 @@ from django.utils import timezone
 import engines
 from tests.conftest import FIRST_LEGAL_BOT, BotFactory, UserFactory
 
-__all__ = ["BotFactory", "BotVersionFactory", "MatchFactory", "SeatFactory", "TournamentFactory", "UserFactory", "finished_match"]
+__all__ = ["BotFactory", "BotVersionFactory", "MatchFactory", "RatingChangeFactory", "SeatFactory", "TournamentFactory",
+           "UserFactory", "finished_match"]
 
 
 def _game(slug: str):
@@ -85,6 +86,21 @@ class SeatFactory(factory.django.DjangoModelFactory):
     position = factory.Sequence(lambda n: n)
     bot = factory.SubFactory(BotFactory)
     bot_version = factory.LazyAttribute(lambda seat: seat.bot.versions.order_by("-number").first())
+
+
+class RatingChangeFactory(factory.django.DjangoModelFactory):
+    """A rating history row for ``seat``, by default one that changed nothing."""
+
+    class Meta:
+        model = "ladder.RatingChange"
+
+    seat = factory.SubFactory(SeatFactory)
+    match = factory.SelfAttribute("seat.match")
+    bot = factory.SelfAttribute("seat.bot")
+    game = factory.SelfAttribute("seat.match.game")
+    before = 1500.0
+    after = factory.SelfAttribute("before")
+    delta = 0.0
 
 
 def _first_legal_playout(game: str, players: int, seed: int, options: dict) -> tuple[list, list[int], list[int]]:

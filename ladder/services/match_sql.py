@@ -39,7 +39,9 @@ def statements_batched():
         yield
         return
     connection.ensure_connection()
-    with connection.connection.pipeline():
+    # Errors of batched statements surface when the pipeline ends, outside the cursor's own translation:
+    # translated here, so callers see Django's exceptions (IntegrityError, ...) either way.
+    with connection.wrap_database_errors, connection.connection.pipeline():
         yield
 
 
@@ -49,6 +51,18 @@ def _pipelines_supported() -> bool:
     import psycopg
 
     return psycopg.Pipeline.is_supported()
+
+
+def commit_batched(cursor) -> bool:
+    """Inside :func:`statements_batched`, end the transaction with the batch's last statement instead of
+    a round trip of its own; True if it did. Only where batches are pipelined (elsewhere the caller's
+    ``transaction.atomic`` commits as usual) and only in the outermost atomic block (whose commit is
+    then a no-op): an enclosing transaction must stay open. A failed statement of the batch makes the
+    server skip the COMMIT, so the caller's atomic block still rolls everything back."""
+    if not _pipelines_supported() or len(connection.atomic_blocks) != 1:
+        return False
+    cursor.execute("COMMIT")
+    return True
 
 
 def execute_many(sql: str, params: list[tuple]) -> None:
@@ -186,5 +200,8 @@ def seat_result_sql() -> str:
 
 @_statement
 def queued_left_sql() -> str:
-    """Params: tournament id, queued. One row: whether any match of the tournament is still queued."""
-    return f"SELECT EXISTS (SELECT 1 FROM {_table(Match)} WHERE tournament_id = %s AND status = %s)"
+    """Params: queued, match id. One row: whether any match of the match's tournament is still queued."""
+    return (
+        f"SELECT EXISTS (SELECT 1 FROM {_table(Match)} WHERE status = %s "
+        f"AND tournament_id = (SELECT tournament_id FROM {_table(Match)} WHERE id = %s))"
+    )

@@ -131,9 +131,10 @@ def match_record_result(*, match_id: int, token: str, result) -> bool:
     Returns False, changing nothing, unless the match is running under ``token``: the caller lost its
     claim (lease expired and taken over) or the result is already recorded.
 
-    Two round trips before the commit: the conditional UPDATE that finishes the match (it checks the
-    claim and takes the match row's lock) with the reads of the seats and of the bots' rating rows
-    (locked in bot-id order); then every write.
+    Two round trips: the conditional UPDATE that finishes the match (it checks the claim and takes the
+    match row's lock) with the reads of the seats, of the bots' rating rows (locked in bot-id order) and
+    of whether the tournament still has queued matches; then every write, and the COMMIT with them
+    (:func:`match_sql.commit_batched`) unless the tournament may be done, which takes a few more.
     """
     try:
         token_value = match_sql.db_token(uuid.UUID(str(token)))
@@ -142,7 +143,8 @@ def match_record_result(*, match_id: int, token: str, result) -> bool:
     now = match_sql.db_datetime(timezone.now())
     finished, running = Match.Status.FINISHED.value, Match.Status.RUNNING.value
     with transaction.atomic():
-        with connection.cursor() as finish, connection.cursor() as seat_rows, connection.cursor() as ratings:
+        with connection.cursor() as finish, connection.cursor() as seat_rows, connection.cursor() as ratings, \
+                connection.cursor() as queued_left:
             with match_sql.statements_batched():
                 finish.execute(match_sql.finish_sql(), [
                     match_sql.db_json(Match, "actions", list(result.actions)), finished, now,
@@ -150,20 +152,25 @@ def match_record_result(*, match_id: int, token: str, result) -> bool:
                 ])
                 seat_rows.execute(match_sql.seats_sql(), [match_id])
                 ratings.execute(match_sql.locked_ratings_sql(), [match_id, match_id])
+                # Read before this transaction's writes, which change no other match: a match queued now
+                # that is claimed before the commit is recorded later, and its recording finishes the
+                # tournament if it is the last.
+                queued_left.execute(match_sql.queued_left_sql(), [Match.Status.QUEUED.value, match_id])
             if not finish.rowcount:
                 return False
             rows = seat_rows.fetchall()
             locked = ratings.fetchall()
+            others_queued = queued_left.fetchone()[0]
         if len(result.seats) != len(rows) or not rows:
             raise ValueError(f"match {match_id} has {len(rows)} seats, the result {len(result.seats)}")
         game_id, tournament_id, kind = rows[0][2:]
         seats = [_RecordedSeat(id=seat_id, bot_id=bot_id, played=played)
                  for (seat_id, bot_id, *_), played in zip(rows, result.seats, strict=True)]
-        round_robin = kind == Tournament.Kind.ROUND_ROBIN
+        may_finish_tournament = kind == Tournament.Kind.ROUND_ROBIN and not others_queued
         # Outside the batch: the rare repair of a missing rating row runs ORM statements, which need
         # their answers at once.
         rating_writes = ratings_compute(game_id=game_id, match_id=match_id, seats=seats, locked=locked)
-        with connection.cursor() as queued_left:
+        with connection.cursor() as commit:
             with match_sql.statements_batched():
                 ratings_write(*rating_writes)
                 match_sql.execute_many(match_sql.seat_result_sql(), [
@@ -171,10 +178,10 @@ def match_record_result(*, match_id: int, token: str, result) -> bool:
                      max(0, int(seat.played.time_used_ms or 0)), seat.played.log or "",
                      seat.rating_before, seat.rating_after, seat.id) for seat in seats
                 ])
-                if round_robin:
-                    queued_left.execute(match_sql.queued_left_sql(), [tournament_id, Match.Status.QUEUED.value])
-            if round_robin and not queued_left.fetchone()[0]:
-                tournament_finish_if_done(tournament_id=tournament_id)
+                if not may_finish_tournament:
+                    match_sql.commit_batched(commit)
+        if may_finish_tournament:
+            tournament_finish_if_done(tournament_id=tournament_id)
     return True
 
 

@@ -3,10 +3,12 @@
 from datetime import timedelta
 
 import pytest
+from django.db import IntegrityError, connection
+from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from bots.referee import MatchResult, SeatResult
-from ladder.models import Match, Rating, RatingChange
+from ladder.models import Match, Rating, RatingChange, Tournament
 from ladder.services.matches import (
     match_claim,
     match_record_result,
@@ -14,6 +16,7 @@ from ladder.services.matches import (
     matches_reconcile,
 )
 from ladder.services.tournaments import tournament_create
+from tests.factories import RatingChangeFactory
 
 pytestmark = pytest.mark.django_db
 
@@ -112,3 +115,54 @@ def test_reconciler_fails_a_match_that_keeps_losing_its_worker(match, settings):
     report = matches_reconcile(now=timezone.now() + timedelta(seconds=settings.MATCH_LEASE_S + 1))
     assert report.failed == 1
     assert Match.objects.get(id=match.id).status == "failed"
+
+
+@pytest.fixture
+def three_matches(bot_factory):
+    a, b = bot_factory(), bot_factory()
+    tournament = tournament_create(created_by=a.owner, game_slug="kingdomino", name="t3", bot_ids=[a.id, b.id],
+                                   players_per_match=2, games_per_pairing=3, seed=5)
+    return list(tournament.matches.order_by("index"))
+
+
+def _commits(match, claim) -> int:
+    """The COMMITs sent while recording: the transaction's own, logged by Django, and one more if the
+    recording ended its transaction inside its batch of writes."""
+    with CaptureQueriesContext(connection) as queries:
+        assert match_record_result(match_id=match.id, token=claim.token, result=result_for(claim)) is True
+    return [query["sql"].strip().upper() for query in queries.captured_queries].count("COMMIT")
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_recording_commits_with_its_writes_until_the_tournament_may_be_done(three_matches):
+    """Outside any enclosing transaction, a match of a tournament with matches still queued is committed
+    in the batch of its writes (where batches are pipelined); once nothing is queued, a recording takes
+    the path that can finish the tournament."""
+    first, second, last = three_matches
+    first_claim, second_claim = match_claim(match_id=first.id), match_claim(match_id=second.id)
+    assert _commits(first, first_claim) == (2 if connection.vendor == "postgresql" else 1)
+    last_claim = match_claim(match_id=last.id)  # nothing queued any more: second may be the last to finish
+    assert _commits(second, second_claim) == 1
+    assert _commits(last, last_claim) == 1
+    assert list(Match.objects.filter(id__in=[m.id for m in three_matches]).values_list("status", flat=True)) \
+        == ["finished"] * 3
+    assert Tournament.objects.get(id=first.tournament_id).status == "finished"
+    assert RatingChange.objects.count() == 6
+    assert Rating.objects.get(bot_id=first.seats.get(position=0).bot_id).games == 3
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_recording_that_fails_in_its_writes_commits_nothing(three_matches):
+    """A failed write of the batch makes the server skip the batch's COMMIT: nothing of the match is kept."""
+    match = three_matches[0]
+    claim = match_claim(match_id=match.id)
+    seat = match.seats.get(position=1)
+    # A history row for the seat already exists, so the recording's own insert breaks the unique rule.
+    RatingChangeFactory(seat=seat)
+    with pytest.raises(IntegrityError):
+        match_record_result(match_id=match.id, token=claim.token, result=result_for(claim))
+    match.refresh_from_db()
+    assert (match.status, match.actions) == ("running", [])
+    assert list(match.seats.values_list("place", flat=True)) == [None, None]
+    assert list(Rating.objects.values_list("games", flat=True)) == [0, 0]
+    assert RatingChange.objects.count() == 1
