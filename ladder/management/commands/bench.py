@@ -15,12 +15,15 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser):
         parser.add_argument("--json", action="store_true", help="print one JSON object")
-        parser.add_argument("--matches", type=int, default=100, help="matches in the measured round robin")
+        parser.add_argument("--matches", type=int, default=100, help="matches in the measured round robin (default: 100)")
         parser.add_argument("--scaling-matches", type=int, default=None,
                             help="matches per run of the scaling measurement (default: --matches)")
-        parser.add_argument("--repeats", type=int, default=40, help="repeats of the sandbox measurements (medians are taken)")
-        parser.add_argument("--skip-sandbox", action="store_true")
-        parser.add_argument("--skip-pipeline", action="store_true")
+        parser.add_argument("--repeats", type=int, default=40,
+                            help="repeats of the sandbox measurements, whose medians are taken (default: 40)")
+        parser.add_argument("--skip-sandbox", action="store_true",
+                            help="leave out the sandbox figures (match.*, sandbox.*)")
+        parser.add_argument("--skip-pipeline", action="store_true",
+                            help="leave out the pipeline figures (pipeline.*), which start worker processes")
 
     def handle(self, *args, **options):
         figures: dict = {}
