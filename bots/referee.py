@@ -445,7 +445,8 @@ def play_match_in_process(game: str, bots: list[BotSpec], *, seed: int,
                      options=resolved_options, module_name=f"_inprocess_bot_{index}")
             for index, spec in enumerate(bots)]
     # No clock here: a bot that manages its own time is told it has a whole default allowance.
-    allowance_ms = Limits().move_ms + Limits().bank_ms
+    defaults = Limits()
+    allowance_ms = defaults.move_ms + defaults.bank_ms
     acts = [functools.partial(act, time_left_ms=allowance_ms) if wants_time_left(act) else act for act in acts]
     actions = []
     while not state.is_terminal():

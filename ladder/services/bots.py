@@ -13,7 +13,7 @@ from django.db.models import Max
 from ladder.models import Bot, BotVersion, Rating
 from ladder.services.errors import ServiceError
 from ladder.services.games import game_get
-from ladder.services.limits import TOURNAMENT_LIMITS, limits_playable, limits_resolve
+from ladder.services.limits import limits_global, limits_playable, limits_resolve
 
 BOT_NAME_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 
@@ -28,8 +28,7 @@ def sandbox_limits(*, game: str | None = None, overrides: Mapping[str, int] | No
     from bots.referee import Limits
 
     if game is None:
-        return Limits(**{name: getattr(settings, settable.default_setting)
-                         for name, settable in TOURNAMENT_LIMITS.items()})
+        return Limits(**limits_global())
     return Limits(**limits_resolve(game_slug=game, overrides=limits_playable(overrides or {})))
 
 

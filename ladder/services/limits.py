@@ -101,7 +101,8 @@ def limit_value_problem(name: str, value: object) -> str | None:
     return None
 
 
-def _global_limits() -> dict[str, object]:
+def limits_global() -> dict[str, object]:
+    """The global limit settings (``BOTS_MOVE_MS``, ...) by limit name, as configured (unchecked)."""
     return {name: getattr(settings, settable.default_setting) for name, settable in TOURNAMENT_LIMITS.items()}
 
 
@@ -120,7 +121,7 @@ def _global_problems() -> list[tuple[str, str]]:
     if problems:
         # Every value below is measured against the caps.
         return problems
-    for name, value in _global_limits().items():
+    for name, value in limits_global().items():
         problem = limit_value_problem(name, value)
         if problem:
             problems.append(("ladder.E003", f"{TOURNAMENT_LIMITS[name].default_setting} = {value!r}: {problem}"))
@@ -176,7 +177,7 @@ def limits_resolve(*, game_slug: str, overrides: Mapping[str, int] | None = None
     unknown = sorted(set(overrides or {}) - set(limit_names()))
     if unknown:
         raise ValueError(f"no such limits: {', '.join(unknown)}")
-    return {**_referee_defaults(), **_global_limits(), **by_game, **(overrides or {})}
+    return {**_referee_defaults(), **limits_global(), **by_game, **(overrides or {})}
 
 
 def limits_playable(stored: Mapping[str, int]) -> dict[str, int]:

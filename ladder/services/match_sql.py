@@ -46,7 +46,13 @@ def statements_batched():
 
 
 def _pipelines_supported() -> bool:
-    if connection.vendor != "postgresql":
+    return _vendor_pipelines(connection.vendor)
+
+
+@cache
+def _vendor_pipelines(vendor: str) -> bool:
+    """Whether the driver of ``vendor`` pipelines statements (asked once: the libpq in use never changes)."""
+    if vendor != "postgresql":
         return False
     import psycopg
 
