@@ -417,9 +417,13 @@ def _await_ready(seats: list[_Seat], game: str, options: dict) -> None:
 
 
 def _quote_reply(reply: dict) -> str:
-    """The start of a parsed reply as JSON, for a reason. Parsed replies re-encode without fail (bounded
-    depth, string keys, finite numbers), and orjson escapes every control character, NUL included."""
-    return orjson.dumps(reply)[:_QUOTE_CHARS].decode(errors="replace")
+    """The start of a parsed reply as JSON, for a reason; orjson escapes every control character, NUL
+    included. (A parsed reply re-encodes: bounded depth, string keys, finite numbers. Should one ever not,
+    the reason says so rather than the referee raising.)"""
+    try:
+        return orjson.dumps(reply)[:_QUOTE_CHARS].decode(errors="replace")
+    except orjson.JSONEncodeError:
+        return "a reply that cannot be shown"
 
 
 def _allowance(seat: _Seat) -> tuple[float, str]:
