@@ -114,7 +114,7 @@ def test_raw_protocol_lines_forfeit_with_a_storable_reason(sandbox, race, line, 
 @pytest.mark.parametrize("mode", ["sleep", "spin"])
 def test_a_bot_stalling_at_start_forfeits_alone_and_last(sandbox, race, players, mode):
     """Seat 0 stalls far beyond its start allowance; the honest seats behind it keep their whole own."""
-    limits = Limits(move_ms=400, bank_ms=200, start_ms=700, memory_mb=128, log_bytes=16384)
+    limits = Limits(move_ms=400, bank_ms=200, start_ms=1000, memory_mb=128, log_bytes=16384)
     honest = [BotSpec("first", OPPONENT), BotSpec("greedy", GREEDY_BOT), BotSpec("first-again", OPPONENT)]
     bots = [BotSpec("staller", hostile("start_staller", MODE=mode, STALL_S=30))] + honest[: players - 1]
     started = time.monotonic()
@@ -122,7 +122,7 @@ def test_a_bot_stalling_at_start_forfeits_alone_and_last(sandbox, race, players,
     staller, *others = result.seats
     assert [seat.outcome for seat in others] == ["ok"] * (players - 1), [seat.reason for seat in others]
     assert staller.outcome == "timeout"
-    assert staller.reason == "no answer to start within 700 ms"
+    assert staller.reason == "no answer to start within 1000 ms"
     assert staller.place == players
     assert all(seat.place < players for seat in others)
     assert sum(result.actions) == 12
