@@ -2,11 +2,13 @@
 grandchild in a session of its own, and not when the host process itself is killed mid-match.
 
 The hostile bot names its processes with a token of the test's, so that the host can look for them in
-``/proc`` whatever uid they run under. (The ordinary user's path is in ``test_unprivileged.py``.)
+``/proc`` whatever uid they run under. (The ordinary user's path during a match is in
+``test_unprivileged.py``; a killed host is tried here in both paths.)
 """
 
 from __future__ import annotations
 
+import shutil
 import signal
 import subprocess
 import sys
@@ -97,12 +99,19 @@ HOST = textwrap.dedent("""
 """)
 
 
-def test_nothing_of_a_bot_survives_its_host_being_killed(tmp_path):
+# As root, and as an ordinary user (``unshare --user`` executes the host itself, so the host is its pid).
+AS_USER = ["unshare", "--user", "--map-user=1000", "--map-group=1000"]
+
+
+@pytest.mark.parametrize("prefix", [[], AS_USER], ids=["root", "ordinary-user"])
+def test_nothing_of_a_bot_survives_its_host_being_killed(tmp_path, prefix):
+    if prefix and shutil.which("unshare") is None:
+        pytest.skip("util-linux unshare is not installed")
     token = new_token()
     script = HOST.format(root=str(PROJECT_ROOT), here=str(HERE), cache=str(tmp_path / "cache"),
                          code=immortal(token))
-    host = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            text=True, cwd=tmp_path)
+    host = subprocess.Popen([*prefix, sys.executable, "-c", script], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, cwd=tmp_path)
     try:
         # The bot and its grandchild: the grandchild is the one that left the bot's session.
         if not wait_for(lambda: len(processes_named(token)) >= 2 or host.poll() is not None, 60):
