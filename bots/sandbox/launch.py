@@ -8,10 +8,10 @@ A cell (see :mod:`bots.sandbox.zygote`) keeps one shell ready. :func:`fork_shell
    namespaces and the cell's read-only runtime root is already there. As an ordinary user the shell
    makes all of them inside a new user namespace that maps only that user's uid, builds the runtime
    root, and forks the pid namespace's first process itself (the parent only waits, and takes the
-   child with it when killed);
-2. the pid namespace's first process sends the host a pidfd of itself on its channel (the host kills
-   the bot through it, which kills the whole namespace, in both paths);
-   it drops the capability bounding set (as root the cell has done it once for all its shells), loads
+   child with it when it dies, through the child's parent-death signal);
+2. the pid namespace's first process sends the host a pidfd of itself on its channel: the host kills
+   the bot through it, which kills the whole namespace, in both paths. It drops the capability
+   bounding set (as root the cell has done it once for all its shells), loads
    a sample bot once (so that the pages a start writes are copied now rather than on the bot's clock)
    and waits for a request and the bot's three pipes.
 
