@@ -77,9 +77,9 @@ class Syscall:
     """One rule of the seccomp allowlist: ``name`` is allowed when every comparison of ``when`` holds, or,
     when ``errno`` is set, refused with that errno instead of the default EPERM.
 
-    A comparison ``(argument, mask, value)`` holds when ``argument & mask == value`` (the kernel sees all
-    64 bits of an argument, so an allow rule comparing the full value cannot be dodged through bits the
-    kernel ignores). Several rules of one name are alternatives; the rules of one name must not overlap.
+    A comparison ``(argument, mask, value)`` holds when ``argument & mask == value``; the mask must cover
+    every bit the kernel reads of that argument that matters to the rule. Several rules of one name are
+    alternatives; the rules of one name must not overlap (libseccomp would keep only one of them).
     Names unknown on the machine's architecture are skipped.
     """
 
@@ -89,12 +89,17 @@ class Syscall:
 
 
 _ALL = 0xFFFF_FFFF_FFFF_FFFF
+# The kernel reads an ``int`` argument (fcntl's and ioctl's command, prctl's option, madvise's advice, a
+# socket's family) as its low 32 bits: the filter compares exactly those, so that no upper bits a caller
+# leaves in the register can make an allowed value look refused, or the reverse.
+_INT = 0xFFFF_FFFF
 EAGAIN = 11
 ENOSYS = 38
 
 
 def _when(name: str, argument: int, values: tuple[int, ...]) -> tuple[Syscall, ...]:
-    return tuple(Syscall(name, ((argument, _ALL, value),)) for value in values)
+    """Rules allowing ``name`` when its ``int`` argument number ``argument`` is one of ``values``."""
+    return tuple(Syscall(name, ((argument, _INT, value),)) for value in values)
 
 
 # Namespace flags (CLONE_NEWNS/CGROUP/UTS/IPC/USER/PID/NET/TIME) a bot may never pass to clone.
@@ -123,7 +128,8 @@ _PLAIN_SYSCALLS = (
     "select", "pselect6", "poll", "ppoll", "epoll_create", "epoll_create1", "epoll_ctl", "epoll_wait",
     "epoll_pwait", "epoll_pwait2", "eventfd", "eventfd2", "signalfd", "signalfd4", "timerfd_create",
     "timerfd_settime", "timerfd_gettime",
-    # memory (mmap, madvise: by argument below)
+    # memory (mmap, madvise: by argument below; mremap only moves or resizes, so it cannot make a
+    # private mapping shared)
     "munmap", "mprotect", "mremap", "brk", "msync",
     # signals, within the bot's own pid namespace
     "rt_sigaction", "rt_sigprocmask", "rt_sigreturn", "rt_sigpending", "rt_sigtimedwait", "rt_sigsuspend",
@@ -203,7 +209,7 @@ ALLOWED_SYSCALLS: tuple[Syscall, ...] = (
     *_when("ioctl", 1, _IOCTL_REQUESTS),
     *_when("madvise", 2, _MADVISE_ADVICE),
     *_when("prctl", 0, _PRCTL_OPTIONS),
-    Syscall("prctl", ((0, _ALL, _PR_CAP_AMBIENT), (1, _ALL, _PR_CAP_AMBIENT_IS_SET))),
+    Syscall("prctl", ((0, _INT, _PR_CAP_AMBIENT), (1, _ALL, _PR_CAP_AMBIENT_IS_SET))),
     # Mappings: private ones, and anonymous shared ones (which only the bot's own tree can reach); a
     # file-backed shared mapping of the runtime would be memory every bot sees.
     Syscall("mmap", ((3, _MAP_SHARED_TYPE, _MAP_PRIVATE),)),
@@ -262,7 +268,7 @@ class Policy:
 
 def seccomp_rules(policy: Policy) -> tuple[Syscall, ...]:
     """Every rule of ``policy``'s seccomp filter: its allowlist and its socket families."""
-    families = tuple(Syscall(name, ((0, _ALL, family),))
+    families = tuple(Syscall(name, ((0, _INT, family),))
                      for family in policy.allowed_socket_families for name in ("socket", "socketpair"))
     return policy.syscalls + families
 

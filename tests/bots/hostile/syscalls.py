@@ -42,6 +42,7 @@ REFUSED = {
     "prctl-securebits": (157, (28, 0, 0, 0, 0)),
     "prctl-ambient-raise": (157, (47, 2, 0, 0, 0)),
     "fcntl-setlk": (72, (0, 6, 0)),
+    "fcntl-setlk-high-bits": (72, (0, 6 | 1 << 32, 0)),  # the kernel reads the command's low 32 bits
     "fcntl-ofd-setlk": (72, (0, 37, 0)),
     "fcntl-setlease": (72, (0, 1024, 0)),
     "fcntl-notify": (72, (0, 1026, 0)),
