@@ -65,7 +65,7 @@ def _die_with_parent(parent: int) -> None:
         os._exit(0)
 
 
-def serve_forever(sock_fd: int, host_pid: int | None = None) -> None:
+def serve_forever(sock_fd: int, host_pid: int) -> None:
     """The zygote's main loop: fork *cells* on request.
 
     A ``cell`` request carries one end of a socket pair whose other end the host keeps: the zygote forks

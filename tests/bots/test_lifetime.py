@@ -13,6 +13,7 @@ import signal
 import subprocess
 import sys
 import textwrap
+import threading
 import time
 import uuid
 from pathlib import Path
@@ -81,6 +82,24 @@ def test_a_bot_that_clears_its_parent_death_signal_dies_with_its_match(sandbox, 
     assert result.seats[1].outcome == "ok"
     assert wait_for(lambda: not processes_named(token), 2), processes_named(token)
     assert sandbox.leftovers() == []
+
+
+def test_a_sandbox_outlives_the_thread_that_started_it(tmp_path, race):
+    """The zygote dies with its parent *thread*: a sandbox started from a short-lived thread must go on."""
+    started = []
+    starter = threading.Thread(target=lambda: started.append(ZygoteSandbox(tmp_path / "cache").start()))
+    starter.start()
+    starter.join()
+    if not started:
+        pytest.skip("the sandbox did not start (see the other sandbox tests)")
+    box = started[0]
+    try:
+        time.sleep(0.2)
+        assert box.alive()
+        result = play_match(race, [BotSpec("a", FIRST_BOT), BotSpec("b", FIRST_BOT)], seed=1, sandbox=box)
+        assert [seat.outcome for seat in result.seats] == ["ok", "ok"]
+    finally:
+        box.close()
 
 
 HOST = textwrap.dedent("""
