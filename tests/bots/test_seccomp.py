@@ -8,6 +8,7 @@ Everything here runs through the real sandbox (root's path; the ordinary user's 
 from __future__ import annotations
 
 import dataclasses
+import platform
 from pathlib import Path
 
 import pytest
@@ -26,6 +27,10 @@ REFUSED = ("ptrace", "process_vm_readv", "mount", "unshare", "setns", "clone-new
            "prctl-dumpable", "prctl-ptracer", "prctl-subreaper", "prctl-mm", "prctl-seccomp",
            "prctl-securebits", "prctl-ambient-raise", "fcntl-setlk", "fcntl-setlk-high-bits", "fcntl-ofd-setlk",
            "fcntl-setlease", "fcntl-notify", "mmap-shared-file")
+
+
+# The probe bots call syscalls by their x86-64 numbers; the filter itself resolves names per architecture.
+x86_64_only = pytest.mark.skipif(platform.machine() != "x86_64", reason="the probes use x86-64 numbers")
 
 
 @pytest.fixture(scope="module", params=["zygote", "fresh"])
@@ -52,6 +57,7 @@ def test_an_everyday_bot_works_under_the_allowlist(sandbox, race):
     assert seat.log == "ok [0, 1, 4]\n"
 
 
+@x86_64_only
 def test_calls_off_the_allowlist_fail_with_an_errno(sandbox, race):
     seat = play(sandbox, race, (HERE / "hostile" / "syscalls.py").read_bytes())
     assert seat.outcome == "ok", seat.reason
@@ -65,6 +71,7 @@ def test_calls_off_the_allowlist_fail_with_an_errno(sandbox, race):
     assert "ALLOWED" not in seat.log
 
 
+@x86_64_only
 @pytest.mark.parametrize("abi", ["x32", "i386"])
 def test_a_foreign_abi_kills_the_bot_before_any_result(sandbox, race, abi):
     code = f"ABI = {abi!r}\n" + (HERE / "hostile" / "foreign_abi.py").read_text()
