@@ -33,8 +33,8 @@ def immortal(token: str) -> bytes:
     return (f"TOKEN = {token!r}\n" + (HERE / "hostile" / "immortal.py").read_text()).encode()
 
 
-def processes_named(token: str) -> list[str]:
-    """Live processes (not zombies) whose name is ``token``."""
+def processes_named(token: str, uids: set[int] = frozenset()) -> list[str]:
+    """Live processes (not zombies) whose name is ``token`` or whose uid is one of ``uids``."""
     found = []
     for entry in Path("/proc").iterdir():
         if not entry.name.isdigit():
@@ -44,7 +44,8 @@ def processes_named(token: str) -> list[str]:
         except OSError:
             continue
         fields = dict(line.split(":", 1) for line in status.splitlines() if ":" in line)
-        if fields.get("Name", "").strip() == token and not fields["State"].strip().startswith("Z"):
+        named = fields.get("Name", "").strip() == token or int(fields["Uid"].split()[0]) in uids
+        if named and not fields["State"].strip().startswith("Z"):
             found.append(f"{entry.name} uid {fields['Uid'].split()[0]}")
     return found
 
@@ -80,7 +81,9 @@ def test_a_bot_that_clears_its_parent_death_signal_dies_with_its_match(sandbox, 
     assert seat.outcome == "timeout"
     assert "refused parent-death signal" in seat.log and "grandchild started" in seat.log
     assert result.seats[1].outcome == "ok"
-    assert wait_for(lambda: not processes_named(token), 2), processes_named(token)
+    # Looked for by name and by the host uids the sandbox gave its bots.
+    assert wait_for(lambda: not processes_named(token, sandbox.uids_used), 2), \
+        processes_named(token, sandbox.uids_used)
     assert sandbox.leftovers() == []
 
 
