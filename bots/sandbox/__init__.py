@@ -3,7 +3,7 @@
 Theory of operation
 -------------------
 Every bot of every match runs in its own process tree, confined by the Linux kernel alone (Python and libc
-are all it needs; libseccomp is used when installed). The policy, what a bot may see and spend, is data in
+and libseccomp are all it needs). The policy, what a bot may see and spend, is data in
 :mod:`bots.sandbox.policy`: anything it does not list is denied.
 
 *Starting bots cheaply.* Each worker slot owns one :class:`~bots.sandbox.zygote.ZygoteSandbox`: a Python
@@ -31,14 +31,20 @@ signal none, and when it dies the kernel kills everything it started. The networ
 even loopback is up. As root, the mounts are made in a mount namespace owned by the host, and the bot then
 takes a host uid of its own (unique per bot, no groups), which leaves it no capability anywhere. Its cell's
 cgroups cap memory, processes (and threads) and CPU; rlimits cap address space, CPU time, processes, file
-size and open files as a second line. Finally it empties its capability sets, sets no_new_privs and installs
-a seccomp filter refusing namespace, mount, tracing and kernel-administration calls and every socket family
-but Unix. The last step verifies the result (no capabilities, no_new_privs, the right uid, no host files, no
-route) and refuses to start the bot otherwise. As an ordinary user the same happens inside a user namespace
+size and open files as a second line. Finally it empties its capability sets, sets no_new_privs and its
+parent-death signal and installs a seccomp allowlist (:data:`bots.sandbox.policy.ALLOWED_SYSCALLS`: what a
+Python bot with numpy needs, by argument where it matters; everything else fails with EPERM, and a foreign
+ABI kills the bot). The list leaves out every call through which two bots could meet on a kernel object
+they both reach (the runtime's files are the same inodes for every bot): file locks, leases, inotify and
+dnotify, file-backed shared mappings, futexes that are not process-private, page-cache residency, SysV
+and POSIX IPC; and every prctl that changes something, so a bot can never clear its parent-death signal.
+The last step verifies the result (no capabilities, no_new_privs, the filter, the parent-death signal, the
+right uid, no host files, no route) and refuses to start the bot otherwise. As an ordinary user the same happens inside a user namespace
 that maps only the user's own uid (so the runtime root is built per shell); cgroups are then skipped and
 rlimits bound the bot.
 
-*Failing closed.* If any step fails the bot never runs: the failed step is reported on the protocol
+*Failing closed.* The seccomp filter is required: where libseccomp cannot be loaded the zygote says so
+in its hello and the sandbox does not start. If any step fails the bot never runs: the failed step is reported on the protocol
 channel (or by the cell) and the referee raises :class:`SandboxFault`, a fault of ours that the worker
 retries. When the sandbox starts, a probe bot proves the confinement works; if it cannot (no user
 namespaces, say), :func:`get_sandbox` raises :class:`SandboxUnavailable` naming the failed step, unless the
@@ -46,7 +52,10 @@ caller explicitly allows the unsafe mode (:mod:`bots.sandbox.unsafe`), which is 
 
 *Time, logs, cleanup.* The referee (:mod:`bots.referee`) owns the clock and the log caps: it measures
 every decision against the per-move limit and the match's time bank, keeps the head and tail of each log,
-and at the end kills each bot through a pidfd (never a pid that could have been recycled). The reaper then
+and at the end kills each bot through a pidfd (never a pid that could have been recycled) of the first
+process of the bot's pid namespace, which the shell hands the host, so that the kernel kills everything the
+bot started. If the host itself dies, its zygote, the zygote's cells, their shells and the bots follow it
+through their parent-death signals. The reaper then
 waits until nothing of the bot is left in its cell's cgroups, killing stragglers, before the cell serves
 another bot; a cell that cannot be cleaned is discarded with its cgroups.
 """

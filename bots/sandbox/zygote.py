@@ -36,14 +36,14 @@ from pathlib import Path
 from bots.sandbox import launch
 from bots.sandbox.codecache import CodeCache
 from bots.sandbox.errors import SandboxFault, SandboxUnavailable
-from bots.sandbox.policy import Limits, Mount, Policy, default_policy
+from bots.sandbox.policy import Limits, Mount, Policy, Syscall, default_policy, seccomp_rules
 from bots.sandbox.process import BotProcess
 
 logger = logging.getLogger("bots.sandbox")
 
 _PROJECT_ROOT = str(Path(__file__).resolve().parents[2])
 _BOOTSTRAP = ("import sys; sys.path.insert(0, {root!r}); from bots.sandbox.zygote import serve_forever; "
-              "del sys.path[0]; serve_forever(int(sys.argv[1]))")
+              "del sys.path[0]; serve_forever(int(sys.argv[1]), int(sys.argv[2]))")
 _MESSAGE_BYTES = 65536
 _HELLO_TIMEOUT_S = 30
 _REPLY_TIMEOUT_S = 10
@@ -56,7 +56,16 @@ _CELL_PROCESSES = 1
 # Inside the zygote
 
 
-def serve_forever(sock_fd: int) -> None:
+def _die_with_parent(parent: int) -> None:
+    """Be killed when ``parent`` dies; if it died already (the race with setting the signal), die now."""
+    from bots.sandbox import linux
+
+    linux.prctl(linux.PR_SET_PDEATHSIG, signal.SIGKILL)
+    if os.getppid() != parent:
+        os._exit(0)
+
+
+def serve_forever(sock_fd: int, host_pid: int) -> None:
     """The zygote's main loop: fork *cells* on request.
 
     A ``cell`` request carries one end of a socket pair whose other end the host keeps: the zygote forks
@@ -68,19 +77,26 @@ def serve_forever(sock_fd: int) -> None:
     from bots.sandbox import launch, linux
 
     sock = socket.socket(fileno=sock_fd)
+    _die_with_parent(host_pid)
     policy = default_policy()
-    seccomp_lib = linux.load_seccomp()
-    filters: dict[tuple, bytes] = {}
+    libraries: dict[str, object] = {}
+    filters: dict[tuple, bytes | None] = {}
 
     def seccomp_for(policy: Policy) -> bytes | None:
-        if seccomp_lib is None:
-            return None
-        key = (policy.denied_syscalls, policy.allowed_socket_families)
+        """The compiled filter of ``policy``, or None where its library cannot be loaded."""
+        rules = tuple((rule.name, rule.when, rule.errno) for rule in seccomp_rules(policy))
+        key = (rules, policy.seccomp_library)
         if key not in filters:
-            filters[key] = linux.compile_seccomp(seccomp_lib, *key, launch.DENIED_CLONE_FLAGS)
+            if policy.seccomp_library not in libraries:
+                libraries[policy.seccomp_library] = linux.load_seccomp(policy.seccomp_library)
+            lib = libraries[policy.seccomp_library]
+            filters[key] = None if lib is None else linux.compile_seccomp(lib, rules)
         return filters[key]
 
-    seccomp_for(policy)
+    try:
+        seccomp_error = None if seccomp_for(policy) is not None else launch.NO_SECCOMP
+    except OSError as exc:
+        seccomp_error = f"the seccomp filter cannot be compiled: {exc}"
     confined = []
     if linux.privileged():
         linux.unshare(linux.CLONE_NEWNET | linux.CLONE_NEWIPC | linux.CLONE_NEWUTS)
@@ -103,8 +119,9 @@ def serve_forever(sock_fd: int) -> None:
     gc.collect()
     gc.freeze()
     signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # children are reaped by the kernel
-    _send(sock, {"type": "hello", "pid": os.getpid(), "seccomp": seccomp_lib is not None,
-                 "namespaces": confined})
+    _send(sock, {"type": "hello", "pid": os.getpid(), "seccomp": seccomp_error is None,
+                 "seccomp_error": seccomp_error, "namespaces": confined})
+    zygote_pid = os.getpid()
     while True:
         try:
             message, fds, _, _ = socket.recv_fds(sock, _MESSAGE_BYTES, 1)
@@ -121,6 +138,7 @@ def serve_forever(sock_fd: int) -> None:
         pid = os.fork()
         if pid == 0:
             sock.close()
+            _die_with_parent(zygote_pid)
             _run_cell(socket.socket(fileno=fds[0]), request, policy, seccomp_for, launch)
         os.close(fds[0])
         pidfd = os.pidfd_open(pid)
@@ -150,6 +168,8 @@ def _run_cell(channel: socket.socket, setup: dict, policy: Policy, seccomp_for, 
         linux.prctl(linux.PR_SET_CHILD_SUBREAPER, 1)
         policy = _policy_from(setup["policy"], policy)
         seccomp_program = seccomp_for(policy)
+        if seccomp_program is None:
+            failure = f"sandbox setup failed at 'install the seccomp filter': {launch.NO_SECCOMP}"
         launch.join_cgroups(setup["cgroup_procs"])
         pid_namespace = None
         if linux.privileged():
@@ -165,7 +185,7 @@ def _run_cell(channel: socket.socket, setup: dict, policy: Policy, seccomp_for, 
             # later execve could grant, so the cell keeps the capabilities it works with.
             linux.drop_bounding_set()
     except OSError as exc:
-        failure = f"sandbox setup failed at 'prepare the cell': {exc}"
+        failure = failure or f"sandbox setup failed at 'prepare the cell': {exc}"
     while True:
         if failure is not None:
             reply, fds = {"type": "error", "message": failure}, []
@@ -215,12 +235,32 @@ def _shell_failure(shell: socket.socket, exc: OSError) -> str:
     return words.decode(errors="replace") or f"the prepared bot process is gone: {exc}"
 
 
+def _namespace_init(shell: socket.socket, shell_pidfd: int) -> int:
+    """A pidfd of the first process of the bot's pid namespace, which its shell sends first (as root the
+    shell is that process; as an ordinary user its child). The bot is killed through it: the kernel then
+    kills the whole namespace, whatever the bot did to its parent-death signal. Takes ``shell_pidfd``."""
+    shell.settimeout(_REPLY_TIMEOUT_S)
+    try:
+        message, fds, _, _ = socket.recv_fds(shell, _MESSAGE_BYTES, 1)
+    except (TimeoutError, OSError) as exc:
+        os.close(shell_pidfd)
+        raise SandboxFault(f"the prepared bot process stopped answering: {exc}") from None
+    os.close(shell_pidfd)
+    if message == launch.INIT_MESSAGE and len(fds) == 1:
+        return fds[0]
+    for fd in fds:
+        os.close(fd)
+    raise SandboxFault(message.decode(errors="replace") or "the prepared bot process is gone")
+
+
 def _policy_from(data: dict, current: Policy) -> Policy:
     """The host's policy (it owns it; the zygote only applies it)."""
     data = dict(data, mounts=tuple(Mount(**mount) for mount in data["mounts"]))
     data = {key: tuple(value) if isinstance(value, list) else value for key, value in data.items()}
     data["environment"] = tuple(tuple(pair) for pair in data["environment"])
     data["relocations"] = tuple(tuple(pair) for pair in data["relocations"])
+    data["syscalls"] = tuple(Syscall(rule["name"], tuple(tuple(check) for check in rule["when"]), rule["errno"])
+                             for rule in data["syscalls"])
     candidate = Policy(**data)
     return current if candidate == current else candidate
 
@@ -358,11 +398,9 @@ class ZygoteSandbox:
             logger.warning("no usable cgroups: bot memory and processes are bounded by rlimits only")
         parent, child = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         try:
-            self._process = subprocess.Popen(
-                [sys.executable, "-I", "-c", _BOOTSTRAP.format(root=_PROJECT_ROOT), str(child.fileno())],
-                pass_fds=[child.fileno()], env={"OPENBLAS_NUM_THREADS": "1"}, cwd="/",
-                stdin=subprocess.DEVNULL,
-            )
+            self._process = self._fork_zygote(
+                [sys.executable, "-I", "-c", _BOOTSTRAP.format(root=_PROJECT_ROOT), str(child.fileno()),
+                 str(os.getpid())], child.fileno())
         finally:
             child.close()
         self._sock = parent
@@ -373,6 +411,10 @@ class ZygoteSandbox:
             self.close()
             raise SandboxUnavailable(f"the sandbox's zygote did not start: {exc}") from None
         self.hello = hello
+        if not hello.get("seccomp"):
+            self.close()
+            raise SandboxUnavailable(f"isolation cannot be set up on this machine: "
+                                     f"{hello.get('seccomp_error') or launch.NO_SECCOMP}")
         self._sock.settimeout(_REPLY_TIMEOUT_S)
         self._reaper = threading.Thread(target=self._reap_forever, name="sandbox-reaper", daemon=True)
         self._reaper.start()
@@ -380,6 +422,29 @@ class ZygoteSandbox:
             self._free = [self._new_cell() for _ in range(self.pool_size)]
         self._self_test()
         return self
+
+    def _fork_zygote(self, argv: list[str], channel: int) -> subprocess.Popen:
+        """Start the zygote from a thread of the sandbox's own, alive until :meth:`close`: the kernel sends
+        the zygote its parent-death signal when the *thread* that forked it ends, and the thread that
+        starts a sandbox may be a short-lived one."""
+        started: queue.SimpleQueue = queue.SimpleQueue()
+        self._zygote_parent_done = threading.Event()
+
+        def parent() -> None:
+            try:
+                started.put(subprocess.Popen(argv, pass_fds=[channel], env={"OPENBLAS_NUM_THREADS": "1"},
+                                             cwd="/", stdin=subprocess.DEVNULL))
+            except BaseException as exc:  # noqa: BLE001 - handed to start(), which raises it
+                started.put(exc)
+                return
+            self._zygote_parent_done.wait()
+
+        self._zygote_parent = threading.Thread(target=parent, name="sandbox-zygote-parent", daemon=True)
+        self._zygote_parent.start()
+        process = started.get()
+        if isinstance(process, BaseException):
+            raise process
+        return process
 
     def _write_runtime(self) -> Path:
         """A folder holding only the SDK, mounted at /sdk for the fresh-interpreter mode; also the sample
@@ -444,8 +509,9 @@ class ZygoteSandbox:
             try:
                 if cell.cgroup is not None:
                     cell.cgroup.apply(limits, extra_processes=_CELL_PROCESSES)
-                _, shell, pidfd = cell.take_shell()
+                _, shell, shell_pidfd = cell.take_shell()
                 try:
+                    pidfd = _namespace_init(shell, shell_pidfd)
                     socket.send_fds(shell, [json.dumps(request).encode()],
                                     [stdin_r, stdout_w, stderr_w, status_w])
                 except OSError as exc:
@@ -564,6 +630,8 @@ class ZygoteSandbox:
                 self._process.kill()
                 self._process.wait()
             self._process = None
+            self._zygote_parent_done.set()
+            self._zygote_parent.join()
         if self._cgroups is not None:
             self._cgroups.close()
             self._cgroups = None
@@ -584,7 +652,7 @@ class ZygoteSandbox:
 
     def describe(self) -> str:
         cgroup = self._cgroups.describe() if self._cgroups else "no cgroups (rlimits only)"
-        seccomp = "seccomp" if self.hello.get("seccomp") else "no seccomp (libseccomp missing)"
+        seccomp = "seccomp allowlist" if self.hello.get("seccomp") else "no seccomp (libseccomp missing)"
         from bots.sandbox import linux
 
         if linux.privileged():

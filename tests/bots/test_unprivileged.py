@@ -4,6 +4,9 @@ The test re-runs a match in a child process that ``unshare --user`` has turned i
 capability in the host's namespaces, so the sandbox takes its unprivileged path (no cgroups, every
 namespace inside a user namespace of its own). Hostile bots there still fail to escape.
 
+A bot that clears its parent-death signal must not outlive its match here either: the host kills the
+first process of its pid namespace (the shell's child), not only the outer shell the cell forked.
+
 The fork bomb is left out on purpose: ``unshare --user`` run by root keeps root as the real user outside,
 and the kernel never applies RLIMIT_NPROC to root, so here (unlike on a real user's machine) nothing would
 bound it.
@@ -19,6 +22,7 @@ import textwrap
 from pathlib import Path
 
 import pytest
+from test_lifetime import immortal, new_token
 
 HERE = Path(__file__).parent
 PROJECT_ROOT = HERE.parents[1]
@@ -32,12 +36,17 @@ SCRIPT = textwrap.dedent("""
     from bots.referee import BotSpec, Limits, play_match
     from bots.sandbox.zygote import ZygoteSandbox
 
+    from test_lifetime import processes_named, wait_for
+
     sandbox = ZygoteSandbox({cache!r}).start()
     results = {{"uid": os.geteuid(), "describe": sandbox.describe()}}
     for name, code in {bots!r}.items():
         result = play_match("race", [BotSpec(name, code.encode()), BotSpec("victim", b"def act(o, l): return l[0]")],
                             seed=3, limits=Limits(move_ms=500, bank_ms=200, memory_mb=128), sandbox=sandbox)
         results[name] = [result.seats[0].outcome, result.seats[0].reason, result.seats[0].log]
+    # Looked for before the sandbox closes: its cells going would hide a bot that outlived its match.
+    wait_for(lambda: not processes_named({token!r}), 2)
+    results["survivors"] = processes_named({token!r})
     sandbox.close()
     print(json.dumps(results))
 """)
@@ -49,7 +58,11 @@ def test_hostile_bots_fail_as_an_ordinary_user(tmp_path):
     bots = {name: (HERE / "hostile" / f"{name}.py").read_text()
             for name in ("privileges", "killer", "memory_hog", "sleeper")}
     bots["network"] = "PORT = 6379\nUDP_PORT = 6379\n" + (HERE / "hostile" / "network.py").read_text()
-    script = SCRIPT.format(root=str(PROJECT_ROOT), here=str(HERE), cache=str(tmp_path / "cache"), bots=bots)
+    token = new_token()
+    bots["immortal"] = immortal(token).decode()
+    bots["channels"] = (HERE / "hostile" / "channels.py").read_text()
+    script = SCRIPT.format(root=str(PROJECT_ROOT), here=str(HERE), cache=str(tmp_path / "cache"), bots=bots,
+                           token=token)
     completed = subprocess.run(
         ["unshare", "--user", "--map-user=1000", "--map-group=1000", sys.executable, "-c", script],
         capture_output=True, text=True, timeout=120, cwd=tmp_path, check=False,
@@ -66,3 +79,9 @@ def test_hostile_bots_fail_as_an_ordinary_user(tmp_path):
     assert results["killer"][0] == "ok" and "killed" not in results["killer"][2]
     assert results["memory_hog"][0] == "memory"
     assert results["sleeper"][0] == "timeout"
+    # A bot that clears its parent-death signal and leaves a grandchild behind is gone with its match.
+    assert results["survivors"] == []
+    assert results["immortal"][0] == "timeout" and "refused parent-death signal" in results["immortal"][2]
+    # The colluder, played against an honest bot here, is refused every lock, watch and futex.
+    assert "SEEN" not in results["channels"][2]
+    assert all(f"refused {channel}" in results["channels"][2] for channel in ("flock", "record-lock", "ofd-lock"))
