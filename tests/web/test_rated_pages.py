@@ -85,3 +85,24 @@ def test_uploads_on_the_site_share_the_apis_hourly_limit(client, user_factory, s
     assert second.status_code == 429 and 3500 < int(second["Retry-After"]) <= 3600
     assert "too many uploads: at most 1 per hour" in second.content.decode()
     cache.clear()
+
+
+def test_the_admin_keeps_a_rated_matchs_seed_secret_and_refuses_a_rated_seed(client, tournament_factory):
+    from tests.factories import StaffFactory
+
+    staff = StaffFactory(is_superuser=True)
+    client.force_login(staff)
+    match = tournament_factory(bots=2, rated=True, finish=False).matches.get()
+    page = client.get(f"/admin/ladder/match/{match.id}/change/")
+    assert page.status_code == 200
+    assert str(match.seed) not in page.content.decode()
+    assert "secret until the match finished" in page.content.decode()
+
+    bot_ids = [seat.bot_id for seat in match.seats.all()]
+    form = {"game": match.game_id, "name": "staff cup", "kind": "round_robin", "status": "running",
+            "players_per_match": 2, "games_per_pairing": 1, "options": "{}", "limits": "{}", "bots": bot_ids,
+            "rated": "on", "seed": "11"}
+    refused = client.post("/admin/ladder/tournament/add/", form)
+    assert refused.status_code == 200
+    assert "a rated tournament has no chosen seed" in refused.content.decode()
+    assert not type(match.tournament).objects.filter(name="staff cup").exists()
