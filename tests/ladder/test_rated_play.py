@@ -1,11 +1,12 @@
 """Rated and unrated play: only the server's choice of games moves leaderboard ratings, rated matches draw
 secret seeds, and the daily quota of unrated matches holds."""
 
+import threading
 from datetime import timedelta
 
 import pytest
 from django.core.management import call_command
-from django.db import IntegrityError, transaction
+from django.db import IntegrityError, connection, transaction
 from django.utils import timezone
 
 from bots.referee import MatchResult, SeatResult
@@ -162,3 +163,35 @@ def test_the_daily_quota_of_unrated_matches_refuses_with_the_wait(bot_factory, s
     assert too_big.value.status == 400 and "at most 5 matches per day" in too_big.value.message
     # Another user's quota is their own, and rated tournaments do not count.
     tournament_create(created_by=bots[1].owner, name="theirs", games_per_pairing=5, **common)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_two_requests_at_once_cannot_both_take_the_last_of_the_quota(bot_factory, settings):
+    if connection.vendor != "postgresql":
+        pytest.skip("row locks need PostgreSQL")
+    settings.UNRATED_MATCHES_PER_DAY = 3
+    bots = [bot_factory() for _ in range(2)]
+    owner = bots[0].owner
+    common = {"created_by": owner, "game_slug": "kingdomino", "bot_ids": [b.id for b in bots],
+              "players_per_match": 2, "games_per_pairing": 2}
+    outcome = {}
+
+    def second_request():
+        try:
+            tournament_create(name="second", **common)
+            outcome["second"] = "created"
+        except QuotaExceeded:
+            outcome["second"] = "refused"
+        finally:
+            connection.close()
+
+    with transaction.atomic():
+        tournament_create(name="first", **common)
+        racer = threading.Thread(target=second_request)
+        racer.start()
+        racer.join(timeout=1.0)
+        # The first request holds the owner's row until it commits: the second waits for it.
+        assert racer.is_alive()
+    racer.join(timeout=30)
+    assert outcome == {"second": "refused"}
+    assert list(Tournament.objects.values_list("name", flat=True)) == ["first"]
