@@ -44,9 +44,21 @@ retries. When the sandbox starts, a probe bot proves the confinement works; if i
 namespaces, say), :func:`get_sandbox` raises :class:`SandboxUnavailable` naming the failed step, unless the
 caller explicitly allows the unsafe mode (:mod:`bots.sandbox.unsafe`), which is then announced loudly.
 
+*Only on its own turn.* A bot that is not on move gets no CPU: the referee pauses each seat right after
+it answers (and after its ``ready``) and resumes it right before its next ``act``, whose clock starts
+once the resume has returned (:meth:`~bots.sandbox.process.BotProcess.pause`). Where the cell has a
+cgroup freezer (v1 ``freezer.state``, v2 ``cgroup.freeze``) pausing freezes the cell's group: every
+process and thread of the bot stops, and none of them can wake another. That costs a few microseconds
+per decision, about what SIGSTOP costs, and is what the sandbox uses as root. As an ordinary user there
+are no cgroups: the bot's first process is sent SIGSTOP and SIGCONT instead (through a pidfd), which
+stops its threads but neither the processes it forked, which keep running (and could send their parent
+SIGCONT), nor anything they do: the limit of that mode. The unsafe mode stops the bot's process group.
+A bot paused while it waits on its stdin stops inside the read, which restarts untouched on resume.
+
 *Time, logs, cleanup.* The referee (:mod:`bots.referee`) owns the clock and the log caps: it measures
 every decision against the per-move limit and the match's time bank, keeps the head and tail of each log,
-and at the end kills each bot through a pidfd (never a pid that could have been recycled). The reaper then
+and at the end kills each bot through a pidfd (never a pid that could have been recycled), thawing it if it
+was frozen (a frozen process acts on SIGKILL only once thawed). The reaper then
 waits until nothing of the bot is left in its cell's cgroups, killing stragglers, before the cell serves
 another bot; a cell that cannot be cleaned is discarded with its cgroups.
 """

@@ -33,7 +33,7 @@ import sys
 import threading
 from pathlib import Path
 
-from bots.sandbox import launch
+from bots.sandbox import launch, linux
 from bots.sandbox.codecache import CodeCache
 from bots.sandbox.errors import SandboxFault, SandboxUnavailable
 from bots.sandbox.policy import Limits, Mount, Policy, default_policy
@@ -279,10 +279,17 @@ class _Cell:
 
 
 class ZygoteBot(BotProcess):
-    """A bot forked by a cell: killed through its pidfd; its cell is handed back once it is empty."""
+    """A bot forked by a cell: killed through its pidfd; its cell is handed back once it is empty.
+
+    Paused by its cell's cgroup freezer where there is one (every process and thread of the bot; the
+    cell's forker, idle meanwhile, with them), else by SIGSTOP of the namespace's first process: as root
+    that is the shell the host holds a pidfd of; as an ordinary user the shell is its waiting parent
+    outside the namespace, and the first process is found among the shell's children when first paused.
+    """
 
     def __init__(self, to_bot: int, from_bot: int, log: int, pidfd: int, cell: _Cell, release,
-                 status: int) -> None:
+                 status: int, *, pause_mechanism: str = "none", shell_pid: int = 0,
+                 shell_is_first: bool = True) -> None:
         super().__init__(to_bot, from_bot, log, status)
         self.pidfd = pidfd
         self.cell = cell
@@ -290,6 +297,71 @@ class ZygoteBot(BotProcess):
         cgroup = cell.cgroup
         self._oom_baseline = cgroup.oom_kills() if cgroup is not None else 0
         self._oom = False
+        self.pause_mechanism = pause_mechanism
+        self._shell_pid = shell_pid
+        self._shell_is_first = shell_is_first
+        self._first_pidfd = -1
+        self._paused = False
+
+    def pause(self) -> None:
+        if self._paused or self.pidfd < 0 or self.pause_mechanism == "none":
+            return
+        self._paused = True
+        if self.pause_mechanism == "freezer":
+            try:
+                self.cell.cgroup.freeze()
+            except OSError as exc:
+                raise SandboxFault(f"the sandbox could not freeze a bot: {exc}") from None
+        else:
+            self._signal_first(signal.SIGSTOP)
+
+    def resume(self) -> None:
+        if not self._paused or self.pidfd < 0:
+            return
+        if self.pause_mechanism == "freezer":
+            try:
+                self.cell.cgroup.thaw()
+            except OSError as exc:
+                raise SandboxFault(f"the sandbox could not thaw a bot: {exc}") from None
+        else:
+            self._signal_first(signal.SIGCONT)
+        self._paused = False
+
+    def _signal_first(self, signum: int) -> None:
+        """Signal the first process of the bot's pid namespace; one that is gone is not an error."""
+        pidfd = self.pidfd if self._shell_is_first else self._first_process()
+        if pidfd < 0:
+            return
+        try:
+            signal.pidfd_send_signal(pidfd, signum)
+        except ProcessLookupError:
+            pass
+
+    def _first_process(self) -> int:
+        """A pidfd of the shell's only child (the namespace's first process), or -1 if there is none."""
+        if self._first_pidfd >= 0:
+            return self._first_pidfd
+        children = f"/proc/{self._shell_pid}/task/{self._shell_pid}/children"
+        try:
+            with open(children) as listing:
+                pids = listing.read().split()
+            if len(pids) != 1:
+                return -1
+            pidfd = os.pidfd_open(int(pids[0]))
+        except (OSError, ValueError):
+            return -1
+        # The shell (pinned by our pidfd) only waits for that child: still listed after the pidfd was
+        # opened, the pid cannot have been recycled in between.
+        try:
+            with open(children) as listing:
+                still = listing.read().split()
+        except OSError:
+            still = []
+        if still != pids:
+            os.close(pidfd)
+            return -1
+        self._first_pidfd = pidfd
+        return pidfd
 
     def kill(self) -> None:
         if self.pidfd < 0:
@@ -298,6 +370,18 @@ class ZygoteBot(BotProcess):
             signal.pidfd_send_signal(self.pidfd, signal.SIGKILL)
         except ProcessLookupError:
             pass
+        cgroup = self.cell.cgroup
+        if cgroup is not None and cgroup.frozen:
+            # Frozen tasks act on the SIGKILL only once thawed; the reaper retries if this fails.
+            try:
+                cgroup.thaw()
+            except OSError:
+                logger.exception("could not thaw a killed bot's cgroup")
+        # A stopped process dies of SIGKILL as it is: no SIGCONT is needed.
+        self._paused = False
+        if self._first_pidfd >= 0:
+            os.close(self._first_pidfd)
+            self._first_pidfd = -1
         self.memory_exceeded()
         pidfd, self.pidfd = self.pidfd, -1
         self._release(self.cell, pidfd)
@@ -319,10 +403,18 @@ class ZygoteSandbox:
     unsafe = False
 
     def __init__(self, cache_dir: str | Path | None = None, *, mode: str = "zygote",
-                 policy: Policy | None = None, pool_size: int = 6) -> None:
+                 policy: Policy | None = None, pool_size: int = 6, pause: str = "auto") -> None:
+        """``pause`` chooses how bots are stopped while not on move (:meth:`BotProcess.pause`):
+        ``"freezer"``, ``"sigstop"``, ``"none"``, or ``"auto"``, the freezer where the cgroups have one
+        and SIGSTOP otherwise."""
         if mode not in ("zygote", "fresh"):
             raise ValueError(f"unknown sandbox mode {mode!r}")
+        if pause not in ("auto", "freezer", "sigstop", "none"):
+            raise ValueError(f"unknown pause mechanism {pause!r}")
         self.mode = mode
+        self._pause_wanted = pause
+        #: How this sandbox's bots are paused between their turns, once started.
+        self.pause_mechanism = "none"
         self.policy = policy or default_policy()
         self._policy_data = dataclasses.asdict(self.policy)
         self.cache = CodeCache(cache_dir)
@@ -356,6 +448,16 @@ class ZygoteSandbox:
         self._cgroups = cgroups.detect(f"{os.getpid()}-{secrets.token_hex(3)}")
         if self._cgroups is None:
             logger.warning("no usable cgroups: bot memory and processes are bounded by rlimits only")
+        can_freeze = self._cgroups is not None and self._cgroups.can_freeze
+        # As root each bot's shell is the first process of its pid namespace (see ZygoteBot).
+        self._shell_is_first = linux.privileged()
+        if self._pause_wanted == "freezer" and not can_freeze:
+            self.close()
+            raise SandboxUnavailable("the cgroup freezer is not available here")
+        if self._pause_wanted == "auto":
+            self.pause_mechanism = "freezer" if can_freeze else "sigstop"
+        else:
+            self.pause_mechanism = self._pause_wanted
         parent, child = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         try:
             self._process = subprocess.Popen(
@@ -444,7 +546,7 @@ class ZygoteSandbox:
             try:
                 if cell.cgroup is not None:
                     cell.cgroup.apply(limits, extra_processes=_CELL_PROCESSES)
-                _, shell, pidfd = cell.take_shell()
+                shell_pid, shell, pidfd = cell.take_shell()
                 try:
                     socket.send_fds(shell, [json.dumps(request).encode()],
                                     [stdin_r, stdout_w, stderr_w, status_w])
@@ -463,7 +565,9 @@ class ZygoteSandbox:
         finally:
             for fd in (stdin_r, stdout_w, stderr_w, status_w):
                 os.close(fd)
-        return ZygoteBot(stdin_w, stdout_r, stderr_r, pidfd, cell, self._release, status_r)
+        return ZygoteBot(stdin_w, stdout_r, stderr_r, pidfd, cell, self._release, status_r,
+                         pause_mechanism=self.pause_mechanism, shell_pid=shell_pid,
+                         shell_is_first=self._shell_is_first)
 
     def _new_cell(self) -> _Cell:
         """A new cell in fresh cgroups (lock held)."""
@@ -502,6 +606,12 @@ class ZygoteSandbox:
         """Take cells back once their bots are dead: no bot process may be left in their cgroups."""
         while (item := self._reaping.get()) is not None:
             cell, pidfd = item
+            if cell.cgroup is not None and cell.cgroup.frozen:
+                # Never wait on a frozen cell: its bot would not die of its SIGKILL.
+                try:
+                    cell.cgroup.thaw()
+                except OSError:
+                    pass  # wait_until_no_bot tries again, and discards the cell if it cannot
             # Sleeping in select until the bot's first process is gone keeps this thread off the GIL
             # while the referee plays; its namespace's other processes die with it.
             select.select([pidfd], [], [], 2.0)
@@ -585,13 +695,11 @@ class ZygoteSandbox:
     def describe(self) -> str:
         cgroup = self._cgroups.describe() if self._cgroups else "no cgroups (rlimits only)"
         seccomp = "seccomp" if self.hello.get("seccomp") else "no seccomp (libseccomp missing)"
-        from bots.sandbox import linux
-
         if linux.privileged():
             identity = "namespaces mnt/pid/net/ipc/uts/cgroup, a host uid per bot"
         else:
             identity = "namespaces user/mnt/pid/net/ipc/uts/cgroup"
-        return f"{self.mode} sandbox: {identity}, {cgroup}, {seccomp}"
+        return f"{self.mode} sandbox: {identity}, {cgroup}, {seccomp}, paused off turn: {self.pause_mechanism}"
 
 
 def _read_line(fd: int, timeout_s: float) -> bytes:
