@@ -372,6 +372,8 @@ def _await_ready(seats: list[_Seat]) -> None:
             continue
         try:
             reply = seat.receive(seat.start_deadline, f"no answer to start within {seat.limits.start_ms} ms")
+            # Not on move until its first act: no CPU of the others' start or turns for it.
+            seat.process.pause()
             seat.check_memory()
             if reply.get("type") != "ready":
                 raise _Forfeit("bad_output", f"expected ready, got {json.dumps(reply)[:80]}")
@@ -397,6 +399,8 @@ def _decide(seat: _Seat, observation: dict, legal: list):
     time_left_ms = int(allowance_s * 1000)
     if time_left_ms < 1:
         raise _Forfeit("timeout", late)
+    # Its clock starts once it can run again.
+    seat.process.resume()
     began = time.monotonic()
     deadline = began + allowance_s
     try:
@@ -408,6 +412,8 @@ def _decide(seat: _Seat, observation: dict, legal: list):
         seat.time_used_s += used_s
         used_ms = int(used_s * 1000)
         seat.bank_left_ms = max(0, seat.bank_left_ms - max(0, used_ms - seat.limits.move_ms))
+    # It has answered: off move, it gets no CPU until its next decision.
+    seat.process.pause()
     seat.check_memory()
     if reply.get("type") != "action" or "action" not in reply:
         raise _Forfeit("bad_output", f"expected an action, got {json.dumps(reply)[:80]}")
