@@ -127,6 +127,21 @@ def test_killing_a_paused_bot_frees_its_cell_at_once(sandbox):
     assert free_cells(sandbox) == cells
 
 
+def test_a_frozen_pin_lives_as_long_as_the_sandbox(tmp_path):
+    """On cgroup v1 an empty group stays frozen, so that freezing a bot patches no kernel text."""
+    box = ZygoteSandbox(tmp_path / "cache").start()
+    cgroups = box._cgroups
+    if cgroups is None or "freezer" not in cgroups.parents:
+        box.close()
+        pytest.skip("no cgroup v1 freezer here")
+    pin = cgroups.parents["freezer"] / "freezer-pin"
+    assert box.pause_mechanism == "freezer"
+    assert (pin / "freezer.state").read_text().strip() == "FROZEN"
+    box.close()
+    assert not pin.exists()
+    assert not pin.parent.exists()
+
+
 def process_state(pid: int) -> str:
     """The one-letter state of ``pid`` (``T`` when stopped)."""
     stat = Path(f"/proc/{pid}/stat").read_text()
