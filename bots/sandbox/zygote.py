@@ -105,6 +105,7 @@ def serve_forever(sock_fd: int) -> None:
     signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # children are reaped by the kernel
     _send(sock, {"type": "hello", "pid": os.getpid(), "seccomp": seccomp_lib is not None,
                  "namespaces": confined})
+    freezers: list[str] = []
     while True:
         try:
             message, fds, _, _ = socket.recv_fds(sock, _MESSAGE_BYTES, 1)
@@ -118,6 +119,7 @@ def serve_forever(sock_fd: int) -> None:
                 os.close(fd)
             _send(sock, {"type": "error", "message": "expected a cell request with its channel"})
             continue
+        freezers += _freezer_files(request["cgroup_procs"])
         pid = os.fork()
         if pid == 0:
             sock.close()
@@ -128,7 +130,31 @@ def serve_forever(sock_fd: int) -> None:
             _send(sock, {"type": "cell_ready", "pid": pid}, [pidfd])
         finally:
             os.close(pidfd)
+    # The host is gone. A bot it left frozen would stay so (with its cell, frozen beside it) until the next
+    # sandbox on the machine removes the dead worker's groups: thawed, the cells see their host gone and
+    # exit, and their bots die of their parent-death signal.
+    _thaw_all(freezers)
     os._exit(0)
+
+
+def _freezer_files(procs_files: list[str]) -> list[str]:
+    """The freezer control files of a cell's groups (v1 ``freezer.state``, v2 ``cgroup.freeze``)."""
+    found = []
+    for procs in procs_files:
+        for name in ("freezer.state", "cgroup.freeze"):
+            path = os.path.join(os.path.dirname(procs), name)
+            if os.path.exists(path):
+                found.append(path)
+    return found
+
+
+def _thaw_all(freezer_files: list[str]) -> None:
+    for path in freezer_files:
+        try:
+            with open(path, "w") as control:
+                control.write("THAWED" if path.endswith("freezer.state") else "0")
+        except OSError:
+            pass  # a cell removed since
 
 
 def _run_cell(channel: socket.socket, setup: dict, policy: Policy, seccomp_for, launch) -> None:

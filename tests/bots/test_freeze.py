@@ -8,9 +8,13 @@ moments between its answer and its pause, and its resume and its next ``act``.
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import select
+import subprocess
+import sys
+import textwrap
 import time
 from pathlib import Path
 
@@ -18,7 +22,7 @@ import pytest
 from sandbox_helpers import FIRST_BOT, bot_source, skip_without_isolation
 
 from bots.referee import BotSpec, Limits, play_match
-from bots.sandbox import SandboxUnavailable
+from bots.sandbox import SandboxUnavailable, cgroups
 from bots.sandbox.zygote import ZygoteSandbox, _read_line
 
 HOSTILE = Path(__file__).parent / "hostile"
@@ -171,3 +175,49 @@ def test_the_unsafe_mode_stops_the_bots_process_group():
     finally:
         bot.close()
     assert bot._popen.returncode is not None
+
+
+HOST_SCRIPT = textwrap.dedent("""
+    import json, os, signal, sys
+    sys.path.insert(0, {root!r})
+    from bots.referee import Limits
+    from bots.sandbox.zygote import ZygoteSandbox, _read_line
+
+    sandbox = ZygoteSandbox({cache!r}).start()
+    bot = sandbox.spawn({code!r}, Limits())
+    os.set_blocking(bot.to_bot, True)
+    os.write(bot.to_bot, {start!r})
+    assert b'"ready"' in _read_line(bot.from_bot, 10)
+    bot.pause()
+    print(json.dumps({{"groups": [str(d) for d in bot.cell.cgroup.dirs], "frozen": bot.cell.cgroup.frozen}}),
+          flush=True)
+    os.kill(os.getpid(), signal.SIGKILL)
+""")
+
+
+def test_a_bot_left_paused_by_a_host_that_died_does_not_linger(tmp_path):
+    code = (HOSTILE / "background_thinker.py").read_bytes()
+    script = HOST_SCRIPT.format(root=str(Path(__file__).resolve().parents[2]), cache=str(tmp_path / "cache"),
+                                code=code, start=_START)
+    # Into files: the sandbox's processes inherit the host's output, and a pipe would stay open with them.
+    with open(tmp_path / "out", "w") as out, open(tmp_path / "err", "w") as err:
+        subprocess.run([sys.executable, "-c", script], stdout=out, stderr=err, timeout=60, check=False)
+    output, errors = (tmp_path / "out").read_text(), (tmp_path / "err").read_text()
+    if "no usable cgroups" in errors or not output.strip():
+        pytest.skip(f"no cgroups here: {errors[-300:]}")
+    report = json.loads(output.strip().splitlines()[-1])
+    assert report["frozen"]
+    groups = [Path(group) for group in report["groups"]]
+    try:
+        deadline = time.monotonic() + 5
+        left = None
+        while time.monotonic() < deadline:
+            left = [pid for group in groups for pid in (group / "cgroup.procs").read_text().split()]
+            if not left:
+                break
+            time.sleep(0.05)
+        assert left == [], "processes of a dead host's frozen bot are still there"
+    finally:
+        for base in {group.parent.parent for group in groups}:
+            cgroups._remove_stale(base)
+    assert not any(group.exists() for group in groups)
