@@ -330,6 +330,10 @@ def play_match(game: str, bots: list[BotSpec], *, seed: int, options: dict | Non
                     action = legal[0]
             state.apply(action)
             actions.append(action)
+            if seat.live and state.current_player() != player:
+                # The move passes on: no CPU for this seat until its next decision. (A seat that decides
+                # again next keeps running through the engine's step: pausing it would cost more.)
+                seat.process.pause()
         for seat in seats:
             if seat.live:
                 try:
@@ -412,8 +416,6 @@ def _decide(seat: _Seat, observation: dict, legal: list):
         seat.time_used_s += used_s
         used_ms = int(used_s * 1000)
         seat.bank_left_ms = max(0, seat.bank_left_ms - max(0, used_ms - seat.limits.move_ms))
-    # It has answered: off move, it gets no CPU until its next decision.
-    seat.process.pause()
     seat.check_memory()
     if reply.get("type") != "action" or "action" not in reply:
         raise _Forfeit("bad_output", f"expected an action, got {json.dumps(reply)[:80]}")

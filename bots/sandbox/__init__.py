@@ -44,12 +44,14 @@ retries. When the sandbox starts, a probe bot proves the confinement works; if i
 namespaces, say), :func:`get_sandbox` raises :class:`SandboxUnavailable` naming the failed step, unless the
 caller explicitly allows the unsafe mode (:mod:`bots.sandbox.unsafe`), which is then announced loudly.
 
-*Only on its own turn.* A bot that is not on move gets no CPU: the referee pauses each seat right after
-it answers (and after its ``ready``) and resumes it right before its next ``act``, whose clock starts
-once the resume has returned (:meth:`~bots.sandbox.process.BotProcess.pause`). Where the cell has a
-cgroup freezer (v1 ``freezer.state``, v2 ``cgroup.freeze``) pausing freezes the cell's group: every
-process and thread of the bot stops, and none of them can wake another. That costs a few microseconds
-per decision, about what SIGSTOP costs, and is what the sandbox uses as root. As an ordinary user there
+*Only on its own turn.* A bot that is not on move gets no CPU: the referee pauses each seat after its
+``ready`` and whenever the move passes from it to another seat, and resumes it right before its next
+``act``, whose clock starts once the resume has returned (:meth:`~bots.sandbox.process.BotProcess.pause`).
+(A seat that decides twice in a row keeps running through the engine's step in between, which is shorter
+than a pause and resume.) Where the cell has a cgroup freezer (v1 ``freezer.state``, v2
+``cgroup.freeze``) pausing freezes the cell's group: every process and thread of the bot stops, and none
+of them can wake another. That is what the sandbox uses as root: a pause and resume costs tens of
+microseconds, a little more than SIGSTOP and SIGCONT (``manage.py bench``, ``pause.*``). As an ordinary user there
 are no cgroups: the bot's first process is sent SIGSTOP and SIGCONT instead (through a pidfd), which
 stops its threads but neither the processes it forked, which keep running (and could send their parent
 SIGCONT), nor anything they do: the limit of that mode. The unsafe mode stops the bot's process group.

@@ -41,7 +41,7 @@ class BotProcess(ABC):
     pause_mechanism = "none"
 
     def pause(self) -> None:
-        """Stop the bot from running until :meth:`resume`: called when it is not on move.
+        """Stop the bot from running until :meth:`resume`: called when the move passes to another seat.
 
         Once this returns the bot's processes get no CPU (each stops within microseconds, at its next
         return to user space) and nothing of the bot is lost: a process blocked reading its stdin stops
