@@ -2,7 +2,7 @@
 
 The hostile ``background_thinker`` spins a thread and a forked child from import on; it plays against an
 opponent that spins 300 ms per move, so a bot that kept running between its turns would advance its
-counters there about as much as during its own 200 ms turns, or more. Paused, it advances them only in the
+counters there about as much as during its own 300 ms turns. Paused, it advances them only in the
 moments between its answer and its pause, and its resume and its next ``act``.
 """
 
@@ -77,7 +77,7 @@ def test_a_bot_gets_no_cpu_between_its_turns(sandbox, race):
     assert all(turn["during"][0] > 0 and turn["during"][1] > 0 for turn in turns), turns
     during = [sum(turn["during"][i] for turn in turns) for i in (0, 1)]
     between = [sum(turn["between"][i] for turn in turns) for i in (0, 1)]
-    # ...and barely between its turns, which last longer: under 30 ms of spinning per turn on average,
+    # ...and barely between its turns, which last as long: under 45 ms of spinning per turn on average,
     # around its pause and resume (the referee has to get a core from the bot's spinners to pause it, and
     # the thread may keep the interpreter's lock for its 5 ms switch interval after the resume).
     assert between[0] < 0.15 * during[0], turns

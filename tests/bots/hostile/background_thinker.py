@@ -10,7 +10,7 @@ import struct
 import threading
 import time
 
-THINK_S = globals().get("THINK_S", 0.2)
+THINK_S = globals().get("THINK_S", 0.3)
 _REPORT_EVERY = 4096
 
 thread_count = [0]
