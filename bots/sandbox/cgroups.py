@@ -3,8 +3,9 @@ one CPU core at most, a freezer that stops every process of the bot between its 
 to find every process it left behind.
 
 cgroup v1 (separate ``memory``, ``pids``, ``cpu`` and ``freezer`` hierarchies) and v2 (the unified
-hierarchy with the controllers delegated to us, and its built-in ``cgroup.freeze``) are both supported. Groups are created under the worker's own group in a
-folder named after the worker, so that the limits of the machine or container above still apply.
+hierarchy with the controllers delegated to us, and its built-in ``cgroup.freeze``) are both supported.
+Groups are created under the worker's own group in a folder named after the worker, so that the limits of
+the machine or container above still apply.
 Where neither is writable (an ordinary user without delegation) :func:`detect` returns None and the
 sandbox relies on rlimits and the pid namespace alone.
 
@@ -384,6 +385,8 @@ def detect(tag: str) -> Cgroups | None:
                     parent.mkdir(exist_ok=True)
                 except OSError as exc:
                     logger.warning("cgroup v1 %s not writable: %s", controller, exc)
+                    if controller == "freezer":
+                        continue  # bots are then paused by signals (see bots.sandbox)
                     return None
                 parents[controller] = parent
         cgroups = Cgroups(parents, 1)

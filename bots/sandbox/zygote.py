@@ -119,7 +119,8 @@ def serve_forever(sock_fd: int) -> None:
                 os.close(fd)
             _send(sock, {"type": "error", "message": "expected a cell request with its channel"})
             continue
-        freezers += _freezer_files(request["cgroup_procs"])
+        # Those of cells removed since are dropped, so that a long-lived zygote's list stays short.
+        freezers = [path for path in freezers if os.path.exists(path)] + _freezer_files(request["cgroup_procs"])
         pid = os.fork()
         if pid == 0:
             sock.close()
