@@ -222,3 +222,48 @@ def test_a_bot_left_paused_by_a_host_that_died_does_not_linger(tmp_path):
         for base in {group.parent.parent for group in groups}:
             cgroups._remove_stale(base)
     assert not any(group.exists() for group in groups)
+
+
+def test_the_cgroup_v2_freezer_stops_a_group_and_kill_thaws_it(tmp_path):
+    """The v2 path (``cgroup.freeze``), on whatever unified hierarchy this machine mounts."""
+    unified = cgroups._mounts().get("")
+    if os.geteuid() != 0 or unified is None:
+        pytest.skip("no writable cgroup v2 hierarchy here")
+    directory = unified / cgroups._own_paths().get("", "/").lstrip("/") / f"botladder-test-{os.getpid()}"
+    try:
+        directory.mkdir()
+    except OSError as exc:
+        pytest.skip(f"cgroup v2 not writable here: {exc}")
+    group = cgroups.BotCgroup([directory], None, 2, directory)
+    # A harmless process of the test's own, blocked reading a pipe that it is then given a line on.
+    reader = subprocess.Popen([sys.executable, "-c", "import sys; print(sys.stdin.readline().strip())"],
+                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    sleeper = None
+    try:
+        (directory / "cgroup.procs").write_text(str(reader.pid))
+        group.freeze()
+        deadline = time.monotonic() + 2
+        while "frozen 1" not in (directory / "cgroup.events").read_text() and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert "frozen 1" in (directory / "cgroup.events").read_text()
+        reader.stdin.write("kept\n")
+        reader.stdin.flush()
+        with pytest.raises(subprocess.TimeoutExpired):
+            reader.wait(timeout=0.2)
+        group.thaw()
+        assert reader.stdout.readline().strip() == "kept"
+        assert reader.wait(timeout=5) == 0
+        # Frozen again with a process in it: removing the group kills and thaws it.
+        sleeper = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+        (directory / "cgroup.procs").write_text(str(sleeper.pid))
+        group.freeze()
+        group.kill_and_remove()
+        assert sleeper.wait(timeout=5) == -9
+        assert not directory.exists()
+    finally:
+        for process in (reader, sleeper):
+            if process is not None and process.poll() is None:
+                process.kill()
+                process.wait()
+        if directory.exists():
+            cgroups.BotCgroup([directory], None, 2).kill_and_remove()
