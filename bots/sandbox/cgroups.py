@@ -124,6 +124,17 @@ class BotCgroup:
         os.write(self._freezer(), b"THAWED" if self.version == 1 else b"0")
         self.frozen = False
 
+    def frozen_on_disk(self) -> bool:
+        """Whether the kernel holds the group frozen (or freezing), read from its files; for checks."""
+        if self.freezer_dir is None:
+            return False
+        try:
+            if self.version == 1:
+                return (self.freezer_dir / "freezer.state").read_text().strip() != "THAWED"
+            return (self.freezer_dir / "cgroup.freeze").read_text().strip() != "0"
+        except OSError:
+            return False
+
     def _freezer(self) -> int:
         if self._freezer_fd < 0:
             if self.freezer_dir is None:

@@ -710,13 +710,16 @@ class ZygoteSandbox:
         return self._sock is not None and self._process is not None and self._process.poll() is None
 
     def leftovers(self) -> list[str]:
-        """Bots still running and processes other than the forkers inside idle cells (none after a match)."""
+        """Bots still running, processes other than the forkers inside idle cells and idle cells left
+        frozen (none after a match)."""
         self.wait_idle()
         with self._lock:
             found = [f"cell {number} still busy" for number in sorted(self._busy)]
             for cell in self._free:
                 if cell.cgroup is not None:
                     found += [f"pid {pid} in cell {cell.number}" for pid in cell.cgroup.bot_pids()]
+                    if cell.cgroup.frozen_on_disk():
+                        found.append(f"cell {cell.number} is frozen")
             return found
 
     def describe(self) -> str:
