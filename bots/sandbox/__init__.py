@@ -50,11 +50,24 @@ retries. When the sandbox starts, a probe bot proves the confinement works; if i
 namespaces, say), :func:`get_sandbox` raises :class:`SandboxUnavailable` naming the failed step, unless the
 caller explicitly allows the unsafe mode (:mod:`bots.sandbox.unsafe`), which is then announced loudly.
 
+*Only on its own turn.* A bot that is not on move gets no CPU: the referee pauses each seat after its
+``ready`` and whenever the move passes from it to another seat, and resumes it right before its next
+``act``, whose clock starts once the resume has returned (:meth:`~bots.sandbox.process.BotProcess.pause`).
+(A seat that decides twice in a row keeps running through the engine's step in between, which is shorter
+than a pause and resume.) Where the cell has a cgroup freezer (v1 ``freezer.state``, v2
+``cgroup.freeze``) pausing freezes the cell's group: every process and thread of the bot stops, and none
+of them can wake another. That is what the sandbox uses as root: a pause and resume costs tens of
+microseconds, a little more than SIGSTOP and SIGCONT (``manage.py bench``, ``pause.*``). As an ordinary user there
+are no cgroups: the bot's first process is sent SIGSTOP and SIGCONT instead (through a pidfd), which
+stops its threads but neither the processes it forked, which keep running (and could send their parent
+SIGCONT), nor anything they do: the limit of that mode. The unsafe mode stops the bot's process group.
+A bot paused while it waits on its stdin stops inside the read, which restarts untouched on resume.
+
 *Time, logs, cleanup.* The referee (:mod:`bots.referee`) owns the clock and the log caps: it measures
 every decision against the per-move limit and the match's time bank, keeps the head and tail of each log,
 and at the end kills each bot through a pidfd (never a pid that could have been recycled) of the first
 process of the bot's pid namespace, which the shell hands the host, so that the kernel kills everything the
-bot started. If the host itself dies, its zygote, the zygote's cells, their shells and the bots follow it
+bot started, thawing it if it was frozen (a frozen process acts on SIGKILL only once thawed). If the host itself dies, its zygote, the zygote's cells, their shells and the bots follow it
 through their parent-death signals. The reaper then
 waits until nothing of the bot is left in its cell's cgroups, killing stragglers, before the cell serves
 another bot; a cell that cannot be cleaned is discarded with its cgroups.

@@ -33,7 +33,7 @@ import sys
 import threading
 from pathlib import Path
 
-from bots.sandbox import launch
+from bots.sandbox import launch, linux
 from bots.sandbox.codecache import CodeCache
 from bots.sandbox.errors import SandboxFault, SandboxUnavailable
 from bots.sandbox.policy import Limits, Mount, Policy, Syscall, default_policy, seccomp_rules
@@ -56,12 +56,12 @@ _CELL_PROCESSES = 1
 # Inside the zygote
 
 
-def _die_with_parent(parent: int) -> None:
-    """Be killed when ``parent`` dies; if it died already (the race with setting the signal), die now."""
-    from bots.sandbox import linux
-
-    linux.prctl(linux.PR_SET_PDEATHSIG, signal.SIGKILL)
+def _die_with_parent(parent: int, signum: int = signal.SIGKILL) -> None:
+    """Be sent ``signum`` when ``parent`` dies; if it died already (the race with setting the signal),
+    act as if it had come at once."""
+    linux.prctl(linux.PR_SET_PDEATHSIG, signum)
     if os.getppid() != parent:
+        signal.raise_signal(signum)
         os._exit(0)
 
 
@@ -74,10 +74,20 @@ def serve_forever(sock_fd: int, host_pid: int) -> None:
     kernel wait for an RCU grace period, tens of milliseconds) and answers with a pidfd of the cell. From
     then on the host and the cell talk directly; the zygote is not on a bot's start path.
     """
-    from bots.sandbox import launch, linux
+    from bots.sandbox import launch
 
     sock = socket.socket(fileno=sock_fd)
-    _die_with_parent(host_pid)
+    freezers: list[str] = []
+
+    def host_gone(signum, frame) -> None:
+        # A bot the host left frozen would stay so, its cell frozen beside it (frozen tasks act on no
+        # SIGKILL), until the next sandbox on the machine removes the dead worker's groups: thawed first,
+        # the cells die of their own parent-death signal when the zygote exits, and their bots with them.
+        _thaw_all(freezers)
+        os._exit(0)
+
+    signal.signal(signal.SIGTERM, host_gone)
+    _die_with_parent(host_pid, signal.SIGTERM)
     policy = default_policy()
     libraries: dict[str, object] = {}
     filters: dict[tuple, bytes | None] = {}
@@ -135,9 +145,12 @@ def serve_forever(sock_fd: int, host_pid: int) -> None:
                 os.close(fd)
             _send(sock, {"type": "error", "message": "expected a cell request with its channel"})
             continue
+        # Those of cells removed since are dropped, so that a long-lived zygote's list stays short.
+        freezers = [path for path in freezers if os.path.exists(path)] + _freezer_files(request["cgroup_procs"])
         pid = os.fork()
         if pid == 0:
             sock.close()
+            signal.signal(signal.SIGTERM, signal.SIG_DFL)
             _die_with_parent(zygote_pid)
             _run_cell(socket.socket(fileno=fds[0]), request, policy, seccomp_for, launch)
         os.close(fds[0])
@@ -146,7 +159,28 @@ def serve_forever(sock_fd: int, host_pid: int) -> None:
             _send(sock, {"type": "cell_ready", "pid": pid}, [pidfd])
         finally:
             os.close(pidfd)
-    os._exit(0)
+    # The host closed its end: it is gone (or going).
+    host_gone(signal.SIGTERM, None)
+
+
+def _freezer_files(procs_files: list[str]) -> list[str]:
+    """The freezer control files of a cell's groups (v1 ``freezer.state``, v2 ``cgroup.freeze``)."""
+    found = []
+    for procs in procs_files:
+        for name in ("freezer.state", "cgroup.freeze"):
+            path = os.path.join(os.path.dirname(procs), name)
+            if os.path.exists(path):
+                found.append(path)
+    return found
+
+
+def _thaw_all(freezer_files: list[str]) -> None:
+    for path in freezer_files:
+        try:
+            with open(path, "w") as control:
+                control.write("THAWED" if path.endswith("freezer.state") else "0")
+        except OSError:
+            pass  # a cell removed since
 
 
 def _run_cell(channel: socket.socket, setup: dict, policy: Policy, seccomp_for, launch) -> None:
@@ -158,7 +192,6 @@ def _run_cell(channel: socket.socket, setup: dict, policy: Policy, seccomp_for, 
     other process has to wake up when a bot starts. The cell makes its first shell at once and each
     further one on the host's ``prepare``; it answers ``error`` instead if it cannot, and ends when the
     host closes the channel."""
-    from bots.sandbox import linux
 
     failure = None
     template_ready = False
@@ -319,10 +352,15 @@ class _Cell:
 
 
 class ZygoteBot(BotProcess):
-    """A bot forked by a cell: killed through its pidfd; its cell is handed back once it is empty."""
+    """A bot forked by a cell: killed through its pidfd; its cell is handed back once it is empty.
+
+    Paused by its cell's cgroup freezer where there is one (every process and thread of the bot; the
+    cell's forker, idle meanwhile, with them), else by SIGSTOP of the namespace's first process, whose
+    pidfd the host holds in every mode (see :func:`_namespace_init`).
+    """
 
     def __init__(self, to_bot: int, from_bot: int, log: int, pidfd: int, cell: _Cell, release,
-                 status: int) -> None:
+                 status: int, *, pause_mechanism: str = "none") -> None:
         super().__init__(to_bot, from_bot, log, status)
         self.pidfd = pidfd
         self.cell = cell
@@ -330,6 +368,39 @@ class ZygoteBot(BotProcess):
         cgroup = cell.cgroup
         self._oom_baseline = cgroup.oom_kills() if cgroup is not None else 0
         self._oom = False
+        self.pause_mechanism = pause_mechanism
+        self._paused = False
+
+    def pause(self) -> None:
+        if self._paused or self.pidfd < 0 or self.pause_mechanism == "none":
+            return
+        self._paused = True
+        if self.pause_mechanism == "freezer":
+            try:
+                self.cell.cgroup.freeze()
+            except OSError as exc:
+                raise SandboxFault(f"the sandbox could not freeze a bot: {exc}") from None
+        else:
+            self._signal_first(signal.SIGSTOP)
+
+    def resume(self) -> None:
+        if not self._paused or self.pidfd < 0:
+            return
+        if self.pause_mechanism == "freezer":
+            try:
+                self.cell.cgroup.thaw()
+            except OSError as exc:
+                raise SandboxFault(f"the sandbox could not thaw a bot: {exc}") from None
+        else:
+            self._signal_first(signal.SIGCONT)
+        self._paused = False
+
+    def _signal_first(self, signum: int) -> None:
+        """Signal the first process of the bot's pid namespace; one that is gone is not an error."""
+        try:
+            signal.pidfd_send_signal(self.pidfd, signum)
+        except ProcessLookupError:
+            pass
 
     def kill(self) -> None:
         if self.pidfd < 0:
@@ -338,6 +409,15 @@ class ZygoteBot(BotProcess):
             signal.pidfd_send_signal(self.pidfd, signal.SIGKILL)
         except ProcessLookupError:
             pass
+        cgroup = self.cell.cgroup
+        if cgroup is not None and cgroup.frozen:
+            # Frozen tasks act on the SIGKILL only once thawed; the reaper retries if this fails.
+            try:
+                cgroup.thaw()
+            except OSError:
+                logger.exception("could not thaw a killed bot's cgroup")
+        # A stopped process dies of SIGKILL as it is: no SIGCONT is needed.
+        self._paused = False
         self.memory_exceeded()
         pidfd, self.pidfd = self.pidfd, -1
         self._release(self.cell, pidfd)
@@ -359,10 +439,18 @@ class ZygoteSandbox:
     unsafe = False
 
     def __init__(self, cache_dir: str | Path | None = None, *, mode: str = "zygote",
-                 policy: Policy | None = None, pool_size: int = 6) -> None:
+                 policy: Policy | None = None, pool_size: int = 6, pause: str = "auto") -> None:
+        """``pause`` chooses how bots are stopped while not on move (:meth:`BotProcess.pause`):
+        ``"freezer"``, ``"sigstop"``, ``"none"``, or ``"auto"``, the freezer where the cgroups have one
+        and SIGSTOP otherwise."""
         if mode not in ("zygote", "fresh"):
             raise ValueError(f"unknown sandbox mode {mode!r}")
+        if pause not in ("auto", "freezer", "sigstop", "none"):
+            raise ValueError(f"unknown pause mechanism {pause!r}")
         self.mode = mode
+        self._pause_wanted = pause
+        #: How this sandbox's bots are paused between their turns, once started.
+        self.pause_mechanism = "none"
         self.policy = policy or default_policy()
         self._policy_data = dataclasses.asdict(self.policy)
         self.cache = CodeCache(cache_dir)
@@ -396,6 +484,14 @@ class ZygoteSandbox:
         self._cgroups = cgroups.detect(f"{os.getpid()}-{secrets.token_hex(3)}")
         if self._cgroups is None:
             logger.warning("no usable cgroups: bot memory and processes are bounded by rlimits only")
+        can_freeze = self._cgroups is not None and self._cgroups.can_freeze
+        if self._pause_wanted == "freezer" and not can_freeze:
+            self.close()
+            raise SandboxUnavailable("the cgroup freezer is not available here")
+        if self._pause_wanted == "auto":
+            self.pause_mechanism = "freezer" if can_freeze else "sigstop"
+        else:
+            self.pause_mechanism = self._pause_wanted
         parent, child = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         try:
             self._process = self._fork_zygote(
@@ -529,7 +625,8 @@ class ZygoteSandbox:
         finally:
             for fd in (stdin_r, stdout_w, stderr_w, status_w):
                 os.close(fd)
-        return ZygoteBot(stdin_w, stdout_r, stderr_r, pidfd, cell, self._release, status_r)
+        return ZygoteBot(stdin_w, stdout_r, stderr_r, pidfd, cell, self._release, status_r,
+                         pause_mechanism=self.pause_mechanism)
 
     def _new_cell(self) -> _Cell:
         """A new cell in fresh cgroups (lock held)."""
@@ -568,6 +665,12 @@ class ZygoteSandbox:
         """Take cells back once their bots are dead: no bot process may be left in their cgroups."""
         while (item := self._reaping.get()) is not None:
             cell, pidfd = item
+            if cell.cgroup is not None and cell.cgroup.frozen:
+                # Never wait on a frozen cell: its bot would not die of its SIGKILL.
+                try:
+                    cell.cgroup.thaw()
+                except OSError:
+                    pass  # wait_until_no_bot tries again, and discards the cell if it cannot
             # Sleeping in select until the bot's first process is gone keeps this thread off the GIL
             # while the referee plays; its namespace's other processes die with it.
             select.select([pidfd], [], [], 2.0)
@@ -641,25 +744,26 @@ class ZygoteSandbox:
         return self._sock is not None and self._process is not None and self._process.poll() is None
 
     def leftovers(self) -> list[str]:
-        """Bots still running and processes other than the forkers inside idle cells (none after a match)."""
+        """Bots still running, processes other than the forkers inside idle cells and idle cells left
+        frozen (none after a match)."""
         self.wait_idle()
         with self._lock:
             found = [f"cell {number} still busy" for number in sorted(self._busy)]
             for cell in self._free:
                 if cell.cgroup is not None:
                     found += [f"pid {pid} in cell {cell.number}" for pid in cell.cgroup.bot_pids()]
+                    if cell.cgroup.frozen_on_disk():
+                        found.append(f"cell {cell.number} is frozen")
             return found
 
     def describe(self) -> str:
         cgroup = self._cgroups.describe() if self._cgroups else "no cgroups (rlimits only)"
         seccomp = "seccomp allowlist" if self.hello.get("seccomp") else "no seccomp (libseccomp missing)"
-        from bots.sandbox import linux
-
         if linux.privileged():
             identity = "namespaces mnt/pid/net/ipc/uts/cgroup, a host uid per bot"
         else:
             identity = "namespaces user/mnt/pid/net/ipc/uts/cgroup"
-        return f"{self.mode} sandbox: {identity}, {cgroup}, {seccomp}"
+        return f"{self.mode} sandbox: {identity}, {cgroup}, {seccomp}, paused off turn: {self.pause_mechanism}"
 
 
 def _read_line(fd: int, timeout_s: float) -> bytes:

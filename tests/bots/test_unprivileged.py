@@ -15,6 +15,7 @@ bound it.
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import subprocess
 import sys
@@ -85,3 +86,52 @@ def test_hostile_bots_fail_as_an_ordinary_user(tmp_path):
     # The colluder, played against an honest bot here, is refused every lock, watch and futex.
     assert "SEEN" not in results["channels"][2]
     assert all(f"refused {channel}" in results["channels"][2] for channel in ("flock", "record-lock", "ofd-lock"))
+
+
+THINKER_SCRIPT = textwrap.dedent("""
+    import json, os, sys
+    sys.path[:0] = [{root!r}, {here!r}]
+    import engines
+    from conftest import RaceGame
+    engines.register(RaceGame())
+    from bots.referee import BotSpec, Limits, play_match
+    from bots.sandbox.zygote import ZygoteSandbox
+
+    spinner = b"import time\\ndef act(o, l):\\n    end = time.monotonic() + 0.3\\n    while time.monotonic() < end:\\n        pass\\n    return l[0]\\n"
+    sandbox = ZygoteSandbox({cache!r}).start()
+    result = play_match("race", [BotSpec("thinker", {code!r}.encode()), BotSpec("spinner", spinner)], seed=1,
+                        limits=Limits(move_ms=2000, bank_ms=0, memory_mb=128), sandbox=sandbox)
+    leftovers = sandbox.leftovers()
+    sandbox.close()
+    print(json.dumps({{"describe": sandbox.describe(), "outcomes": [s.outcome for s in result.seats],
+                      "log": result.seats[0].log, "leftovers": leftovers}}))
+""")
+
+
+def test_an_ordinary_users_bot_is_stopped_between_its_turns(tmp_path):
+    """As an ordinary user there is no freezer: the namespace's first process is sent SIGSTOP, which
+    stops the bot's threads but not the processes it forked (the sandbox's docstring says so)."""
+    if shutil.which("unshare") is None:
+        pytest.skip("util-linux unshare is not installed")
+    code = (HERE / "hostile" / "background_thinker.py").read_text()
+    script = THINKER_SCRIPT.format(root=str(PROJECT_ROOT), here=str(HERE), cache=str(tmp_path / "cache"),
+                                   code=code)
+    completed = subprocess.run(
+        ["unshare", "--user", "--map-user=1000", "--map-group=1000", sys.executable, "-c", script],
+        capture_output=True, text=True, timeout=120, cwd=tmp_path, check=False,
+    )
+    if "user namespaces must be enabled" in completed.stderr or "unshare failed" in completed.stderr:
+        pytest.skip(f"user namespaces are not available here: {completed.stderr[-300:]}")
+    assert completed.returncode == 0, completed.stderr[-2000:]
+    results = json.loads(completed.stdout.strip().splitlines()[-1])
+    assert "paused off turn: sigstop" in results["describe"]
+    assert results["outcomes"] == ["ok", "ok"]
+    assert results["leftovers"] == []
+    turns = {}
+    for turn, phase, thread in re.findall(r"turn (\d+) (between|during) thread=(\d+)", results["log"]):
+        turns.setdefault(int(turn), {})[phase] = int(thread)
+    assert len(turns) == 6, results["log"]
+    assert all(turn["during"] > 0 for turn in turns.values())
+    between = sum(turn["between"] for turn in turns.values())
+    during = sum(turn["during"] for turn in turns.values())
+    assert between < 0.15 * during, turns
