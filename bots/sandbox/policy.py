@@ -151,8 +151,10 @@ _PACKAGE_FOLDERS = ("site-packages", "dist-packages")
 
 
 def _hidden_package_folders(stdlib: Path) -> list[str]:
-    """The folders of third-party packages inside the standard library's folder (its ``site-packages``)."""
-    return [str(stdlib / name) for name in _PACKAGE_FOLDERS if (stdlib / name).is_dir()]
+    """The folders of third-party packages inside the standard library's folder (its ``site-packages``).
+    One that is a symlink needs no hiding: what it points to is not mounted."""
+    return [str(stdlib / name) for name in _PACKAGE_FOLDERS
+            if (stdlib / name).is_dir() and not (stdlib / name).is_symlink()]
 
 
 def _interpreter() -> str:
