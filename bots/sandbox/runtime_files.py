@@ -4,13 +4,13 @@ A bot's root holds no ``/etc/ld.so.cache`` and an empty environment, so its dyna
 shared library only where it would look without them: the RPATH or RUNPATH of the object that needs it
 (``$ORIGIN`` expanded), then the loader's built-in system folders (``/lib/x86_64-linux-gnu``,
 ``/usr/lib/x86_64-linux-gnu``, ``/lib``, ``/usr/lib`` on Debian). :func:`library_closure` follows the
-``DT_NEEDED`` entries of the given ELF objects by those same rules, reading the ELF headers itself (it
-executes nothing), so that the libraries it returns are exactly those the bot's loader will look for
-and find, at the paths where it will look. Libraries loaded later with ``dlopen`` (importing ``_ssl``,
+``DT_NEEDED`` entries of the given ELF objects by those same rules, reading the ELF headers itself (no
+library is loaded or run; only the loader is asked for its folders), so that the libraries it returns
+are exactly those the bot's loader will look for and find, at the paths where it will look. Libraries loaded later with ``dlopen`` (importing ``_ssl``,
 ``_sqlite3``, numpy's OpenBLAS) are found the same way, so they need nothing more.
 
 The paths returned are the paths as looked up (``/lib/x86_64-linux-gnu/libz.so.1``): the symlinks on
-the way (``/lib`` to ``usr/lib``, ``libz.so.1`` to ``libz.so.1.3.1``) are the mount plan's to reproduce.
+the way (``/lib`` to ``usr/lib``, ``libz.so.1`` to ``libz.so.1.2.13``) are the mount plan's to reproduce.
 """
 
 from __future__ import annotations
