@@ -23,10 +23,12 @@ the same confinement, is the baseline ``bench`` measures against.
 *What confines a bot.* Its shell sits in new mount, pid, ipc, uts and cgroup namespaces and in its cell's
 own network namespace (a cell hosts one bot at a time and none outlives the next; as an ordinary user
 each bot gets a network namespace of its own). Its root
-is a tmpfs holding only the Python runtime and the allowed packages (read-only, packages under a neutral
-``/opt/packages``), its own code at ``/bot`` (read-only), a small private ``/tmp`` and four harmless device
-nodes; it pivots into it and detaches the host's tree, so there is nothing else to read (no project, no
-settings, no ``/proc``, no other bot). The bot is pid 1 of its namespace: it sees no other process and can
+is a tmpfs holding only the interpreter, its standard library (with an empty folder over its
+``site-packages``), the allowed packages (under a neutral ``/opt/packages``) and, file by file, the shared
+libraries these load (:mod:`bots.sandbox.runtime_files`), all read-only, its own code at ``/bot``
+(read-only), a small private ``/tmp`` and four harmless device nodes; it pivots into it and detaches the
+host's tree, so there is nothing else to read (no project, no other package, no settings, no ``/proc``,
+no other bot). The bot is pid 1 of its namespace: it sees no other process and can
 signal none, and when it dies the kernel kills everything it started. The network namespace is empty, not
 even loopback is up. As root, the mounts are made in a mount namespace owned by the host, and the bot then
 takes a host uid of its own (unique per bot, no groups), which leaves it no capability anywhere. Its cell's

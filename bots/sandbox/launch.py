@@ -37,11 +37,13 @@ import os
 import resource
 import signal
 import socket
+import stat
 import sys
 import traceback
 
 from bots.sandbox import linux
-from bots.sandbox.policy import Policy
+from bots.sandbox.policy import Mount, Policy
+from bots.sandbox.runtime_files import symlink_chain
 
 EXIT_SANDBOX_ERROR = 70
 NO_SECCOMP = ("libseccomp cannot be loaded, and bots never run without their seccomp filter (install it: "
@@ -377,38 +379,83 @@ def _map_ids(proc_self: int, inner: int, uid: int, gid: int) -> None:
 
 
 def runtime_mounts(mode: str, runtime_dir: str, policy: Policy) -> list[tuple[str, str, str]]:
-    """(kind, source, target) for every mount shared by all bots: kind is "symlink" (source is the link's
-    text), "dir" or "file" (a bind mount of source). Missing required paths fail closed."""
-    planned = [(mount.path, mount.inside, mount.required) for mount in policy.mounts]
+    """(kind, source, target) for every mount shared by all bots, in the order to make them: kind is
+    "symlink" (source is the link's text), "dir" or "file" (a bind mount of source), or "empty" (an
+    empty read-only folder over target, inside an earlier "dir"). Missing required paths fail closed.
+
+    Every target lies in a real folder of the host, so that building the root never goes through a
+    symlink made in it (whose text names a host path while the root is built): :func:`default_policy`
+    lists its paths that way, and a path of any other policy that does not is resolved here, with the
+    symlinks leading to it reproduced. As an ordinary user this runs for every bot, so the policy's own
+    paths cost one ``stat`` each.
+    """
+    planned = list(policy.mounts)
     if mode == "fresh":
-        planned.append((runtime_dir, "/sdk", True))
-    planned.extend((device, device, True) for device in policy.devices)
-    mounts = []
-    for path, target, required in planned:
-        if os.path.islink(path):
-            mounts.append(("symlink", os.readlink(path), target))
-        elif os.path.exists(path):
-            mounts.append(("dir" if os.path.isdir(path) else "file", path, target))
-        elif required:
-            raise FileNotFoundError(f"required runtime path {path} is missing")
+        planned.append(Mount(runtime_dir, target="/sdk"))
+    planned.extend(Mount(device) for device in policy.devices)
+    mounts: list[tuple[str, str, str]] = []
+    targets: set[str] = set()
+    known: dict[str, str | None] = {}
+    real_folders: dict[str, bool] = {}
+
+    def add(kind: str, source: str, target: str) -> None:
+        if target not in targets:
+            targets.add(target)
+            mounts.append((kind, source, target))
+
+    for mount in planned:
+        if mount.link is not None:
+            add("symlink", mount.link, mount.path)
+            continue
+        source, links = mount.path, []
+        if mount.target is not None:
+            source = os.path.realpath(source)
+        else:
+            folder = os.path.dirname(source)
+            if folder not in real_folders:
+                real_folders[folder] = os.path.realpath(folder) == folder
+            if not real_folders[folder]:
+                links, source = symlink_chain(source, known)
+        try:
+            is_dir = stat.S_ISDIR(os.stat(source).st_mode)
+        except FileNotFoundError:
+            if mount.required:
+                raise FileNotFoundError(f"required runtime path {mount.path} is missing") from None
+            continue
+        for where, text in links:
+            add("symlink", text, where)
+        add("empty" if mount.empty else "dir" if is_dir else "file", source, mount.target or source)
     return mounts
 
 
 def build_template(new_root: str, mounts: list[tuple[str, str, str]], policy: Policy) -> None:
     """Mount, in the current (private) mount namespace, a read-only root at ``new_root`` holding the
     runtime mounts and empty mount points for the bot's code and its /tmp. Bots entering it add only
-    those two mounts of their own (:func:`_enter_root`), so a cell builds it once for all its bots."""
+    those two mounts of their own (:func:`_enter_root`), so a cell builds it once for all its bots.
+
+    Every target is a real path (see :func:`runtime_mounts`), so nothing here goes through a symlink
+    made in the root, whose text means a host path while the root is being built."""
     linux.mount("tmpfs", new_root, "tmpfs", linux.MS_NOSUID | linux.MS_NODEV, "size=1m,mode=755")
+    folders = {new_root}
     for kind, source, path in mounts:
         target = new_root + path
-        os.makedirs(os.path.dirname(target), exist_ok=True)
+        if kind == "empty":
+            linux.mount("tmpfs", target, "tmpfs",
+                        linux.MS_RDONLY | linux.MS_NOSUID | linux.MS_NODEV | linux.MS_NOEXEC,
+                        "size=4k,nr_inodes=1,mode=755")
+            continue
+        folder = os.path.dirname(target)
+        if folder not in folders:
+            os.makedirs(folder, exist_ok=True)
+            folders.add(folder)
         if kind == "symlink":
             os.symlink(source, target)
             continue
         if kind == "dir":
             os.makedirs(target, exist_ok=True)
+            folders.add(target)
         else:
-            open(target, "w").close()
+            os.close(os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o644))
         extra = linux.MS_NOSUID | (linux.MS_NOEXEC if path in policy.devices else linux.MS_NODEV)
         _bind_read_only(source, target, extra)
     os.makedirs(new_root + policy.bot_dir, exist_ok=True)

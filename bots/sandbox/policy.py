@@ -10,11 +10,14 @@ bots run under. :func:`default_policy` builds it; nothing else in the package in
 from __future__ import annotations
 
 import importlib.util
+import os
 import sys
 import sysconfig
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
+
+from bots.sandbox import runtime_files
 
 #: Third-party packages a bot may import. Everything else of the project's virtualenv stays invisible.
 #: (The SDK itself parses the referee's messages with orjson.)
@@ -60,12 +63,20 @@ class Limits:
 
 @dataclass(frozen=True)
 class Mount:
-    """A host path shown read-only inside every bot's root, at ``target`` or else at the same path."""
+    """A host path shown read-only inside every bot's root, at ``target`` or else at the same path.
+
+    Two other kinds complete the picture: a ``link`` is a symlink with that text at ``path`` (the host's
+    own, reproduced so that ``/lib/x86_64-linux-gnu/libz.so.1`` resolves inside as it does outside), and
+    an ``empty`` mount shows an empty read-only folder at ``path``, hiding what an earlier mount of a
+    folder above it shows there (the standard library's ``site-packages``).
+    """
 
     path: str
-    #: Missing optional paths (``/lib64`` on some systems) are skipped; missing required ones fail closed.
+    #: Missing optional paths are skipped; missing required ones fail closed.
     required: bool = True
     target: str | None = None
+    link: str | None = None
+    empty: bool = False
 
     @property
     def inside(self) -> str:
@@ -274,11 +285,12 @@ def seccomp_rules(policy: Policy) -> tuple[Syscall, ...]:
 
 
 def _package_dirs(name: str) -> list[str]:
+    """The folder of the installed package ``name`` and, for a wheel, the folder of shared libraries
+    bundled next to it (``numpy.libs`` for OpenBLAS); real paths."""
     spec = importlib.util.find_spec(name)
     if spec is None or not spec.submodule_search_locations:
         return []
     dirs = [str(Path(location).resolve()) for location in spec.submodule_search_locations]
-    # Wheels keep their bundled shared libraries next to the package (numpy.libs for OpenBLAS).
     for location in list(dirs):
         libs = Path(location).parent / f"{name}.libs"
         if libs.is_dir():
@@ -286,41 +298,98 @@ def _package_dirs(name: str) -> list[str]:
     return dirs
 
 
+#: Folders of third-party packages that an interpreter's standard library folder may hold.
+_PACKAGE_FOLDERS = ("site-packages", "dist-packages")
+
+
+def _hidden_package_folders(stdlib: Path) -> list[str]:
+    """The folders of third-party packages inside the standard library's folder (its ``site-packages``).
+    One that is a symlink needs no hiding: what it points to is not mounted."""
+    return [str(stdlib / name) for name in _PACKAGE_FOLDERS
+            if (stdlib / name).is_dir() and not (stdlib / name).is_symlink()]
+
+
+def _interpreter() -> str:
+    """The base interpreter's executable (never a virtualenv's link to it)."""
+    executable = Path(sys.base_prefix) / "bin" / f"python{sys.version_info.major}.{sys.version_info.minor}"
+    return str(executable if executable.exists() else Path(sys.executable).resolve())
+
+
+def _within(path: str, folders: list[str]) -> bool:
+    return any(path == folder or path.startswith(folder + "/") for folder in folders)
+
+
+def _library_mounts(executable: str, dynload: str, package_dirs: list[str], whole: list[str]) -> list[Mount]:
+    """One mount per shared library the interpreter, the standard extension modules and the allowed
+    packages' extension modules load (see :mod:`bots.sandbox.runtime_files`), except those already inside
+    a folder mounted whole (``whole``: real paths)."""
+    objects = [executable, *runtime_files.shared_objects(dynload)]
+    for folder in package_dirs:
+        objects += runtime_files.shared_objects(folder)
+    interpreter = runtime_files.read_elf(os.path.realpath(executable))
+    closure = runtime_files.library_closure(objects, interpreter.interpreter if interpreter else None)
+    return [Mount(library) for library in closure.libraries if not _within(os.path.realpath(library), whole)]
+
+
+def _resolved(mounts: list[Mount]) -> list[Mount]:
+    """The same mounts with every path shown in place replaced by the symlinks leading to it on the host
+    (as ``link`` mounts) and its real path: each then lies in a real folder, so the root is built without
+    ever going through a symlink, and nothing is resolved again for each bot."""
+    known: dict[str, str | None] = {}
+    resolved = []
+    for mount in mounts:
+        if mount.target is not None or mount.link is not None or not os.path.lexists(mount.path):
+            resolved.append(mount)
+            continue
+        links, real = runtime_files.symlink_chain(mount.path, known)
+        resolved += [Mount(where, required=mount.required, link=text) for where, text in links]
+        resolved.append(Mount(real, required=mount.required, empty=mount.empty))
+    return resolved
+
+
 @lru_cache(maxsize=1)
 def default_policy() -> Policy:
-    """The policy for the running interpreter: its standard library, libc and the allowed packages."""
-    base = Path(sys.base_prefix).resolve()
+    """The policy for the running interpreter: the interpreter, its standard library (less the packages
+    installed in it), the allowed packages, and the shared libraries all of these load; nothing else."""
     stdlib = Path(sysconfig.get_paths()["stdlib"]).resolve()
-    mounts = [Mount(str(base / "bin")), Mount(str(base / "lib"))]
-    # Shared libraries the interpreter and numpy link against. On merged-/usr systems /lib and /lib64
-    # are symlinks into /usr, reproduced as symlinks inside the bot's root.
-    for path in ("/usr/lib", "/usr/lib64", "/lib", "/lib64", "/usr/local/lib"):
-        mounts.append(Mount(path, required=path == "/usr/lib"))
+    dynload = str(Path(sysconfig.get_config_var("DESTSHARED") or stdlib / "lib-dynload").resolve())
+    executable = _interpreter()
+    mounts = [Mount(executable), Mount(str(stdlib))]
+    mounts += [Mount(folder, required=False, empty=True) for folder in _hidden_package_folders(stdlib)]
+    whole = [str(stdlib)]
+    if not _within(dynload, whole):
+        mounts.append(Mount(dynload))
+        whole.append(dynload)
     # Allowed packages appear under one neutral folder, so that the bot learns nothing of where the
     # project's virtualenv lives.
-    relocations = []
+    package_mounts, package_dirs, relocations = [], [], []
     for package in ALLOWED_PACKAGES:
         for location in _package_dirs(package):
-            mounts.append(Mount(location, target=f"{PACKAGES_DIR}/{Path(location).name}"))
+            package_dirs.append(location)
+            package_mounts.append(Mount(location, target=f"{PACKAGES_DIR}/{Path(location).name}"))
             relocation = (str(Path(location).parent), PACKAGES_DIR)
             if relocation not in relocations:
                 relocations.append(relocation)
-    python_path = [str(stdlib), str(stdlib / "lib-dynload"), PACKAGES_DIR]
-    executable = base / "bin" / f"python{sys.version_info.major}.{sys.version_info.minor}"
+    # A package's bundled libraries are found inside through its own RPATH ($ORIGIN/../numpy.libs),
+    # which the relocation keeps.
+    mounts += _library_mounts(executable, dynload, package_dirs, whole + package_dirs)
+    mounts += package_mounts
+    python_path = [str(stdlib), dynload, PACKAGES_DIR]
     return Policy(
-        mounts=tuple(_dedupe(mounts)),
+        mounts=tuple(_dedupe(_resolved(mounts))),
         python_path=tuple(python_path),
         relocations=tuple(relocations),
-        python_executable=str(executable if executable.exists() else Path(sys.executable).resolve()),
+        python_executable=executable,
     )
 
 
 def _dedupe(mounts: list[Mount]) -> list[Mount]:
+    """The first mount of each place inside."""
     seen: set[str] = set()
     unique = []
     for mount in mounts:
-        if mount.path not in seen:
-            seen.add(mount.path)
+        if mount.inside not in seen:
+            seen.add(mount.inside)
             unique.append(mount)
     return unique
 
