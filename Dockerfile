@@ -4,6 +4,8 @@ FROM python:3.11-slim
 
 ENV PYTHONDONTWRITEBYTECODE=1 PYTHONUNBUFFERED=1 VAR_DIR=/var/lib/ladder
 WORKDIR /app
+# libseccomp compiles the bots' syscall filter; without it the sandbox refuses to run bots.
+RUN apt-get update && apt-get install -y --no-install-recommends libseccomp2 && rm -rf /var/lib/apt/lists/*
 COPY pyproject.toml README.md ./
 COPY engines engines
 COPY bots bots

@@ -365,6 +365,10 @@ def play_match(game: str, bots: list[BotSpec], *, seed: int, options: dict | Non
                     action = legal[0]
             state.apply(action)
             actions.append(action)
+            if seat.live and state.current_player() != player:
+                # The move passes on: no CPU for this seat until its next decision. (A seat that decides
+                # again next keeps running through the engine's step: pausing it would cost more.)
+                seat.process.pause()
         for seat in seats:
             if seat.live:
                 try:
@@ -409,6 +413,8 @@ def _await_ready(seats: list[_Seat], game: str, options: dict) -> None:
         try:
             _send_start(seat, game, len(seats), options)
             reply = seat.receive(seat.start_deadline, f"no answer to start within {seat.limits.start_ms} ms")
+            # Not on move until its first act: no CPU of the others' start or turns for it.
+            seat.process.pause()
             seat.check_memory()
             if reply["type"] != "ready":
                 raise _Forfeit("bad_output", f"expected ready, got {_quote_reply(reply)}")
@@ -444,6 +450,8 @@ def _decide(seat: _Seat, observation: dict, legal: list):
     time_left_ms = int(allowance_s * 1000)
     if time_left_ms < 1:
         raise _Forfeit("timeout", late)
+    # Its clock starts once it can run again.
+    seat.process.resume()
     began = time.monotonic()
     deadline = began + allowance_s
     try:

@@ -11,6 +11,7 @@ refused with its error and the tail of its log.
 from __future__ import annotations
 
 import io
+import secrets
 import zipfile
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
@@ -27,7 +28,6 @@ from bots.sandbox.policy import Limits
 from bots.untrusted import storable_text
 
 EXAMPLES_DIR = Path(__file__).resolve().parent / "examples"
-SMOKE_SEED = 20240229
 # Characters of the log shown with a failed smoke match.
 LOG_TAIL_CHARS = 4000
 # Characters of a refusal's message.
@@ -151,7 +151,7 @@ def smoke_match(data: bytes, *, game: str, limits: Limits | None = None, allow_u
         raise ValidationError(f"no random bot for {game!r} to play the smoke match against "
                               f"(expected {opponent.relative_to(EXAMPLES_DIR.parent.parent)})")
     result = play_match(game, [BotSpec("upload", data), BotSpec("random", opponent.read_bytes())],
-                        seed=SMOKE_SEED, limits=limits, allow_unsafe=allow_unsafe)
+                        seed=secrets.randbits(62), limits=limits, allow_unsafe=allow_unsafe)
     seat = result.seats[0]
     if seat.outcome != "ok":
         raise ValidationError(f"the smoke match against the random bot failed: {seat.outcome}: {seat.reason}",

@@ -1,8 +1,10 @@
 """Admin pages for every model: the operator's view of bots, tournaments, matches and ratings."""
 
+from django import forms
 from django.contrib import admin
 
 from ladder import models
+from ladder.services.rated_play import RATED_SEED_REFUSED, match_public_seed
 
 
 @admin.register(models.Game)
@@ -35,11 +37,34 @@ class BotVersionAdmin(admin.ModelAdmin):
     readonly_fields = ("sha256", "size")
 
 
+class TournamentAdminForm(forms.ModelForm):
+    class Meta:
+        model = models.Tournament
+        fields = "__all__"
+
+    def clean(self):
+        cleaned = super().clean()
+        rated = cleaned.get("rated", self.instance.rated)
+        seed = cleaned.get("seed", self.instance.seed)
+        if rated and seed is not None:
+            self.add_error("seed", RATED_SEED_REFUSED)
+        if not rated and seed is None:
+            self.add_error("seed", "an unrated tournament needs a seed: its matches' seeds derive from it")
+        return cleaned
+
+
 @admin.register(models.Tournament)
 class TournamentAdmin(admin.ModelAdmin):
-    list_display = ("name", "game", "kind", "status", "players_per_match", "games_per_pairing", "created_at")
-    list_filter = ("game", "kind", "status")
+    form = TournamentAdminForm
+    list_display = ("name", "game", "kind", "rated", "status", "players_per_match", "games_per_pairing",
+                    "created_at")
+    list_filter = ("game", "kind", "rated", "status")
     filter_horizontal = ("bots",)
+
+    def get_readonly_fields(self, request, obj=None):
+        # Whether a tournament is rated, and its seed, are chosen once: marking a round robin rated after
+        # its creator chose the seeds and the bots would let them arrange leaderboard games.
+        return ("kind", "rated", "seed") if obj is not None else ()
 
 
 class SeatInline(admin.TabularInline):
@@ -58,6 +83,14 @@ class MatchAdmin(admin.ModelAdmin):
     search_fields = ("id", "tournament__name")
     inlines = (SeatInline,)
     raw_id_fields = ("tournament",)
+    # A rated match's seed stays secret until it finished, here too; no seed is edited by hand.
+    exclude = ("seed",)
+    readonly_fields = ("public_seed",)
+
+    @admin.display(description="seed")
+    def public_seed(self, match) -> str:
+        seed = match_public_seed(match) if match.pk else None
+        return "secret until the match finished" if seed is None else str(seed)
 
 
 @admin.register(models.Seat)

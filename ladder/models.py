@@ -101,7 +101,12 @@ class BotVersion(TimeStampedModel):
 
 
 class Tournament(TimeStampedModel):
-    """A set of matches between chosen bots: a round robin, or the continuous ladder of one game."""
+    """A set of matches between chosen bots: a round robin, or the continuous ladder of one game.
+
+    ``rated`` says whether its matches move leaderboard ratings (``ladder.services.rated_play``): the
+    ladder always does, a round robin only when staff marked it. A rated tournament has no ``seed``: each
+    of its matches draws its own secret seed; an unrated one derives its matches' seeds from ``seed``.
+    """
 
     class Kind(models.TextChoices):
         ROUND_ROBIN = "round_robin"
@@ -122,7 +127,8 @@ class Tournament(TimeStampedModel):
     # Overrides of the user-facing sandbox limits for this tournament's matches ({}: none); checked against
     # the server's caps when the tournament is created (ladder.services.limits).
     limits = models.JSONField(default=dict, blank=True, db_default={})
-    seed = models.BigIntegerField()
+    rated = models.BooleanField(default=False, db_default=False)
+    seed = models.BigIntegerField(null=True, blank=True)
     created_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="tournaments"
     )
@@ -136,6 +142,11 @@ class Tournament(TimeStampedModel):
             models.CheckConstraint(condition=Q(players_per_match__gte=1), name="tournament_players_positive"),
             models.CheckConstraint(condition=Q(games_per_pairing__gte=1), name="tournament_games_positive"),
             models.UniqueConstraint(fields=["game"], condition=Q(kind="ladder"), name="tournament_one_ladder_per_game"),
+            models.CheckConstraint(condition=~Q(kind="ladder") | Q(rated=True), name="tournament_ladder_is_rated"),
+            models.CheckConstraint(
+                condition=Q(rated=True, seed__isnull=True) | Q(rated=False, seed__isnull=False),
+                name="tournament_seed_only_unrated",
+            ),
             models.CheckConstraint(
                 condition=~Q(status="finished") | Q(finished_at__isnull=False), name="tournament_finished_has_time"
             ),
@@ -161,9 +172,10 @@ class Match(TimeStampedModel):
 
     game = models.ForeignKey(Game, on_delete=models.PROTECT, related_name="matches")
     tournament = models.ForeignKey(Tournament, on_delete=models.CASCADE, related_name="matches")
-    # Position of the match in its tournament's schedule; its seed is derived from it.
+    # Position of the match in its tournament's schedule; in an unrated tournament its seed derives from it.
     index = models.PositiveIntegerField()
     players = models.PositiveSmallIntegerField()
+    # Rated matches: drawn from a CSPRNG when scheduled, secret until the match finished (rated_play).
     seed = models.BigIntegerField()
     options = models.JSONField(default=dict, blank=True)
     # Every sandbox limit the match is played under, resolved when it was scheduled, so retries and later

@@ -85,8 +85,9 @@ def _round_robin(bot_ids: list[int], matches: int, name: str):
     from ladder.services.tournaments import tournament_create
 
     pairs = len(bot_ids) * (len(bot_ids) - 1) // 2
+    # Rated, like the ladder's matches: recording them includes the rating writes that production pays.
     return tournament_create(created_by=None, game_slug=BENCH_GAME, name=name, bot_ids=bot_ids,
-                             players_per_match=2, games_per_pairing=max(1, matches // pairs), seed=1)
+                             players_per_match=2, games_per_pairing=max(1, matches // pairs), rated=True)
 
 
 def _wait_finished(tournament, timeout: float) -> float:

@@ -295,6 +295,8 @@ RECONCILE_INTERVAL_S: float = env.float("RECONCILE_INTERVAL_S", default=60.0)
 MATCH_SYNCHRONOUS_COMMIT: bool = env.bool("MATCH_SYNCHRONOUS_COMMIT", default=False)
 # Largest number of matches one tournament may schedule.
 TOURNAMENT_MAX_MATCHES: int = env.int("TOURNAMENT_MAX_MATCHES", default=5000)
+# Matches one user may schedule in unrated tournaments in any 24 hours (ladder/services/quotas.py).
+UNRATED_MATCHES_PER_DAY: int = env.int("UNRATED_MATCHES_PER_DAY", default=5000)
 
 # The continuous ladder: every LADDER_INTERVAL_S the beat task schedules up to LADDER_MATCHES_PER_TICK
 # matches per game, only while fewer than LADDER_MAX_BACKLOG matches are waiting (tournaments first).

@@ -9,6 +9,7 @@ and rating history are what production would store.
 from __future__ import annotations
 
 import hashlib
+import uuid
 from collections.abc import Sequence
 
 import factory
@@ -18,8 +19,8 @@ from django.utils import timezone
 import engines
 from tests.conftest import FIRST_LEGAL_BOT, BotFactory, UserFactory
 
-__all__ = ["BotFactory", "BotVersionFactory", "MatchFactory", "RatingChangeFactory", "SeatFactory", "TournamentFactory",
-           "UserFactory", "finished_match"]
+__all__ = ["BotFactory", "BotVersionFactory", "MatchFactory", "RatedTournamentFactory", "RatingChangeFactory",
+           "SeatFactory", "StaffFactory", "TournamentFactory", "UserFactory", "finished_match"]
 
 
 def _game(slug: str):
@@ -43,7 +44,7 @@ class BotVersionFactory(factory.django.DjangoModelFactory):
 
 
 class TournamentFactory(factory.django.DjangoModelFactory):
-    """A running round robin of kingdomino with no matches; pass ``bots=[...]`` to enter bots."""
+    """A running unrated round robin of kingdomino with no matches; pass ``bots=[...]`` to enter bots."""
 
     class Meta:
         model = "ladder.Tournament"
@@ -60,6 +61,22 @@ class TournamentFactory(factory.django.DjangoModelFactory):
     def bots(tournament, create, extracted, **kwargs):
         if extracted:
             tournament.bots.set(extracted)
+
+
+class StaffFactory(UserFactory):
+    """A staff account. Its name is unique without the shared sequence, which a second import of the
+    conftest's factories would restart (and ``get_or_create`` would then hand back an ordinary user)."""
+
+    username = factory.LazyFunction(lambda: f"staff-{uuid.uuid4().hex[:12]}")
+    is_staff = True
+
+
+class RatedTournamentFactory(TournamentFactory):
+    """A round robin staff marked rated: its matches move leaderboard ratings; it has no seed."""
+
+    rated = True
+    seed = None
+    created_by = factory.SubFactory(StaffFactory)
 
 
 class MatchFactory(factory.django.DjangoModelFactory):
@@ -122,7 +139,8 @@ def finished_match(
     logs: Sequence[str] | None = None,
     finished_at=None,
 ):
-    """A finished match between ``bots`` (seat order), rated like a worker would rate it.
+    """A finished match between ``bots`` (seat order), rated like a worker would rate it (by default in a
+    rated tournament, so that it moves the bots' ratings).
 
     The actions, scores and (unless ``places`` overrides them) places come from a real first-legal-action
     playout, so the replay of the match is valid. ``outcomes`` marks forfeits (e.g. ``"timeout"``).
@@ -130,7 +148,7 @@ def finished_match(
     from ladder.models import Match
     from ladder.services.rating_updates import ratings_apply_match
 
-    tournament = tournament or TournamentFactory(game=bots[0].game, bots=list(bots))
+    tournament = tournament or RatedTournamentFactory(game=bots[0].game, bots=list(bots))
     match = MatchFactory(tournament=tournament, players=len(bots))
     actions, scores, ranking = _first_legal_playout(match.game.slug, match.players, match.seed, match.options)
     places = list(places or ranking)

@@ -3,7 +3,7 @@
 Theory of operation
 -------------------
 Every bot of every match runs in its own process tree, confined by the Linux kernel alone (Python and libc
-are all it needs; libseccomp is used when installed). The policy, what a bot may see and spend, is data in
+and libseccomp are all it needs). The policy, what a bot may see and spend, is data in
 :mod:`bots.sandbox.policy`: anything it does not list is denied.
 
 *Starting bots cheaply.* Each worker slot owns one :class:`~bots.sandbox.zygote.ZygoteSandbox`: a Python
@@ -23,30 +23,54 @@ the same confinement, is the baseline ``bench`` measures against.
 *What confines a bot.* Its shell sits in new mount, pid, ipc, uts and cgroup namespaces and in its cell's
 own network namespace (a cell hosts one bot at a time and none outlives the next; as an ordinary user
 each bot gets a network namespace of its own). Its root
-is a tmpfs holding only the Python runtime and the allowed packages (read-only, packages under a neutral
-``/opt/packages``), its own code at ``/bot`` (read-only), a small private ``/tmp`` and four harmless device
-nodes; it pivots into it and detaches the host's tree, so there is nothing else to read (no project, no
-settings, no ``/proc``, no other bot). The bot is pid 1 of its namespace: it sees no other process and can
+is a tmpfs holding only the interpreter, its standard library (with an empty folder over its
+``site-packages``), the allowed packages (under a neutral ``/opt/packages``) and, file by file, the shared
+libraries these load (:mod:`bots.sandbox.runtime_files`), all read-only, its own code at ``/bot``
+(read-only), a small private ``/tmp`` and four harmless device nodes; it pivots into it and detaches the
+host's tree, so there is nothing else to read (no project, no other package, no settings, no ``/proc``,
+no other bot). The bot is pid 1 of its namespace: it sees no other process and can
 signal none, and when it dies the kernel kills everything it started. The network namespace is empty, not
 even loopback is up. As root, the mounts are made in a mount namespace owned by the host, and the bot then
 takes a host uid of its own (unique per bot, no groups), which leaves it no capability anywhere. Its cell's
 cgroups cap memory, processes (and threads) and CPU; rlimits cap address space, CPU time, processes, file
-size and open files as a second line. Finally it empties its capability sets, sets no_new_privs and installs
-a seccomp filter refusing namespace, mount, tracing and kernel-administration calls and every socket family
-but Unix. The last step verifies the result (no capabilities, no_new_privs, the right uid, no host files, no
-route) and refuses to start the bot otherwise. As an ordinary user the same happens inside a user namespace
+size and open files as a second line. Finally it empties its capability sets, sets no_new_privs and its
+parent-death signal and installs a seccomp allowlist (:data:`bots.sandbox.policy.ALLOWED_SYSCALLS`: what a
+Python bot with numpy needs, by argument where it matters; everything else fails with EPERM, and a foreign
+ABI kills the bot). The list leaves out every call through which two bots could meet on a kernel object
+they both reach (the runtime's files are the same inodes for every bot): file locks, leases, inotify and
+dnotify, file-backed shared mappings, futexes that are not process-private, page-cache residency, SysV
+and POSIX IPC; and every prctl that changes something, so a bot can never clear its parent-death signal.
+The last step verifies the result (no capabilities, no_new_privs, the filter, the parent-death signal, the
+right uid, no host files, no route) and refuses to start the bot otherwise. As an ordinary user the same happens inside a user namespace
 that maps only the user's own uid (so the runtime root is built per shell); cgroups are then skipped and
 rlimits bound the bot.
 
-*Failing closed.* If any step fails the bot never runs: the failed step is reported on the protocol
+*Failing closed.* The seccomp filter is required: where libseccomp cannot be loaded the zygote says so
+in its hello and the sandbox does not start. If any step fails the bot never runs: the failed step is reported on the protocol
 channel (or by the cell) and the referee raises :class:`SandboxFault`, a fault of ours that the worker
 retries. When the sandbox starts, a probe bot proves the confinement works; if it cannot (no user
 namespaces, say), :func:`get_sandbox` raises :class:`SandboxUnavailable` naming the failed step, unless the
 caller explicitly allows the unsafe mode (:mod:`bots.sandbox.unsafe`), which is then announced loudly.
 
+*Only on its own turn.* A bot that is not on move gets no CPU: the referee pauses each seat after its
+``ready`` and whenever the move passes from it to another seat, and resumes it right before its next
+``act``, whose clock starts once the resume has returned (:meth:`~bots.sandbox.process.BotProcess.pause`).
+(A seat that decides twice in a row keeps running through the engine's step in between, which is shorter
+than a pause and resume.) Where the cell has a cgroup freezer (v1 ``freezer.state``, v2
+``cgroup.freeze``) pausing freezes the cell's group: every process and thread of the bot stops, and none
+of them can wake another. That is what the sandbox uses as root: a pause and resume costs tens of
+microseconds, a little more than SIGSTOP and SIGCONT (``manage.py bench``, ``pause.*``). As an ordinary user there
+are no cgroups: the bot's first process is sent SIGSTOP and SIGCONT instead (through a pidfd), which
+stops its threads but neither the processes it forked, which keep running (and could send their parent
+SIGCONT), nor anything they do: the limit of that mode. The unsafe mode stops the bot's process group.
+A bot paused while it waits on its stdin stops inside the read, which restarts untouched on resume.
+
 *Time, logs, cleanup.* The referee (:mod:`bots.referee`) owns the clock and the log caps: it measures
 every decision against the per-move limit and the match's time bank, keeps the head and tail of each log,
-and at the end kills each bot through a pidfd (never a pid that could have been recycled). The reaper then
+and at the end kills each bot through a pidfd (never a pid that could have been recycled) of the first
+process of the bot's pid namespace, which the shell hands the host, so that the kernel kills everything the
+bot started, thawing it if it was frozen (a frozen process acts on SIGKILL only once thawed). If the host itself dies, its zygote, the zygote's cells, their shells and the bots follow it
+through their parent-death signals. The reaper then
 waits until nothing of the bot is left in its cell's cgroups, killing stragglers, before the cell serves
 another bot; a cell that cannot be cleaned is discarded with its cgroups.
 """

@@ -1,11 +1,23 @@
 """Per-bot control groups: a memory cap that counts what the bot really uses, a bound on its processes,
-one CPU core at most, and a reliable way to find every process it left behind.
+one CPU core at most, a freezer that stops every process of the bot between its turns, and a reliable way
+to find every process it left behind.
 
-cgroup v1 (separate ``memory``, ``pids`` and ``cpu`` hierarchies) and v2 (the unified hierarchy with the
-controllers delegated to us) are both supported. Groups are created under the worker's own group in a
-folder named after the worker, so that the limits of the machine or container above still apply.
+cgroup v1 (separate ``memory``, ``pids``, ``cpu`` and ``freezer`` hierarchies) and v2 (the unified
+hierarchy with the controllers delegated to us, and its built-in ``cgroup.freeze``) are both supported.
+Groups are created under the worker's own group in a folder named after the worker, so that the limits of
+the machine or container above still apply.
 Where neither is writable (an ordinary user without delegation) :func:`detect` returns None and the
 sandbox relies on rlimits and the pid namespace alone.
+
+*The freezer.* Freezing a bot's group (:meth:`BotCgroup.freeze`) is one write to a descriptor kept open:
+the kernel tells every task of the group to stop, and each stops at its next return to user space, within
+microseconds. A task blocked in a system call (a bot waiting on its stdin) stops there and its call
+restarts untouched once thawed, so nothing written to it meanwhile is lost. In v1 a frozen task does not
+act on SIGKILL until it is thawed: whatever kills a bot thaws its group after sending the signal, and
+groups are thawed before they are emptied or removed. On v1 (kernels from 6.1) the first group frozen on
+the machine and the last one thawed also switch a static key, which patches kernel text on every CPU
+(about 100 us each way); a worker therefore keeps one empty group of its own frozen for its whole life
+(``freezer-pin``), and freezing a bot then costs a few microseconds.
 """
 
 from __future__ import annotations
@@ -25,6 +37,8 @@ _ROOT = Path("/sys/fs/cgroup")
 # Headroom above the bot's memory cap for the kernel's own bookkeeping and the bot's /tmp.
 _KERNEL_HEADROOM_MB = 32
 _CPU_PERIOD_US = 100_000
+# An empty group kept frozen while the worker lives (see the module docstring).
+_FREEZER_PIN = "freezer-pin"
 _counter = itertools.count(1)
 
 
@@ -49,7 +63,7 @@ def _mounts() -> dict[str, Path]:
             found.setdefault("", mount_point)
         elif fstype == "cgroup":
             for option in super_options.split(","):
-                if option in ("memory", "pids", "cpu"):
+                if option in ("memory", "pids", "cpu", "freezer"):
                     found.setdefault(option, mount_point)
     return found
 
@@ -57,10 +71,16 @@ def _mounts() -> dict[str, Path]:
 class BotCgroup:
     """The groups of one bot process tree."""
 
-    def __init__(self, dirs: list[Path], memory_dir: Path | None, version: int) -> None:
+    def __init__(self, dirs: list[Path], memory_dir: Path | None, version: int,
+                 freezer_dir: Path | None = None) -> None:
         self.dirs = dirs
         self.memory_dir = memory_dir
         self.version = version
+        #: The group whose freezer stops the bot (None where the machine has no freezer).
+        self.freezer_dir = freezer_dir
+        #: Whether the group was last asked to freeze (only this object freezes it).
+        self.frozen = False
+        self._freezer_fd = -1
         self._oom = False
         self._oom_fd = -1
         # What the groups were last set to: only this object writes their limits, so a cell that hosts
@@ -92,6 +112,36 @@ class BotCgroup:
                 _write(directory / "cpu.cfs_period_us", str(_CPU_PERIOD_US))
                 _write(directory / "cpu.cfs_quota_us", str(_CPU_PERIOD_US))
         self._applied = wanted
+
+    def freeze(self) -> None:
+        """Stop every process in the group until :meth:`thaw`; OSError if the freezer refuses."""
+        # Believed frozen from before the write: a failure then leaves a thaw to be tried, never skipped.
+        self.frozen = True
+        os.write(self._freezer(), b"FROZEN" if self.version == 1 else b"1")
+
+    def thaw(self) -> None:
+        """Let the group's processes run again (and act on a SIGKILL sent while frozen); safe to repeat."""
+        os.write(self._freezer(), b"THAWED" if self.version == 1 else b"0")
+        self.frozen = False
+
+    def frozen_on_disk(self) -> bool:
+        """Whether the kernel holds the group frozen (or freezing), read from its files; for checks."""
+        if self.freezer_dir is None:
+            return False
+        try:
+            if self.version == 1:
+                return (self.freezer_dir / "freezer.state").read_text().strip() != "THAWED"
+            return (self.freezer_dir / "cgroup.freeze").read_text().strip() != "0"
+        except OSError:
+            return False
+
+    def _freezer(self) -> int:
+        if self._freezer_fd < 0:
+            if self.freezer_dir is None:
+                raise OSError("this bot's cgroups have no freezer")
+            name = "freezer.state" if self.version == 1 else "cgroup.freeze"
+            self._freezer_fd = os.open(self.freezer_dir / name, os.O_WRONLY | os.O_CLOEXEC)
+        return self._freezer_fd
 
     @property
     def procs_files(self) -> list[str]:
@@ -150,6 +200,12 @@ class BotCgroup:
         deadline = time.monotonic() + timeout_s
         grace = time.monotonic() + 0.2
         pause = 0.0005
+        if self.frozen:
+            # A frozen bot would never die: a killer that failed to thaw it is made good here.
+            try:
+                self.thaw()
+            except OSError:
+                return False
         while True:
             bots = self.bot_pids()
             if not bots:
@@ -194,9 +250,10 @@ class BotCgroup:
     def kill_and_remove(self, timeout_s: float = 2.0) -> None:
         """SIGKILL whatever is left in the groups, then remove them; safe to repeat."""
         self.oom_killed()
-        if self._oom_fd >= 0:
-            os.close(self._oom_fd)
-            self._oom_fd = -1
+        for fd in (self._oom_fd, self._freezer_fd):
+            if fd >= 0:
+                os.close(fd)
+        self._oom_fd = self._freezer_fd = -1
         deadline = time.monotonic() + timeout_s
         for directory in self.dirs:
             kill_file = directory / "cgroup.kill"
@@ -215,7 +272,10 @@ class BotCgroup:
                     continue
                 for pid in pids:
                     self._kill_member(int(pid))
-                if not pids:
+                if pids:
+                    # Frozen tasks act on the SIGKILL only once thawed.
+                    _thaw(directory)
+                else:
                     try:
                         directory.rmdir()
                         remaining.remove(directory)
@@ -238,7 +298,7 @@ class Cgroups:
         """Empty groups for one bot; :meth:`BotCgroup.apply` sets their limits once they are known."""
         name = f"bot-{next(_counter)}"
         dirs = []
-        memory_dir = None
+        memory_dir = freezer_dir = None
         try:
             for controller, parent in self.parents.items():
                 directory = parent / name
@@ -246,14 +306,32 @@ class Cgroups:
                 dirs.append(directory)
                 if controller in ("memory", ""):
                     memory_dir = directory
+                if controller == "freezer" or (controller == "" and (directory / "cgroup.freeze").exists()):
+                    freezer_dir = directory
         except OSError:
             BotCgroup(dirs, memory_dir, self.version).kill_and_remove()
             raise
-        return BotCgroup(dirs, memory_dir, self.version)
+        return BotCgroup(dirs, memory_dir, self.version, freezer_dir)
+
+    @property
+    def can_freeze(self) -> bool:
+        """Whether the groups :meth:`create` makes have a freezer."""
+        return "freezer" in self.parents or (self.version == 2 and (self.parents[""] / "cgroup.freeze").exists())
+
+    def pin_freezer(self) -> None:
+        """Keep an empty group frozen while this worker lives, so that freezing a bot is cheap (v1)."""
+        if "freezer" not in self.parents:
+            return
+        pin = self.parents["freezer"] / _FREEZER_PIN
+        try:
+            pin.mkdir(exist_ok=True)
+            (pin / "freezer.state").write_text("FROZEN")
+        except OSError as exc:
+            logger.warning("could not pin the cgroup freezer (freezing each bot costs more): %s", exc)
 
     def close(self) -> None:
         for parent in self.parents.values():
-            for child in parent.glob("bot-*"):
+            for child in _child_groups(parent):
                 BotCgroup([child], None, self.version).kill_and_remove()
             try:
                 parent.rmdir()
@@ -262,6 +340,18 @@ class Cgroups:
 
     def describe(self) -> str:
         return f"cgroup v{self.version} ({', '.join(c or 'unified' for c in self.parents)})"
+
+
+def _child_groups(parent: Path) -> list[Path]:
+    """The bots' groups under a worker's group, and its freezer pin."""
+    return [*parent.glob("bot-*"), *parent.glob(_FREEZER_PIN)]
+
+
+def _thaw(directory: Path) -> None:
+    """Thaw a group found on disk (its owner may be gone), whichever freezer it has."""
+    for name, value in (("freezer.state", "THAWED"), ("cgroup.freeze", "0")):
+        if (directory / name).exists():
+            _write(directory / name, value, optional=True)
 
 
 def _write(path: Path, value: str, optional: bool = False) -> None:
@@ -278,7 +368,7 @@ def _remove_stale(base: Path) -> None:
         pid = parent.name.split("-")[1]
         if not pid.isdigit() or Path(f"/proc/{pid}").exists():
             continue
-        for child in parent.glob("bot-*"):
+        for child in _child_groups(parent):
             BotCgroup([child], None, 1).kill_and_remove(timeout_s=0.5)
         try:
             parent.rmdir()
@@ -297,7 +387,7 @@ def detect(tag: str) -> Cgroups | None:
         return None
     if "memory" in mounts and "pids" in mounts:
         parents = {}
-        for controller in ("memory", "pids", "cpu"):
+        for controller in ("memory", "pids", "cpu", "freezer"):
             if controller in mounts:
                 base = mounts[controller] / own.get(controller, "/").lstrip("/")
                 parent = base / f"botladder-{tag}"
@@ -306,9 +396,13 @@ def detect(tag: str) -> Cgroups | None:
                     parent.mkdir(exist_ok=True)
                 except OSError as exc:
                     logger.warning("cgroup v1 %s not writable: %s", controller, exc)
+                    if controller == "freezer":
+                        continue  # bots are then paused by signals (see bots.sandbox)
                     return None
                 parents[controller] = parent
-        return Cgroups(parents, 1)
+        cgroups = Cgroups(parents, 1)
+        cgroups.pin_freezer()
+        return cgroups
     if "" in mounts:
         base = mounts[""] / own.get("", "/").lstrip("/")
         try:

@@ -8,8 +8,10 @@ A cell (see :mod:`bots.sandbox.zygote`) keeps one shell ready. :func:`fork_shell
    namespaces and the cell's read-only runtime root is already there. As an ordinary user the shell
    makes all of them inside a new user namespace that maps only that user's uid, builds the runtime
    root, and forks the pid namespace's first process itself (the parent only waits, and takes the
-   child with it when killed);
-2. it drops the capability bounding set (as root the cell has done it once for all its shells), loads
+   child with it when it dies, through the child's parent-death signal);
+2. the pid namespace's first process sends the host a pidfd of itself on its channel: the host kills
+   the bot through it, which kills the whole namespace, in both paths. It drops the capability
+   bounding set (as root the cell has done it once for all its shells), loads
    a sample bot once (so that the pages a start writes are copied now rather than on the bot's clock)
    and waits for a request and the bot's three pipes.
 
@@ -20,7 +22,8 @@ the bot runs), so that a half-confined bot never runs:
 3. mount the bot's code read-only at ``/bot`` and a small private ``/tmp`` into the runtime root, then
    ``pivot_root`` into it and detach the host's tree;
 4. set rlimits; as root, take the bot's own unprivileged host uid and gid (no groups); drop every
-   capability, set no_new_privs, the parent-death signal and the seccomp filter; verify all of it;
+   capability, set no_new_privs, the parent-death signal and the seccomp filter (required: without
+   libseccomp no bot starts); verify all of it;
 5. empty the environment and serve the protocol: from the already-loaded SDK (zygote mode) or by
    executing a fresh interpreter (the baseline the zygote is measured against).
 """
@@ -34,17 +37,18 @@ import os
 import resource
 import signal
 import socket
+import stat
 import sys
 import traceback
 
 from bots.sandbox import linux
-from bots.sandbox.policy import Policy
+from bots.sandbox.policy import Mount, Policy
+from bots.sandbox.runtime_files import symlink_chain
 
 EXIT_SANDBOX_ERROR = 70
+NO_SECCOMP = ("libseccomp cannot be loaded, and bots never run without their seccomp filter (install it: "
+              "Debian/Ubuntu package libseccomp2, Fedora libseccomp)")
 MESSAGE_BYTES = 65536
-# Namespace flags a bot may never use again once confined.
-DENIED_CLONE_FLAGS = (linux.CLONE_NEWNS | linux.CLONE_NEWUSER | linux.CLONE_NEWPID | linux.CLONE_NEWNET
-                      | linux.CLONE_NEWIPC | linux.CLONE_NEWUTS | linux.CLONE_NEWCGROUP)
 _OTHER_NAMESPACES = (linux.CLONE_NEWPID | linux.CLONE_NEWNET | linux.CLONE_NEWIPC | linux.CLONE_NEWUTS
                      | linux.CLONE_NEWCGROUP)
 _FRESH_BOOTSTRAP = ("import sys; sys.path[:0] = {paths!r}; from bots.sdk import main; main([{bot!r}])")
@@ -146,6 +150,8 @@ def become_shell(channel: socket.socket, setup: dict, policy: Policy, seccomp_pr
         step.name = "set the hostname"
         linux.sethostname("bot")
         linux.prctl(linux.PR_SET_PDEATHSIG, signal.SIGKILL)
+        step.name = "hand the host the pid namespace's init"
+        _announce_init(channel)
         # Everything that does not depend on the bot is done now, while no bot waits for it.
         if not as_root:
             step.name = "drop the capability bounding set"
@@ -175,6 +181,21 @@ def become_shell(channel: socket.socket, setup: dict, policy: Policy, seccomp_pr
     except BaseException as exc:  # noqa: BLE001 - any failure here is the sandbox's, reported as such
         _fail(step.name, exc if str(exc) else traceback.format_exc(limit=1))
     os._exit(EXIT_SANDBOX_ERROR)
+
+
+#: The first message a shell sends on its channel, with a pidfd of its pid namespace's first process.
+INIT_MESSAGE = b"init"
+
+
+def _announce_init(channel: socket.socket) -> None:
+    """Send the host a pidfd of this process, the first of the bot's pid namespace: killing it kills
+    everything the bot starts, and the host kills it directly rather than trust a parent-death signal
+    (which, as an ordinary user, is all that links it to the outer shell the cell forked)."""
+    pidfd = os.pidfd_open(os.getpid())
+    try:
+        socket.send_fds(channel, [INIT_MESSAGE], [pidfd])
+    finally:
+        os.close(pidfd)
 
 
 #: A bot's typical shape: the sandbox writes it next to the code cache and every shell loads it once.
@@ -251,11 +272,13 @@ def _finish(request: dict, policy: Policy, seccomp_program: bytes | None, as_roo
     step.name = "set no_new_privs"
     linux.prctl(linux.PR_SET_NO_NEW_PRIVS, 1)
     linux.prctl(linux.PR_SET_DUMPABLE, 0)
-    # Credential changes clear the parent-death signal: set it again after the last one.
+    # Credential changes clear the parent-death signal: set it again after the last one. The filter then
+    # refuses PR_SET_PDEATHSIG, so the bot can never clear it.
     linux.prctl(linux.PR_SET_PDEATHSIG, signal.SIGKILL)
-    if seccomp_program is not None:
-        step.name = "install the seccomp filter"
-        linux.load_seccomp_program(seccomp_program)
+    step.name = "install the seccomp filter"
+    if seccomp_program is None:
+        raise PermissionError(NO_SECCOMP)
+    linux.load_seccomp_program(seccomp_program)
     step.name = "verify confinement"
     _verify(policy, request["bot_dir"], uid)
 
@@ -356,38 +379,83 @@ def _map_ids(proc_self: int, inner: int, uid: int, gid: int) -> None:
 
 
 def runtime_mounts(mode: str, runtime_dir: str, policy: Policy) -> list[tuple[str, str, str]]:
-    """(kind, source, target) for every mount shared by all bots: kind is "symlink" (source is the link's
-    text), "dir" or "file" (a bind mount of source). Missing required paths fail closed."""
-    planned = [(mount.path, mount.inside, mount.required) for mount in policy.mounts]
+    """(kind, source, target) for every mount shared by all bots, in the order to make them: kind is
+    "symlink" (source is the link's text), "dir" or "file" (a bind mount of source), or "empty" (an
+    empty read-only folder over target, inside an earlier "dir"). Missing required paths fail closed.
+
+    Every target lies in a real folder of the host, so that building the root never goes through a
+    symlink made in it (whose text names a host path while the root is built): :func:`default_policy`
+    lists its paths that way, and a path of any other policy that does not is resolved here, with the
+    symlinks leading to it reproduced. As an ordinary user this runs for every bot, so the policy's own
+    paths cost one ``stat`` each.
+    """
+    planned = list(policy.mounts)
     if mode == "fresh":
-        planned.append((runtime_dir, "/sdk", True))
-    planned.extend((device, device, True) for device in policy.devices)
-    mounts = []
-    for path, target, required in planned:
-        if os.path.islink(path):
-            mounts.append(("symlink", os.readlink(path), target))
-        elif os.path.exists(path):
-            mounts.append(("dir" if os.path.isdir(path) else "file", path, target))
-        elif required:
-            raise FileNotFoundError(f"required runtime path {path} is missing")
+        planned.append(Mount(runtime_dir, target="/sdk"))
+    planned.extend(Mount(device) for device in policy.devices)
+    mounts: list[tuple[str, str, str]] = []
+    targets: set[str] = set()
+    known: dict[str, str | None] = {}
+    real_folders: dict[str, bool] = {}
+
+    def add(kind: str, source: str, target: str) -> None:
+        if target not in targets:
+            targets.add(target)
+            mounts.append((kind, source, target))
+
+    for mount in planned:
+        if mount.link is not None:
+            add("symlink", mount.link, mount.path)
+            continue
+        source, links = mount.path, []
+        if mount.target is not None:
+            source = os.path.realpath(source)
+        else:
+            folder = os.path.dirname(source)
+            if folder not in real_folders:
+                real_folders[folder] = os.path.realpath(folder) == folder
+            if not real_folders[folder]:
+                links, source = symlink_chain(source, known)
+        try:
+            is_dir = stat.S_ISDIR(os.stat(source).st_mode)
+        except FileNotFoundError:
+            if mount.required:
+                raise FileNotFoundError(f"required runtime path {mount.path} is missing") from None
+            continue
+        for where, text in links:
+            add("symlink", text, where)
+        add("empty" if mount.empty else "dir" if is_dir else "file", source, mount.target or source)
     return mounts
 
 
 def build_template(new_root: str, mounts: list[tuple[str, str, str]], policy: Policy) -> None:
     """Mount, in the current (private) mount namespace, a read-only root at ``new_root`` holding the
     runtime mounts and empty mount points for the bot's code and its /tmp. Bots entering it add only
-    those two mounts of their own (:func:`_enter_root`), so a cell builds it once for all its bots."""
+    those two mounts of their own (:func:`_enter_root`), so a cell builds it once for all its bots.
+
+    Every target is a real path (see :func:`runtime_mounts`), so nothing here goes through a symlink
+    made in the root, whose text means a host path while the root is being built."""
     linux.mount("tmpfs", new_root, "tmpfs", linux.MS_NOSUID | linux.MS_NODEV, "size=1m,mode=755")
+    folders = {new_root}
     for kind, source, path in mounts:
         target = new_root + path
-        os.makedirs(os.path.dirname(target), exist_ok=True)
+        if kind == "empty":
+            linux.mount("tmpfs", target, "tmpfs",
+                        linux.MS_RDONLY | linux.MS_NOSUID | linux.MS_NODEV | linux.MS_NOEXEC,
+                        "size=4k,nr_inodes=1,mode=755")
+            continue
+        folder = os.path.dirname(target)
+        if folder not in folders:
+            os.makedirs(folder, exist_ok=True)
+            folders.add(folder)
         if kind == "symlink":
             os.symlink(source, target)
             continue
         if kind == "dir":
             os.makedirs(target, exist_ok=True)
+            folders.add(target)
         else:
-            open(target, "w").close()
+            os.close(os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o644))
         extra = linux.MS_NOSUID | (linux.MS_NOEXEC if path in policy.devices else linux.MS_NODEV)
         _bind_read_only(source, target, extra)
     os.makedirs(new_root + policy.bot_dir, exist_ok=True)
@@ -436,6 +504,10 @@ def _verify(policy: Policy, host_bot_dir: str, uid: int) -> None:
         raise PermissionError(f"capabilities remain: {effective:#x}")
     if linux.prctl(linux.PR_GET_NO_NEW_PRIVS) != 1:
         raise PermissionError("no_new_privs is not set")
+    if linux.prctl(linux.PR_GET_SECCOMP) != linux.SECCOMP_MODE_FILTER:
+        raise PermissionError("the seccomp filter is not installed")
+    if linux.parent_death_signal() != signal.SIGKILL or linux.prctl(linux.PR_GET_DUMPABLE) != 0:
+        raise PermissionError("the parent-death signal or the dumpable flag is not set")
     if set(os.getresuid()) != {uid} or set(os.getresgid()) - {uid, policy.inner_id} or os.getgroups():
         raise PermissionError(f"running as uid {os.getresuid()} instead of {uid}")
     if os.path.exists("/proc/self") or (host_bot_dir != policy.bot_dir and os.path.exists(host_bot_dir)):

@@ -1,6 +1,7 @@
 """The few Linux system calls the sandbox needs that Python's ``os`` module does not offer, via ctypes.
 
-Only libc is required. libseccomp is optional: :func:`load_seccomp` returns None where it is missing.
+Only libc is required to load; the seccomp filter needs libseccomp (:func:`load_seccomp` returns None where
+it is missing, and the sandbox then refuses to start).
 Every wrapper raises ``OSError`` with the errno and the name of the call, so that the sandbox can report
 exactly which capability is missing.
 """
@@ -34,7 +35,10 @@ MS_RELATIME = 1 << 21
 MNT_DETACH = 2
 
 PR_SET_PDEATHSIG = 1
+PR_GET_PDEATHSIG = 2
+PR_GET_DUMPABLE = 3
 PR_SET_DUMPABLE = 4
+PR_GET_SECCOMP = 21
 PR_CAPBSET_DROP = 24
 PR_SET_NO_NEW_PRIVS = 38
 PR_GET_NO_NEW_PRIVS = 39
@@ -96,6 +100,13 @@ def prctl(option: int, arg2: int = 0, arg3: int = 0, arg4: int = 0, arg5: int = 
     return _check(_libc.prctl(option, arg2, arg3, arg4, arg5), f"prctl({option})")
 
 
+def parent_death_signal() -> int:
+    """The signal this process gets when its parent dies (0 for none)."""
+    signal_number = ctypes.c_int(-1)
+    _check(_libc.prctl(PR_GET_PDEATHSIG, ctypes.addressof(signal_number), 0, 0, 0), "prctl(PR_GET_PDEATHSIG)")
+    return signal_number.value
+
+
 def sethostname(name: str) -> None:
     raw = name.encode()
     _check(_libc.sethostname(raw, len(raw)), "sethostname")
@@ -154,11 +165,13 @@ def capabilities() -> tuple[int, int]:
     return effective, permitted
 
 
-# seccomp through libseccomp: allow by default, refuse the policy's syscalls with an errno.
+# seccomp through libseccomp: deny by default with EPERM, allow what the policy lists.
 
+SCMP_ACT_KILL_PROCESS = 0x80000000
 SCMP_ACT_ALLOW = 0x7FFF0000
-SCMP_CMP_NE = 1
 SCMP_CMP_MASKED_EQ = 7
+SCMP_FLTATR_ACT_BADARCH = 2
+EPERM = 1
 
 
 def SCMP_ACT_ERRNO(errno: int) -> int:
@@ -170,17 +183,19 @@ class ScmpArgCmp(ctypes.Structure):
                 ("datum_b", ctypes.c_uint64)]
 
 
-def load_seccomp():
-    """The libseccomp library, or None if it is not installed."""
-    name = ctypes.util.find_library("seccomp")
-    if not name:
+def load_seccomp(name: str = "seccomp"):
+    """The libseccomp library (``name`` as for ``ctypes.util.find_library``, or a path), or None if it
+    cannot be loaded."""
+    found = name if "/" in name else ctypes.util.find_library(name)
+    if not found:
         return None
     try:
-        lib = ctypes.CDLL(name, use_errno=True)
-    except OSError:
+        lib = ctypes.CDLL(found, use_errno=True)
+        lib.seccomp_init.restype = ctypes.c_void_p
+    except (OSError, AttributeError):
         return None
-    lib.seccomp_init.restype = ctypes.c_void_p
     lib.seccomp_init.argtypes = [ctypes.c_uint32]
+    lib.seccomp_attr_set.argtypes = [ctypes.c_void_p, ctypes.c_int, ctypes.c_uint32]
     lib.seccomp_syscall_resolve_name.argtypes = [ctypes.c_char_p]
     lib.seccomp_rule_add_array.argtypes = [ctypes.c_void_p, ctypes.c_uint32, ctypes.c_int, ctypes.c_uint,
                                            ctypes.POINTER(ScmpArgCmp)]
@@ -189,34 +204,30 @@ def load_seccomp():
     return lib
 
 
-def compile_seccomp(lib, denied: tuple[str, ...], allowed_socket_families: tuple[int, ...],
-                    denied_clone_flags: int) -> bytes:
-    """The BPF program of a filter: ``denied`` syscalls fail with EPERM (``clone3`` with ENOSYS so that
-    libc falls back to ``clone``, whose namespace flags are refused), sockets outside
-    ``allowed_socket_families`` with EACCES, everything else is allowed (the namespaces are the primary
-    barrier). Compiled once by the zygote; :func:`load_seccomp_program` installs it in microseconds."""
-    ctx = lib.seccomp_init(SCMP_ACT_ALLOW)
+def compile_seccomp(lib, rules) -> bytes:
+    """The BPF program of an allowlist filter for this machine's architecture.
+
+    ``rules`` are ``(name, when, errno)`` triples (see :class:`bots.sandbox.policy.Syscall`): the call is
+    allowed when every ``(argument, mask, value)`` of ``when`` holds, or refused with ``errno`` if that
+    is set; every call no rule matches fails with EPERM, so a bot gets an error it can read. Any other
+    ABI (i386 through ``int 0x80``, x32 numbers with bit 0x40000000) kills the whole process: the filter
+    knows only the native one, and a foreign number would mean another call. Compiled once by the
+    zygote; :func:`load_seccomp_program` installs it in microseconds."""
+    ctx = lib.seccomp_init(SCMP_ACT_ERRNO(EPERM))
     if not ctx:
         raise OSError(0, "seccomp_init failed")
     try:
-        def rule(action: int, name: str, *args: ScmpArgCmp) -> None:
+        _check_seccomp(lib.seccomp_attr_set(ctx, SCMP_FLTATR_ACT_BADARCH, SCMP_ACT_KILL_PROCESS),
+                       "bad-architecture action")
+        for name, when, errno in rules:
             number = lib.seccomp_syscall_resolve_name(name.encode())
             if number < 0:
-                return  # not a syscall on this architecture
-            array = (ScmpArgCmp * max(len(args), 1))(*args)
-            _check_seccomp(lib.seccomp_rule_add_array(ctx, action, number, len(args), array), f"rule {name}")
-
-        for name in denied:
-            rule(SCMP_ACT_ERRNO(38 if name == "clone3" else 1), name)
-        if allowed_socket_families:
-            # libseccomp ANDs the comparisons of one rule: refused unless the family is one of those.
-            comparisons = [ScmpArgCmp(0, SCMP_CMP_NE, family, 0) for family in allowed_socket_families]
-            rule(SCMP_ACT_ERRNO(13), "socket", *comparisons)
-        bit = 1
-        while bit <= denied_clone_flags:
-            if denied_clone_flags & bit:
-                rule(SCMP_ACT_ERRNO(1), "clone", ScmpArgCmp(0, SCMP_CMP_MASKED_EQ, bit, bit))
-            bit <<= 1
+                continue  # not a syscall of this architecture
+            comparisons = [ScmpArgCmp(argument, SCMP_CMP_MASKED_EQ, mask, value) for argument, mask, value in when]
+            array = (ScmpArgCmp * max(len(comparisons), 1))(*comparisons)
+            action = SCMP_ACT_ALLOW if errno is None else SCMP_ACT_ERRNO(errno)
+            _check_seccomp(lib.seccomp_rule_add_array(ctx, action, number, len(comparisons), array),
+                           f"rule {name}")
         read_end, write_end = os.pipe()
         try:
             _check_seccomp(lib.seccomp_export_bpf(ctx, write_end), "export")

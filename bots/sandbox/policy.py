@@ -3,18 +3,21 @@
 :class:`Limits` are the per-match budgets a caller chooses (settings, per game, per tournament).
 :class:`Policy` is the machine's fixed confinement: the folders mounted read-only into every bot's root
 (the Python runtime and the allowed packages, resolved once from the running interpreter), the size of
-the private writable ``/tmp``, the namespaces, the syscalls refused by the seccomp filter and the uid range
+the private writable ``/tmp``, the namespaces, the syscalls the seccomp filter allows and the uid range
 bots run under. :func:`default_policy` builds it; nothing else in the package invents paths or limits.
 """
 
 from __future__ import annotations
 
 import importlib.util
+import os
 import sys
 import sysconfig
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
+
+from bots.sandbox import runtime_files
 
 #: Third-party packages a bot may import. Everything else of the project's virtualenv stays invisible.
 #: (The SDK itself parses the referee's messages with orjson.)
@@ -60,34 +63,184 @@ class Limits:
 
 @dataclass(frozen=True)
 class Mount:
-    """A host path shown read-only inside every bot's root, at ``target`` or else at the same path."""
+    """A host path shown read-only inside every bot's root, at ``target`` or else at the same path.
+
+    Two other kinds complete the picture: a ``link`` is a symlink with that text at ``path`` (the host's
+    own, reproduced so that ``/lib/x86_64-linux-gnu/libz.so.1`` resolves inside as it does outside), and
+    an ``empty`` mount shows an empty read-only folder at ``path``, hiding what an earlier mount of a
+    folder above it shows there (the standard library's ``site-packages``).
+    """
 
     path: str
-    #: Missing optional paths (``/lib64`` on some systems) are skipped; missing required ones fail closed.
+    #: Missing optional paths are skipped; missing required ones fail closed.
     required: bool = True
     target: str | None = None
+    link: str | None = None
+    empty: bool = False
 
     @property
     def inside(self) -> str:
         return self.target or self.path
 
 
-# Syscalls that no bot needs and that widen the kernel's attack surface or reach outside the sandbox.
-# The namespaces already deny their effect; the filter turns them into EPERM before the kernel looks.
-DENIED_SYSCALLS: tuple[str, ...] = (
-    "ptrace", "process_vm_readv", "process_vm_writev", "kcmp", "pidfd_getfd",
-    "mount", "umount2", "pivot_root", "chroot", "move_mount", "open_tree", "fsopen", "fsmount",
-    "fsconfig", "fspick", "mount_setattr", "unshare", "setns", "clone3",
-    "bpf", "perf_event_open", "userfaultfd", "keyctl", "add_key", "request_key",
-    "init_module", "finit_module", "delete_module", "kexec_load", "kexec_file_load",
-    "reboot", "swapon", "swapoff", "acct", "quotactl", "syslog", "settimeofday", "clock_settime",
-    "adjtimex", "clock_adjtime", "sethostname", "setdomainname", "iopl", "ioperm",
-    "open_by_handle_at", "name_to_handle_at", "lookup_dcookie", "vhangup", "personality",
-    "io_uring_setup", "io_uring_enter", "io_uring_register", "fanotify_init",
+@dataclass(frozen=True)
+class Syscall:
+    """One rule of the seccomp allowlist: ``name`` is allowed when every comparison of ``when`` holds, or,
+    when ``errno`` is set, refused with that errno instead of the default EPERM.
+
+    A comparison ``(argument, mask, value)`` holds when ``argument & mask == value``; the mask must cover
+    every bit the kernel reads of that argument that matters to the rule. Several rules of one name are
+    alternatives; the rules of one name must not overlap (libseccomp would keep only one of them).
+    Names unknown on the machine's architecture are skipped.
+    """
+
+    name: str
+    when: tuple[tuple[int, int, int], ...] = ()
+    errno: int | None = None
+
+
+_ALL = 0xFFFF_FFFF_FFFF_FFFF
+# The kernel reads an ``int`` argument (fcntl's and ioctl's command, prctl's option, madvise's advice, a
+# socket's family) as its low 32 bits: the filter compares exactly those, so that no upper bits a caller
+# leaves in the register can make an allowed value look refused, or the reverse.
+_INT = 0xFFFF_FFFF
+EAGAIN = 11
+ENOSYS = 38
+
+
+def _when(name: str, argument: int, values: tuple[int, ...]) -> tuple[Syscall, ...]:
+    """Rules allowing ``name`` when its ``int`` argument number ``argument`` is one of ``values``."""
+    return tuple(Syscall(name, ((argument, _INT, value),)) for value in values)
+
+
+# Namespace flags (CLONE_NEWNS/CGROUP/UTS/IPC/USER/PID/NET/TIME) a bot may never pass to clone.
+DENIED_CLONE_FLAGS = 0x00020000 | 0x02000000 | 0x04000000 | 0x08000000 | 0x10000000 | 0x20000000 \
+    | 0x40000000 | 0x00000080
+
+# Calls a CPython bot with numpy and orjson makes (found by tracing the example bots and a bot using
+# threads, numpy.linalg, tempfile, hashlib, os.urandom and fork through the sandbox, in both modes),
+# and the harmless calls a bot may reasonably add. Deliberately absent, so refused with EPERM: every
+# call that reaches another process or the kernel's administration (ptrace, process_vm_*, kcmp, mount
+# and namespace calls, set*id, bpf, perf, keys, modules, io_uring, userfaultfd, ...), SysV IPC and
+# POSIX message queues, and every call that lets two bots see the same kernel object: flock, inotify,
+# fanotify, mincore (the page-cache residency of the shared runtime's files), fadvise and readahead
+# (which evict or fill that page cache), futex_waitv and the newer futex_wake/futex_wait/futex_requeue.
+_PLAIN_SYSCALLS = (
+    # files and descriptors
+    "read", "write", "readv", "writev", "pread64", "pwrite64", "preadv", "pwritev", "preadv2", "pwritev2",
+    "open", "openat", "creat", "close", "close_range", "lseek", "dup", "dup2", "dup3", "pipe", "pipe2",
+    "stat", "fstat", "lstat", "newfstatat", "statx", "statfs", "fstatfs", "access", "faccessat",
+    "faccessat2", "getdents", "getdents64", "getcwd", "chdir", "fchdir", "mkdir", "mkdirat", "rmdir",
+    "unlink", "unlinkat", "rename", "renameat", "renameat2", "link", "linkat", "symlink", "symlinkat",
+    "readlink", "readlinkat", "chmod", "fchmod", "fchmodat", "truncate", "ftruncate", "fallocate",
+    "fsync", "fdatasync", "umask", "utime", "utimes", "utimensat", "futimesat", "mknod", "mknodat",
+    "sendfile", "copy_file_range",
+    # waiting on descriptors
+    "select", "pselect6", "poll", "ppoll", "epoll_create", "epoll_create1", "epoll_ctl", "epoll_wait",
+    "epoll_pwait", "epoll_pwait2", "eventfd", "eventfd2", "signalfd", "signalfd4", "timerfd_create",
+    "timerfd_settime", "timerfd_gettime",
+    # memory (mmap, madvise: by argument below; mremap only moves or resizes, so it cannot make a
+    # private mapping shared)
+    "munmap", "mprotect", "mremap", "brk", "msync",
+    # signals, within the bot's own pid namespace
+    "rt_sigaction", "rt_sigprocmask", "rt_sigreturn", "rt_sigpending", "rt_sigtimedwait", "rt_sigsuspend",
+    "sigaltstack", "kill", "tkill", "tgkill", "pause", "alarm", "setitimer", "getitimer", "timer_create",
+    "timer_settime", "timer_gettime", "timer_getoverrun", "timer_delete", "restart_syscall",
+    # processes and threads (clone: by argument below)
+    "fork", "vfork", "execve", "execveat", "exit", "exit_group", "wait4", "waitid", "set_tid_address",
+    "set_robust_list", "rseq", "arch_prctl", "getpid", "getppid", "gettid", "getpgrp", "getpgid",
+    "setpgid", "getsid", "setsid", "getuid", "geteuid", "getgid", "getegid", "getresuid", "getresgid",
+    "getgroups", "capget",
+    # time, randomness, scheduling, limits, system facts
+    "clock_gettime", "clock_getres", "clock_nanosleep", "nanosleep", "gettimeofday", "time", "times",
+    "getrandom", "sched_yield", "sched_getaffinity", "sched_setaffinity", "sched_getparam",
+    "sched_getscheduler", "sched_get_priority_max", "sched_get_priority_min", "sched_rr_get_interval",
+    "getpriority", "setpriority", "getrlimit", "setrlimit", "prlimit64", "getrusage", "uname", "sysinfo",
+    "getcpu", "mbind", "get_mempolicy", "set_mempolicy",
+    # Unix sockets inside the bot's own tree (socket and socketpair: by family below)
+    "bind", "listen", "accept", "accept4", "connect", "sendto", "recvfrom", "sendmsg", "recvmsg",
+    "sendmmsg", "recvmmsg", "shutdown", "getsockname", "getpeername", "setsockopt", "getsockopt",
+)
+
+# fcntl commands that touch only the descriptor itself. Absent: record locks (F_GETLK/F_SETLK/F_SETLKW),
+# open-file-description locks (F_OFD_*), leases (F_SETLEASE/F_GETLEASE) and dnotify (F_NOTIFY), which
+# all put a mark on an inode every bot can open.
+_FCNTL_COMMANDS = (
+    0,  # F_DUPFD
+    1, 2,  # F_GETFD, F_SETFD
+    3, 4,  # F_GETFL, F_SETFL
+    1030,  # F_DUPFD_CLOEXEC
+    1031, 1032,  # F_SETPIPE_SZ, F_GETPIPE_SZ
+    1033, 1034,  # F_ADD_SEALS, F_GET_SEALS
+    8, 9, 15, 16,  # F_SETOWN, F_GETOWN, F_SETOWN_EX, F_GETOWN_EX (signals stay inside the namespace)
+    10, 11,  # F_SETSIG, F_GETSIG
+    1035, 1036, 1037, 1038,  # F_GET_RW_HINT, F_SET_RW_HINT, F_GET_FILE_RW_HINT, F_SET_FILE_RW_HINT
+)
+
+# ioctl requests Python and numpy make on their own descriptors.
+_IOCTL_REQUESTS = (
+    0x5401,  # TCGETS (isatty)
+    0x5413,  # TIOCGWINSZ
+    0x541B,  # FIONREAD
+    0x5421,  # FIONBIO
+    0x5450, 0x5451,  # FIONCLEX, FIOCLEX
+)
+
+# madvise advice with an effect on the caller's own pages only. Absent: MADV_WILLNEED/COLD/PAGEOUT
+# (which fill or evict the page cache of shared files), MADV_MERGEABLE (KSM merges identical pages
+# across processes, a timing channel), MADV_REMOVE and MADV_HWPOISON.
+_MADVISE_ADVICE = (0, 1, 2, 4, 8, 10, 11, 14, 15, 16, 17, 18, 19)
+
+# prctl options that only read, or name the calling thread. Absent, among others: PR_SET_PDEATHSIG (a bot
+# could outlive its match), PR_SET_DUMPABLE, PR_SET_PTRACER, PR_SET_CHILD_SUBREAPER, PR_SET_MM,
+# PR_SET_SECCOMP, PR_SET_SECUREBITS, PR_SET_NO_NEW_PRIVS, PR_CAPBSET_DROP, PR_SET_KEEPCAPS.
+_PRCTL_OPTIONS = (
+    2,  # PR_GET_PDEATHSIG
+    3,  # PR_GET_DUMPABLE
+    7,  # PR_GET_KEEPCAPS
+    15, 16,  # PR_SET_NAME, PR_GET_NAME
+    21,  # PR_GET_SECCOMP
+    23,  # PR_CAPBSET_READ
+    27,  # PR_GET_SECUREBITS
+    30,  # PR_GET_TIMERSLACK
+    37,  # PR_GET_CHILD_SUBREAPER
+    39,  # PR_GET_NO_NEW_PRIVS
+    40,  # PR_GET_TID_ADDRESS
+    42,  # PR_GET_THP_DISABLE
+    0x53564D41,  # PR_SET_VMA (glibc names its anonymous mappings)
+)
+_PR_CAP_AMBIENT, _PR_CAP_AMBIENT_IS_SET = 47, 1
+
+_MAP_SHARED_TYPE, _MAP_PRIVATE, _MAP_ANONYMOUS = 0x03, 0x02, 0x20
+_FUTEX_PRIVATE_FLAG = 128
+
+ALLOWED_SYSCALLS: tuple[Syscall, ...] = (
+    *(Syscall(name) for name in _PLAIN_SYSCALLS),
+    *_when("fcntl", 1, _FCNTL_COMMANDS),
+    *_when("ioctl", 1, _IOCTL_REQUESTS),
+    *_when("madvise", 2, _MADVISE_ADVICE),
+    *_when("prctl", 0, _PRCTL_OPTIONS),
+    Syscall("prctl", ((0, _INT, _PR_CAP_AMBIENT), (1, _ALL, _PR_CAP_AMBIENT_IS_SET))),
+    # Mappings: private ones, and anonymous shared ones (which only the bot's own tree can reach); a
+    # file-backed shared mapping of the runtime would be memory every bot sees.
+    Syscall("mmap", ((3, _MAP_SHARED_TYPE, _MAP_PRIVATE),)),
+    Syscall("mmap", ((3, _MAP_SHARED_TYPE | _MAP_ANONYMOUS, 0x01 | _MAP_ANONYMOUS),)),
+    Syscall("mmap", ((3, _MAP_SHARED_TYPE | _MAP_ANONYMOUS, 0x03 | _MAP_ANONYMOUS),)),
+    # The futex of a file-backed page (even a private, never written mapping of libc) is keyed by the
+    # file's inode, the same for every bot: only process-private futexes are allowed. A shared one is
+    # answered EAGAIN, which every glibc waiter takes for a spurious wake-up and retries (pthread_join
+    # waits on a shared futex, so this keeps it working, by polling) instead of aborting.
+    Syscall("futex", ((1, _FUTEX_PRIVATE_FLAG, _FUTEX_PRIVATE_FLAG),)),
+    Syscall("futex", ((1, _FUTEX_PRIVATE_FLAG, 0),), errno=EAGAIN),
+    # Threads and processes, never in new namespaces; clone3 passes its flags in memory the filter
+    # cannot read, so it answers ENOSYS and glibc falls back to clone.
+    Syscall("clone", ((0, DENIED_CLONE_FLAGS, 0),)),
+    Syscall("clone3", errno=ENOSYS),
 )
 
 # Socket families a bot may create: none reach outside (the network namespace is empty anyway); unix
-# sockets are allowed because Python's multiprocessing uses them inside the bot's own tree.
+# sockets are allowed because Python's multiprocessing uses them inside the bot's own tree (each cell,
+# and as an ordinary user each bot, has a network namespace of its own, so abstract names are private).
 ALLOWED_SOCKET_FAMILIES: tuple[int, ...] = (1,)  # AF_UNIX
 
 
@@ -110,8 +263,11 @@ class Policy:
     #: Host uids given to bots when the sandbox runs as root: one per bot process, never reused at once.
     host_uid_base: int = 2_100_000_000
     host_uid_span: int = 100_000_000
-    denied_syscalls: tuple[str, ...] = DENIED_SYSCALLS
+    #: The seccomp allowlist (everything else fails with EPERM) and the socket families it allows.
+    syscalls: tuple[Syscall, ...] = ALLOWED_SYSCALLS
     allowed_socket_families: tuple[int, ...] = ALLOWED_SOCKET_FAMILIES
+    #: The library that compiles the filter; a sandbox refuses to start where it cannot be loaded.
+    seccomp_library: str = "seccomp"
     #: (host folder, folder inside) pairs: modules the zygote loaded from the first are re-pointed at the
     #: second, so that their lazy submodule imports work from the bot's root.
     relocations: tuple[tuple[str, str], ...] = ()
@@ -121,12 +277,20 @@ class Policy:
     environment: tuple[tuple[str, str], ...] = field(default=())
 
 
+def seccomp_rules(policy: Policy) -> tuple[Syscall, ...]:
+    """Every rule of ``policy``'s seccomp filter: its allowlist and its socket families."""
+    families = tuple(Syscall(name, ((0, _INT, family),))
+                     for family in policy.allowed_socket_families for name in ("socket", "socketpair"))
+    return policy.syscalls + families
+
+
 def _package_dirs(name: str) -> list[str]:
+    """The folder of the installed package ``name`` and, for a wheel, the folder of shared libraries
+    bundled next to it (``numpy.libs`` for OpenBLAS); real paths."""
     spec = importlib.util.find_spec(name)
     if spec is None or not spec.submodule_search_locations:
         return []
     dirs = [str(Path(location).resolve()) for location in spec.submodule_search_locations]
-    # Wheels keep their bundled shared libraries next to the package (numpy.libs for OpenBLAS).
     for location in list(dirs):
         libs = Path(location).parent / f"{name}.libs"
         if libs.is_dir():
@@ -134,41 +298,98 @@ def _package_dirs(name: str) -> list[str]:
     return dirs
 
 
+#: Folders of third-party packages that an interpreter's standard library folder may hold.
+_PACKAGE_FOLDERS = ("site-packages", "dist-packages")
+
+
+def _hidden_package_folders(stdlib: Path) -> list[str]:
+    """The folders of third-party packages inside the standard library's folder (its ``site-packages``).
+    One that is a symlink needs no hiding: what it points to is not mounted."""
+    return [str(stdlib / name) for name in _PACKAGE_FOLDERS
+            if (stdlib / name).is_dir() and not (stdlib / name).is_symlink()]
+
+
+def _interpreter() -> str:
+    """The base interpreter's executable (never a virtualenv's link to it)."""
+    executable = Path(sys.base_prefix) / "bin" / f"python{sys.version_info.major}.{sys.version_info.minor}"
+    return str(executable if executable.exists() else Path(sys.executable).resolve())
+
+
+def _within(path: str, folders: list[str]) -> bool:
+    return any(path == folder or path.startswith(folder + "/") for folder in folders)
+
+
+def _library_mounts(executable: str, dynload: str, package_dirs: list[str], whole: list[str]) -> list[Mount]:
+    """One mount per shared library the interpreter, the standard extension modules and the allowed
+    packages' extension modules load (see :mod:`bots.sandbox.runtime_files`), except those already inside
+    a folder mounted whole (``whole``: real paths)."""
+    objects = [executable, *runtime_files.shared_objects(dynload)]
+    for folder in package_dirs:
+        objects += runtime_files.shared_objects(folder)
+    interpreter = runtime_files.read_elf(os.path.realpath(executable))
+    closure = runtime_files.library_closure(objects, interpreter.interpreter if interpreter else None)
+    return [Mount(library) for library in closure.libraries if not _within(os.path.realpath(library), whole)]
+
+
+def _resolved(mounts: list[Mount]) -> list[Mount]:
+    """The same mounts with every path shown in place replaced by the symlinks leading to it on the host
+    (as ``link`` mounts) and its real path: each then lies in a real folder, so the root is built without
+    ever going through a symlink, and nothing is resolved again for each bot."""
+    known: dict[str, str | None] = {}
+    resolved = []
+    for mount in mounts:
+        if mount.target is not None or mount.link is not None or not os.path.lexists(mount.path):
+            resolved.append(mount)
+            continue
+        links, real = runtime_files.symlink_chain(mount.path, known)
+        resolved += [Mount(where, required=mount.required, link=text) for where, text in links]
+        resolved.append(Mount(real, required=mount.required, empty=mount.empty))
+    return resolved
+
+
 @lru_cache(maxsize=1)
 def default_policy() -> Policy:
-    """The policy for the running interpreter: its standard library, libc and the allowed packages."""
-    base = Path(sys.base_prefix).resolve()
+    """The policy for the running interpreter: the interpreter, its standard library (less the packages
+    installed in it), the allowed packages, and the shared libraries all of these load; nothing else."""
     stdlib = Path(sysconfig.get_paths()["stdlib"]).resolve()
-    mounts = [Mount(str(base / "bin")), Mount(str(base / "lib"))]
-    # Shared libraries the interpreter and numpy link against. On merged-/usr systems /lib and /lib64
-    # are symlinks into /usr, reproduced as symlinks inside the bot's root.
-    for path in ("/usr/lib", "/usr/lib64", "/lib", "/lib64", "/usr/local/lib"):
-        mounts.append(Mount(path, required=path == "/usr/lib"))
+    dynload = str(Path(sysconfig.get_config_var("DESTSHARED") or stdlib / "lib-dynload").resolve())
+    executable = _interpreter()
+    mounts = [Mount(executable), Mount(str(stdlib))]
+    mounts += [Mount(folder, required=False, empty=True) for folder in _hidden_package_folders(stdlib)]
+    whole = [str(stdlib)]
+    if not _within(dynload, whole):
+        mounts.append(Mount(dynload))
+        whole.append(dynload)
     # Allowed packages appear under one neutral folder, so that the bot learns nothing of where the
     # project's virtualenv lives.
-    relocations = []
+    package_mounts, package_dirs, relocations = [], [], []
     for package in ALLOWED_PACKAGES:
         for location in _package_dirs(package):
-            mounts.append(Mount(location, target=f"{PACKAGES_DIR}/{Path(location).name}"))
+            package_dirs.append(location)
+            package_mounts.append(Mount(location, target=f"{PACKAGES_DIR}/{Path(location).name}"))
             relocation = (str(Path(location).parent), PACKAGES_DIR)
             if relocation not in relocations:
                 relocations.append(relocation)
-    python_path = [str(stdlib), str(stdlib / "lib-dynload"), PACKAGES_DIR]
-    executable = base / "bin" / f"python{sys.version_info.major}.{sys.version_info.minor}"
+    # A package's bundled libraries are found inside through its own RPATH ($ORIGIN/../numpy.libs),
+    # which the relocation keeps.
+    mounts += _library_mounts(executable, dynload, package_dirs, whole + package_dirs)
+    mounts += package_mounts
+    python_path = [str(stdlib), dynload, PACKAGES_DIR]
     return Policy(
-        mounts=tuple(_dedupe(mounts)),
+        mounts=tuple(_dedupe(_resolved(mounts))),
         python_path=tuple(python_path),
         relocations=tuple(relocations),
-        python_executable=str(executable if executable.exists() else Path(sys.executable).resolve()),
+        python_executable=executable,
     )
 
 
 def _dedupe(mounts: list[Mount]) -> list[Mount]:
+    """The first mount of each place inside."""
     seen: set[str] = set()
     unique = []
     for mount in mounts:
-        if mount.path not in seen:
-            seen.add(mount.path)
+        if mount.inside not in seen:
+            seen.add(mount.inside)
             unique.append(mount)
     return unique
 

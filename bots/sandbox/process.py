@@ -36,6 +36,25 @@ class BotProcess(ABC):
             return None
         return text.decode(errors="replace") or None
 
+    #: How :meth:`pause` stops the bot: ``"freezer"`` (its cgroup: every process and thread),
+    #: ``"sigstop"`` (SIGSTOP of its first process only) or ``"none"`` (it keeps running).
+    pause_mechanism = "none"
+
+    def pause(self) -> None:
+        """Stop the bot from running until :meth:`resume`: called when the move passes to another seat.
+
+        Once this returns the bot's processes get no CPU (each stops within microseconds, at its next
+        return to user space) and nothing of the bot is lost: a process blocked reading its stdin stops
+        there, and what the referee writes meanwhile waits in the pipe until it is resumed. Cheap (one
+        write or one signal), safe to repeat, and never an error because of the bot: one that is gone
+        is noticed on its pipes. :class:`~bots.sandbox.errors.SandboxFault` if the sandbox's own control
+        fails. :meth:`kill` works on a paused bot and leaves nothing paused. The default does nothing,
+        for modes that cannot stop a bot (see :attr:`pause_mechanism`).
+        """
+
+    def resume(self) -> None:
+        """Let a paused bot run again (call before its clock starts); safe to repeat, also unpaused."""
+
     @abstractmethod
     def kill(self) -> None:
         """Kill every process the bot started; safe to repeat."""

@@ -31,9 +31,27 @@ _BOOTSTRAP = ("import resource, sys; memory, cpu = int(sys.argv[2]), int(sys.arg
 
 
 class _ChildProcess(BotProcess):
+    """Paused by SIGSTOP of its process group: the bot and whatever it forked, unless that left the group."""
+
+    pause_mechanism = "sigstop"
+
     def __init__(self, popen: subprocess.Popen) -> None:
         super().__init__(popen.stdin.fileno(), popen.stdout.fileno(), popen.stderr.fileno())
         self._popen = popen
+
+    def pause(self) -> None:
+        self._signal_group(signal.SIGSTOP)
+
+    def resume(self) -> None:
+        self._signal_group(signal.SIGCONT)
+
+    def _signal_group(self, signum: int) -> None:
+        # Until it is reaped, the leader's pid (the group's id) cannot be given to another process.
+        if self._popen.returncode is None:
+            try:
+                os.killpg(self._popen.pid, signum)
+            except ProcessLookupError:
+                pass
 
     def kill(self) -> None:
         if self._popen.returncode is None:

@@ -33,17 +33,17 @@ import sys
 import threading
 from pathlib import Path
 
-from bots.sandbox import launch
+from bots.sandbox import launch, linux
 from bots.sandbox.codecache import CodeCache
 from bots.sandbox.errors import SandboxFault, SandboxUnavailable
-from bots.sandbox.policy import Limits, Mount, Policy, default_policy
+from bots.sandbox.policy import Limits, Mount, Policy, Syscall, default_policy, seccomp_rules
 from bots.sandbox.process import BotProcess
 
 logger = logging.getLogger("bots.sandbox")
 
 _PROJECT_ROOT = str(Path(__file__).resolve().parents[2])
 _BOOTSTRAP = ("import sys; sys.path.insert(0, {root!r}); from bots.sandbox.zygote import serve_forever; "
-              "del sys.path[0]; serve_forever(int(sys.argv[1]))")
+              "del sys.path[0]; serve_forever(int(sys.argv[1]), int(sys.argv[2]))")
 _MESSAGE_BYTES = 65536
 _HELLO_TIMEOUT_S = 30
 _REPLY_TIMEOUT_S = 10
@@ -56,7 +56,16 @@ _CELL_PROCESSES = 1
 # Inside the zygote
 
 
-def serve_forever(sock_fd: int) -> None:
+def _die_with_parent(parent: int, signum: int = signal.SIGKILL) -> None:
+    """Be sent ``signum`` when ``parent`` dies; if it died already (the race with setting the signal),
+    act as if it had come at once."""
+    linux.prctl(linux.PR_SET_PDEATHSIG, signum)
+    if os.getppid() != parent:
+        signal.raise_signal(signum)
+        os._exit(0)
+
+
+def serve_forever(sock_fd: int, host_pid: int) -> None:
     """The zygote's main loop: fork *cells* on request.
 
     A ``cell`` request carries one end of a socket pair whose other end the host keeps: the zygote forks
@@ -65,22 +74,39 @@ def serve_forever(sock_fd: int) -> None:
     kernel wait for an RCU grace period, tens of milliseconds) and answers with a pidfd of the cell. From
     then on the host and the cell talk directly; the zygote is not on a bot's start path.
     """
-    from bots.sandbox import launch, linux
+    from bots.sandbox import launch
 
     sock = socket.socket(fileno=sock_fd)
+    freezers: list[str] = []
+
+    def host_gone(signum, frame) -> None:
+        # A bot the host left frozen would stay so, its cell frozen beside it (frozen tasks act on no
+        # SIGKILL), until the next sandbox on the machine removes the dead worker's groups: thawed first,
+        # the cells die of their own parent-death signal when the zygote exits, and their bots with them.
+        _thaw_all(freezers)
+        os._exit(0)
+
+    signal.signal(signal.SIGTERM, host_gone)
+    _die_with_parent(host_pid, signal.SIGTERM)
     policy = default_policy()
-    seccomp_lib = linux.load_seccomp()
-    filters: dict[tuple, bytes] = {}
+    libraries: dict[str, object] = {}
+    filters: dict[tuple, bytes | None] = {}
 
     def seccomp_for(policy: Policy) -> bytes | None:
-        if seccomp_lib is None:
-            return None
-        key = (policy.denied_syscalls, policy.allowed_socket_families)
+        """The compiled filter of ``policy``, or None where its library cannot be loaded."""
+        rules = tuple((rule.name, rule.when, rule.errno) for rule in seccomp_rules(policy))
+        key = (rules, policy.seccomp_library)
         if key not in filters:
-            filters[key] = linux.compile_seccomp(seccomp_lib, *key, launch.DENIED_CLONE_FLAGS)
+            if policy.seccomp_library not in libraries:
+                libraries[policy.seccomp_library] = linux.load_seccomp(policy.seccomp_library)
+            lib = libraries[policy.seccomp_library]
+            filters[key] = None if lib is None else linux.compile_seccomp(lib, rules)
         return filters[key]
 
-    seccomp_for(policy)
+    try:
+        seccomp_error = None if seccomp_for(policy) is not None else launch.NO_SECCOMP
+    except OSError as exc:
+        seccomp_error = f"the seccomp filter cannot be compiled: {exc}"
     confined = []
     if linux.privileged():
         linux.unshare(linux.CLONE_NEWNET | linux.CLONE_NEWIPC | linux.CLONE_NEWUTS)
@@ -103,8 +129,9 @@ def serve_forever(sock_fd: int) -> None:
     gc.collect()
     gc.freeze()
     signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # children are reaped by the kernel
-    _send(sock, {"type": "hello", "pid": os.getpid(), "seccomp": seccomp_lib is not None,
-                 "namespaces": confined})
+    _send(sock, {"type": "hello", "pid": os.getpid(), "seccomp": seccomp_error is None,
+                 "seccomp_error": seccomp_error, "namespaces": confined})
+    zygote_pid = os.getpid()
     while True:
         try:
             message, fds, _, _ = socket.recv_fds(sock, _MESSAGE_BYTES, 1)
@@ -118,9 +145,13 @@ def serve_forever(sock_fd: int) -> None:
                 os.close(fd)
             _send(sock, {"type": "error", "message": "expected a cell request with its channel"})
             continue
+        # Those of cells removed since are dropped, so that a long-lived zygote's list stays short.
+        freezers = [path for path in freezers if os.path.exists(path)] + _freezer_files(request["cgroup_procs"])
         pid = os.fork()
         if pid == 0:
             sock.close()
+            signal.signal(signal.SIGTERM, signal.SIG_DFL)
+            _die_with_parent(zygote_pid)
             _run_cell(socket.socket(fileno=fds[0]), request, policy, seccomp_for, launch)
         os.close(fds[0])
         pidfd = os.pidfd_open(pid)
@@ -128,7 +159,28 @@ def serve_forever(sock_fd: int) -> None:
             _send(sock, {"type": "cell_ready", "pid": pid}, [pidfd])
         finally:
             os.close(pidfd)
-    os._exit(0)
+    # The host closed its end: it is gone (or going).
+    host_gone(signal.SIGTERM, None)
+
+
+def _freezer_files(procs_files: list[str]) -> list[str]:
+    """The freezer control files of a cell's groups (v1 ``freezer.state``, v2 ``cgroup.freeze``)."""
+    found = []
+    for procs in procs_files:
+        for name in ("freezer.state", "cgroup.freeze"):
+            path = os.path.join(os.path.dirname(procs), name)
+            if os.path.exists(path):
+                found.append(path)
+    return found
+
+
+def _thaw_all(freezer_files: list[str]) -> None:
+    for path in freezer_files:
+        try:
+            with open(path, "w") as control:
+                control.write("THAWED" if path.endswith("freezer.state") else "0")
+        except OSError:
+            pass  # a cell removed since
 
 
 def _run_cell(channel: socket.socket, setup: dict, policy: Policy, seccomp_for, launch) -> None:
@@ -140,7 +192,6 @@ def _run_cell(channel: socket.socket, setup: dict, policy: Policy, seccomp_for, 
     other process has to wake up when a bot starts. The cell makes its first shell at once and each
     further one on the host's ``prepare``; it answers ``error`` instead if it cannot, and ends when the
     host closes the channel."""
-    from bots.sandbox import linux
 
     failure = None
     template_ready = False
@@ -150,6 +201,8 @@ def _run_cell(channel: socket.socket, setup: dict, policy: Policy, seccomp_for, 
         linux.prctl(linux.PR_SET_CHILD_SUBREAPER, 1)
         policy = _policy_from(setup["policy"], policy)
         seccomp_program = seccomp_for(policy)
+        if seccomp_program is None:
+            failure = f"sandbox setup failed at 'install the seccomp filter': {launch.NO_SECCOMP}"
         launch.join_cgroups(setup["cgroup_procs"])
         pid_namespace = None
         if linux.privileged():
@@ -165,7 +218,7 @@ def _run_cell(channel: socket.socket, setup: dict, policy: Policy, seccomp_for, 
             # later execve could grant, so the cell keeps the capabilities it works with.
             linux.drop_bounding_set()
     except OSError as exc:
-        failure = f"sandbox setup failed at 'prepare the cell': {exc}"
+        failure = failure or f"sandbox setup failed at 'prepare the cell': {exc}"
     while True:
         if failure is not None:
             reply, fds = {"type": "error", "message": failure}, []
@@ -215,12 +268,32 @@ def _shell_failure(shell: socket.socket, exc: OSError) -> str:
     return words.decode(errors="replace") or f"the prepared bot process is gone: {exc}"
 
 
+def _namespace_init(shell: socket.socket, shell_pidfd: int) -> int:
+    """A pidfd of the first process of the bot's pid namespace, which its shell sends first (as root the
+    shell is that process; as an ordinary user its child). The bot is killed through it: the kernel then
+    kills the whole namespace, whatever the bot did to its parent-death signal. Takes ``shell_pidfd``."""
+    shell.settimeout(_REPLY_TIMEOUT_S)
+    try:
+        message, fds, _, _ = socket.recv_fds(shell, _MESSAGE_BYTES, 1)
+    except (TimeoutError, OSError) as exc:
+        os.close(shell_pidfd)
+        raise SandboxFault(f"the prepared bot process stopped answering: {exc}") from None
+    os.close(shell_pidfd)
+    if message == launch.INIT_MESSAGE and len(fds) == 1:
+        return fds[0]
+    for fd in fds:
+        os.close(fd)
+    raise SandboxFault(message.decode(errors="replace") or "the prepared bot process is gone")
+
+
 def _policy_from(data: dict, current: Policy) -> Policy:
     """The host's policy (it owns it; the zygote only applies it)."""
     data = dict(data, mounts=tuple(Mount(**mount) for mount in data["mounts"]))
     data = {key: tuple(value) if isinstance(value, list) else value for key, value in data.items()}
     data["environment"] = tuple(tuple(pair) for pair in data["environment"])
     data["relocations"] = tuple(tuple(pair) for pair in data["relocations"])
+    data["syscalls"] = tuple(Syscall(rule["name"], tuple(tuple(check) for check in rule["when"]), rule["errno"])
+                             for rule in data["syscalls"])
     candidate = Policy(**data)
     return current if candidate == current else candidate
 
@@ -279,10 +352,15 @@ class _Cell:
 
 
 class ZygoteBot(BotProcess):
-    """A bot forked by a cell: killed through its pidfd; its cell is handed back once it is empty."""
+    """A bot forked by a cell: killed through its pidfd; its cell is handed back once it is empty.
+
+    Paused by its cell's cgroup freezer where there is one (every process and thread of the bot; the
+    cell's forker, idle meanwhile, with them), else by SIGSTOP of the namespace's first process, whose
+    pidfd the host holds in every mode (see :func:`_namespace_init`).
+    """
 
     def __init__(self, to_bot: int, from_bot: int, log: int, pidfd: int, cell: _Cell, release,
-                 status: int) -> None:
+                 status: int, *, pause_mechanism: str = "none") -> None:
         super().__init__(to_bot, from_bot, log, status)
         self.pidfd = pidfd
         self.cell = cell
@@ -290,6 +368,39 @@ class ZygoteBot(BotProcess):
         cgroup = cell.cgroup
         self._oom_baseline = cgroup.oom_kills() if cgroup is not None else 0
         self._oom = False
+        self.pause_mechanism = pause_mechanism
+        self._paused = False
+
+    def pause(self) -> None:
+        if self._paused or self.pidfd < 0 or self.pause_mechanism == "none":
+            return
+        self._paused = True
+        if self.pause_mechanism == "freezer":
+            try:
+                self.cell.cgroup.freeze()
+            except OSError as exc:
+                raise SandboxFault(f"the sandbox could not freeze a bot: {exc}") from None
+        else:
+            self._signal_first(signal.SIGSTOP)
+
+    def resume(self) -> None:
+        if not self._paused or self.pidfd < 0:
+            return
+        if self.pause_mechanism == "freezer":
+            try:
+                self.cell.cgroup.thaw()
+            except OSError as exc:
+                raise SandboxFault(f"the sandbox could not thaw a bot: {exc}") from None
+        else:
+            self._signal_first(signal.SIGCONT)
+        self._paused = False
+
+    def _signal_first(self, signum: int) -> None:
+        """Signal the first process of the bot's pid namespace; one that is gone is not an error."""
+        try:
+            signal.pidfd_send_signal(self.pidfd, signum)
+        except ProcessLookupError:
+            pass
 
     def kill(self) -> None:
         if self.pidfd < 0:
@@ -298,6 +409,15 @@ class ZygoteBot(BotProcess):
             signal.pidfd_send_signal(self.pidfd, signal.SIGKILL)
         except ProcessLookupError:
             pass
+        cgroup = self.cell.cgroup
+        if cgroup is not None and cgroup.frozen:
+            # Frozen tasks act on the SIGKILL only once thawed; the reaper retries if this fails.
+            try:
+                cgroup.thaw()
+            except OSError:
+                logger.exception("could not thaw a killed bot's cgroup")
+        # A stopped process dies of SIGKILL as it is: no SIGCONT is needed.
+        self._paused = False
         self.memory_exceeded()
         pidfd, self.pidfd = self.pidfd, -1
         self._release(self.cell, pidfd)
@@ -319,10 +439,18 @@ class ZygoteSandbox:
     unsafe = False
 
     def __init__(self, cache_dir: str | Path | None = None, *, mode: str = "zygote",
-                 policy: Policy | None = None, pool_size: int = 6) -> None:
+                 policy: Policy | None = None, pool_size: int = 6, pause: str = "auto") -> None:
+        """``pause`` chooses how bots are stopped while not on move (:meth:`BotProcess.pause`):
+        ``"freezer"``, ``"sigstop"``, ``"none"``, or ``"auto"``, the freezer where the cgroups have one
+        and SIGSTOP otherwise."""
         if mode not in ("zygote", "fresh"):
             raise ValueError(f"unknown sandbox mode {mode!r}")
+        if pause not in ("auto", "freezer", "sigstop", "none"):
+            raise ValueError(f"unknown pause mechanism {pause!r}")
         self.mode = mode
+        self._pause_wanted = pause
+        #: How this sandbox's bots are paused between their turns, once started.
+        self.pause_mechanism = "none"
         self.policy = policy or default_policy()
         self._policy_data = dataclasses.asdict(self.policy)
         self.cache = CodeCache(cache_dir)
@@ -356,13 +484,19 @@ class ZygoteSandbox:
         self._cgroups = cgroups.detect(f"{os.getpid()}-{secrets.token_hex(3)}")
         if self._cgroups is None:
             logger.warning("no usable cgroups: bot memory and processes are bounded by rlimits only")
+        can_freeze = self._cgroups is not None and self._cgroups.can_freeze
+        if self._pause_wanted == "freezer" and not can_freeze:
+            self.close()
+            raise SandboxUnavailable("the cgroup freezer is not available here")
+        if self._pause_wanted == "auto":
+            self.pause_mechanism = "freezer" if can_freeze else "sigstop"
+        else:
+            self.pause_mechanism = self._pause_wanted
         parent, child = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         try:
-            self._process = subprocess.Popen(
-                [sys.executable, "-I", "-c", _BOOTSTRAP.format(root=_PROJECT_ROOT), str(child.fileno())],
-                pass_fds=[child.fileno()], env={"OPENBLAS_NUM_THREADS": "1"}, cwd="/",
-                stdin=subprocess.DEVNULL,
-            )
+            self._process = self._fork_zygote(
+                [sys.executable, "-I", "-c", _BOOTSTRAP.format(root=_PROJECT_ROOT), str(child.fileno()),
+                 str(os.getpid())], child.fileno())
         finally:
             child.close()
         self._sock = parent
@@ -373,6 +507,10 @@ class ZygoteSandbox:
             self.close()
             raise SandboxUnavailable(f"the sandbox's zygote did not start: {exc}") from None
         self.hello = hello
+        if not hello.get("seccomp"):
+            self.close()
+            raise SandboxUnavailable(f"isolation cannot be set up on this machine: "
+                                     f"{hello.get('seccomp_error') or launch.NO_SECCOMP}")
         self._sock.settimeout(_REPLY_TIMEOUT_S)
         self._reaper = threading.Thread(target=self._reap_forever, name="sandbox-reaper", daemon=True)
         self._reaper.start()
@@ -380,6 +518,29 @@ class ZygoteSandbox:
             self._free = [self._new_cell() for _ in range(self.pool_size)]
         self._self_test()
         return self
+
+    def _fork_zygote(self, argv: list[str], channel: int) -> subprocess.Popen:
+        """Start the zygote from a thread of the sandbox's own, alive until :meth:`close`: the kernel sends
+        the zygote its parent-death signal when the *thread* that forked it ends, and the thread that
+        starts a sandbox may be a short-lived one."""
+        started: queue.SimpleQueue = queue.SimpleQueue()
+        self._zygote_parent_done = threading.Event()
+
+        def parent() -> None:
+            try:
+                started.put(subprocess.Popen(argv, pass_fds=[channel], env={"OPENBLAS_NUM_THREADS": "1"},
+                                             cwd="/", stdin=subprocess.DEVNULL))
+            except BaseException as exc:  # noqa: BLE001 - handed to start(), which raises it
+                started.put(exc)
+                return
+            self._zygote_parent_done.wait()
+
+        self._zygote_parent = threading.Thread(target=parent, name="sandbox-zygote-parent", daemon=True)
+        self._zygote_parent.start()
+        process = started.get()
+        if isinstance(process, BaseException):
+            raise process
+        return process
 
     def _write_runtime(self) -> Path:
         """A folder holding only the SDK, mounted at /sdk for the fresh-interpreter mode; also the sample
@@ -444,8 +605,9 @@ class ZygoteSandbox:
             try:
                 if cell.cgroup is not None:
                     cell.cgroup.apply(limits, extra_processes=_CELL_PROCESSES)
-                _, shell, pidfd = cell.take_shell()
+                _, shell, shell_pidfd = cell.take_shell()
                 try:
+                    pidfd = _namespace_init(shell, shell_pidfd)
                     socket.send_fds(shell, [json.dumps(request).encode()],
                                     [stdin_r, stdout_w, stderr_w, status_w])
                 except OSError as exc:
@@ -463,7 +625,8 @@ class ZygoteSandbox:
         finally:
             for fd in (stdin_r, stdout_w, stderr_w, status_w):
                 os.close(fd)
-        return ZygoteBot(stdin_w, stdout_r, stderr_r, pidfd, cell, self._release, status_r)
+        return ZygoteBot(stdin_w, stdout_r, stderr_r, pidfd, cell, self._release, status_r,
+                         pause_mechanism=self.pause_mechanism)
 
     def _new_cell(self) -> _Cell:
         """A new cell in fresh cgroups (lock held)."""
@@ -502,6 +665,12 @@ class ZygoteSandbox:
         """Take cells back once their bots are dead: no bot process may be left in their cgroups."""
         while (item := self._reaping.get()) is not None:
             cell, pidfd = item
+            if cell.cgroup is not None and cell.cgroup.frozen:
+                # Never wait on a frozen cell: its bot would not die of its SIGKILL.
+                try:
+                    cell.cgroup.thaw()
+                except OSError:
+                    pass  # wait_until_no_bot tries again, and discards the cell if it cannot
             # Sleeping in select until the bot's first process is gone keeps this thread off the GIL
             # while the referee plays; its namespace's other processes die with it.
             select.select([pidfd], [], [], 2.0)
@@ -564,6 +733,8 @@ class ZygoteSandbox:
                 self._process.kill()
                 self._process.wait()
             self._process = None
+            self._zygote_parent_done.set()
+            self._zygote_parent.join()
         if self._cgroups is not None:
             self._cgroups.close()
             self._cgroups = None
@@ -573,25 +744,26 @@ class ZygoteSandbox:
         return self._sock is not None and self._process is not None and self._process.poll() is None
 
     def leftovers(self) -> list[str]:
-        """Bots still running and processes other than the forkers inside idle cells (none after a match)."""
+        """Bots still running, processes other than the forkers inside idle cells and idle cells left
+        frozen (none after a match)."""
         self.wait_idle()
         with self._lock:
             found = [f"cell {number} still busy" for number in sorted(self._busy)]
             for cell in self._free:
                 if cell.cgroup is not None:
                     found += [f"pid {pid} in cell {cell.number}" for pid in cell.cgroup.bot_pids()]
+                    if cell.cgroup.frozen_on_disk():
+                        found.append(f"cell {cell.number} is frozen")
             return found
 
     def describe(self) -> str:
         cgroup = self._cgroups.describe() if self._cgroups else "no cgroups (rlimits only)"
-        seccomp = "seccomp" if self.hello.get("seccomp") else "no seccomp (libseccomp missing)"
-        from bots.sandbox import linux
-
+        seccomp = "seccomp allowlist" if self.hello.get("seccomp") else "no seccomp (libseccomp missing)"
         if linux.privileged():
             identity = "namespaces mnt/pid/net/ipc/uts/cgroup, a host uid per bot"
         else:
             identity = "namespaces user/mnt/pid/net/ipc/uts/cgroup"
-        return f"{self.mode} sandbox: {identity}, {cgroup}, {seccomp}"
+        return f"{self.mode} sandbox: {identity}, {cgroup}, {seccomp}, paused off turn: {self.pause_mechanism}"
 
 
 def _read_line(fd: int, timeout_s: float) -> bytes:

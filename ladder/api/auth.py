@@ -14,7 +14,8 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from ladder.api.errors import error_responses
-from ladder.api.throttles import LoginThrottle, RegistrationThrottle
+from ladder.api.throttles import LoginThrottle, RegistrationThrottle, UploadThrottle, throttle_usage
+from ladder.services.quotas import unrated_matches_quota
 from ladder.services.tokens import token_for_credentials
 from ladder.services.users import user_register
 
@@ -101,6 +102,28 @@ class AuthTokenApi(APIView):
         return Response(self.OutputSerializer({"token": token}).data)
 
 
+class QuotaSerializer(serializers.Serializer):
+    limit = serializers.IntegerField(help_text="How many per period.")
+    period = serializers.CharField(help_text="hour or day: a rolling window of that length.")
+    used = serializers.IntegerField(help_text="Counted in the window now.")
+    left = serializers.IntegerField()
+    frees_in_s = serializers.IntegerField(allow_null=True,
+                                          help_text="Seconds until the oldest counted one leaves the window.")
+
+
+class QuotasSerializer(serializers.Serializer):
+    unrated_matches = QuotaSerializer(help_text="Matches you may schedule in unrated tournaments "
+                                                "(UNRATED_MATCHES_PER_DAY).")
+    uploads = QuotaSerializer(allow_null=True, help_text="Uploads (new bots and new versions, through the API "
+                                                         "or the site); null when unlimited.")
+
+
+_QUOTAS_EXAMPLE = {
+    "unrated_matches": {"limit": 5000, "period": "day", "used": 12, "left": 4988, "frees_in_s": 81234},
+    "uploads": {"limit": 60, "period": "hour", "used": 2, "left": 58, "frees_in_s": 3012},
+}
+
+
 class AuthMeApi(APIView):
     permission_classes = (IsAuthenticated,)
 
@@ -111,14 +134,22 @@ class AuthMeApi(APIView):
         id = serializers.IntegerField()
         username = serializers.CharField()
         is_staff = serializers.BooleanField()
+        quotas = QuotasSerializer(help_text="Your limits, what you used of them and what is left. A request "
+                                            "past one is refused with 429, Retry-After and the limit.")
 
     @extend_schema(
         operation_id="auth_me",
-        summary="The account the request is authenticated as",
-        description="A cheap way for a script to check its token.",
+        summary="The account the request is authenticated as, and its quotas",
+        description="A cheap way for a script to check its token, and how much it may still schedule and "
+                    "upload.",
         responses={200: OutputSerializer, **error_responses(401)},
-        examples=[OpenApiExample("me", value={"id": 1, "username": "ada", "is_staff": False},
+        examples=[OpenApiExample("me", value={"id": 1, "username": "ada", "is_staff": False,
+                                              "quotas": _QUOTAS_EXAMPLE},
                                  response_only=True, status_codes=["200"])],
     )
     def get(self, request):
-        return Response(self.OutputSerializer(request.user).data)
+        user = request.user
+        quotas = {"unrated_matches": unrated_matches_quota(user=user).to_json(),
+                  "uploads": throttle_usage(UploadThrottle(), request)}
+        body = {"id": user.id, "username": user.username, "is_staff": user.is_staff, "quotas": quotas}
+        return Response(self.OutputSerializer(body).data)

@@ -17,8 +17,10 @@ from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
 
 from ladder.services.errors import ServiceError
+from ladder.services.quotas import QuotaExceeded
 
-_SERVICE_CODES = {400: "invalid", 404: "not_found", 409: "conflict", 503: "unavailable"}
+_SERVICE_CODES = {400: "invalid", 403: "permission_denied", 404: "not_found", 409: "conflict", 429: "throttled",
+                  503: "unavailable"}
 
 
 def error_body(message: str, *, code: str, fields: dict[str, list[str]] | None = None) -> dict:
@@ -57,7 +59,8 @@ def exception_handler(exc, context):
                           fields={exc.field: [exc.message]} if exc.field else {})
         if exc.detail:
             body["log_tail"] = exc.detail
-        return Response(body, status=exc.status)
+        headers = {"Retry-After": str(exc.retry_after_s)} if isinstance(exc, QuotaExceeded) else None
+        return Response(body, status=exc.status, headers=headers)
     if isinstance(exc, Http404):
         exc = exceptions.NotFound("nothing found at this address: check the id in the URL")
     elif isinstance(exc, DjangoPermissionDenied):

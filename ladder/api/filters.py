@@ -57,10 +57,11 @@ class TournamentFilter(django_filters.FilterSet):
     status = django_filters.ChoiceFilter(choices=Tournament.Status.choices)
     kind = django_filters.ChoiceFilter(choices=Tournament.Kind.choices)
     bot = IdFilter(field_name="bots", help_text="Tournaments this bot id entered.")
+    rated = django_filters.BooleanFilter(help_text="true: tournaments whose matches move leaderboard ratings.")
 
     class Meta:
         model = Tournament
-        fields = ("game", "status", "kind", "bot")
+        fields = ("game", "status", "kind", "bot", "rated")
 
 
 class MatchFilter(django_filters.FilterSet):
@@ -68,6 +69,8 @@ class MatchFilter(django_filters.FilterSet):
     bot = IdFilter(field_name="seats__bot", help_text="Matches where this bot id had a seat.")
     tournament = IdFilter(field_name="tournament", help_text="Tournament id.")
     status = django_filters.ChoiceFilter(choices=Match.Status.choices)
+    rated = django_filters.BooleanFilter(field_name="tournament__rated",
+                                         help_text="true: matches that move leaderboard ratings.")
     created_after = UtcDateTimeFilter(field_name="created_at", lookup_expr="gte",
                                                      help_text="Scheduled at or after (ISO 8601).")
     created_before = UtcDateTimeFilter(field_name="created_at", lookup_expr="lt",
@@ -79,5 +82,5 @@ class MatchFilter(django_filters.FilterSet):
 
     class Meta:
         model = Match
-        fields = ("game", "bot", "tournament", "status", "created_after", "created_before", "finished_after",
-                  "finished_before")
+        fields = ("game", "bot", "tournament", "status", "rated", "created_after", "created_before",
+                  "finished_after", "finished_before")

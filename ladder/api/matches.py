@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from django_filters.rest_framework import DjangoFilterBackend
-from drf_spectacular.utils import OpenApiExample, extend_schema
+from drf_spectacular.utils import OpenApiExample, extend_schema, extend_schema_field
 from rest_framework import serializers
 from rest_framework.filters import OrderingFilter
 from rest_framework.generics import ListAPIView
@@ -17,6 +17,7 @@ from ladder.api.limits import MatchLimitsSerializer
 from ladder.models import Match, Seat
 from ladder.services import access
 from ladder.services.match_reads import match_detail_get, match_replay, matches_listed
+from ladder.services.rated_play import match_public_seed
 
 
 class SeatSerializer(serializers.ModelSerializer):
@@ -33,11 +34,20 @@ class MatchSerializer(serializers.ModelSerializer):
     game = serializers.CharField(source="game.slug")
     seats = SeatSerializer(many=True, read_only=True)
     limits = MatchLimitsSerializer(help_text="The sandbox limits the match is played under (every attempt).")
+    rated = serializers.BooleanField(source="tournament.rated",
+                                     help_text="Whether the match moves leaderboard ratings (ladder matches and "
+                                               "tournaments staff marked rated).")
+    seed = serializers.SerializerMethodField(help_text="The seed of the game's chance. A rated match's seed is "
+                                                       "secret (null) until the match finished.")
 
     class Meta:
         model = Match
-        fields = ("id", "game", "tournament_id", "index", "players", "seed", "options", "limits", "status",
+        fields = ("id", "game", "tournament_id", "rated", "index", "players", "seed", "options", "limits", "status",
                   "attempts", "failure_reason", "created_at", "started_at", "finished_at", "duration_s", "seats")
+
+    @extend_schema_field(serializers.IntegerField(allow_null=True))
+    def get_seed(self, match) -> int | None:
+        return match_public_seed(match)
 
 
 _SEATS_EXAMPLE = [
@@ -54,7 +64,8 @@ _MATCH_EXAMPLE = {"id": 31, "game": "kingdomino", "tournament_id": 3, "index": 0
                   "seed": 8841305791, "options": {"harmony": True}, "limits": _LIMITS_EXAMPLE,
                   "status": "finished", "attempts": 1,
                   "failure_reason": "", "created_at": "2026-05-01T12:00:00Z", "started_at": "2026-05-01T12:00:02Z",
-                  "finished_at": "2026-05-01T12:00:09Z", "duration_s": 6.8, "seats": _SEATS_EXAMPLE}
+                  "finished_at": "2026-05-01T12:00:09Z", "duration_s": 6.8, "seats": _SEATS_EXAMPLE,
+                  "rated": True}
 
 
 class MatchListApi(ListAPIView):

@@ -10,6 +10,8 @@ hold across web processes.
 
 from __future__ import annotations
 
+import math
+
 from rest_framework.exceptions import Throttled
 from rest_framework.settings import api_settings
 from rest_framework.throttling import SimpleRateThrottle
@@ -75,3 +77,19 @@ class LoginThrottle(WriteRateThrottle):
 
     def get_cache_key(self, request, view):
         return self.cache_format % {"scope": self.scope, "ident": self.get_ident(request)}
+
+
+def throttle_usage(throttle: WriteRateThrottle, request) -> dict | None:
+    """Where ``request``'s user stands against ``throttle``: ``{limit, period, used, left, frees_in_s}``
+    (``frees_in_s``: seconds until the oldest counted request leaves the window, None when none is
+    counted), or None when the limit is off. Reads the throttle's counter without counting a request."""
+    rate = throttle.get_rate()
+    if not rate:
+        return None
+    limit, duration = throttle.parse_rate(rate)
+    now = throttle.timer()
+    history = [at for at in throttle.cache.get(throttle.get_cache_key(request, None), []) if at > now - duration]
+    # DRF keeps the newest request first: the last one counted leaves the window first.
+    frees_in = max(1, math.ceil(history[-1] + duration - now)) if history else None
+    return {"limit": limit, "period": _PERIOD_NAMES.get(str(rate).split("/")[1][:1], "period"),
+            "used": len(history), "left": max(0, limit - len(history)), "frees_in_s": frees_in}

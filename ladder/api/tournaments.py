@@ -30,11 +30,17 @@ class TournamentSerializer(serializers.ModelSerializer):
     limits = TournamentLimitsSerializer(help_text="The sandbox limits this tournament overrides; the others come "
                                                   "from the server's settings for its game. Each match shows all "
                                                   "the limits it is played under.")
+    rated = serializers.BooleanField(help_text="Whether its matches move leaderboard ratings: the ladder, and "
+                                               "round robins staff marked rated. A user's round robin is "
+                                               "unrated: its own standings only.")
+    seed = serializers.IntegerField(allow_null=True, help_text="An unrated tournament's seed, from which its "
+                                                                "matches' seeds derive. Null for a rated one: "
+                                                                "each of its matches draws a secret seed.")
 
     class Meta:
         model = Tournament
-        fields = ("id", "name", "game", "kind", "status", "players_per_match", "games_per_pairing", "options",
-                  "limits", "seed", "created_by", "bots", "created_at", "started_at", "finished_at")
+        fields = ("id", "name", "game", "kind", "rated", "status", "players_per_match", "games_per_pairing",
+                  "options", "limits", "seed", "created_by", "bots", "created_at", "started_at", "finished_at")
 
 
 class ProgressSerializer(serializers.Serializer):
@@ -77,7 +83,7 @@ _STANDING_EXAMPLE = {"rank": 1, "bot_id": 7, "bot": "greedy", "games": 4, "point
                      "losses": 0, "forfeits": 0, "average_score": 41.5, "rating": 1622.4, "rating_stderr": 190.2,
                      "rating_low": 1249.6, "rating_high": 1995.2}
 _TOURNAMENT_EXAMPLE = {"id": 3, "name": "spring cup", "game": "kingdomino", "kind": "round_robin",
-                       "status": "running", "players_per_match": 2, "games_per_pairing": 2,
+                       "rated": False, "status": "running", "players_per_match": 2, "games_per_pairing": 2,
                        "options": {"harmony": True}, "limits": {"move_ms": 500, "bank_ms": 10000}, "seed": 11,
                        "created_by": "ada", "bots": [7, 8, 9],
                        "created_at": "2026-05-01T12:00:00Z", "started_at": "2026-05-01T12:00:00Z",
@@ -133,7 +139,11 @@ class TournamentListCreateApi(ListAPIView):
                       "Only move_ms, bank_ms, match_ms, memory_mb and log_bytes, each within the server's "
                       "cap.")
         seed = serializers.IntegerField(required=False, min_value=0, max_value=_SEED_MAX,
-                                        help_text="Fix it to replay the same schedule; random otherwise.")
+                                        help_text="Fix it to replay the same schedule; random otherwise. "
+                                                  "Unrated tournaments only.")
+        rated = serializers.BooleanField(required=False, default=False,
+                                         help_text="Staff only: the matches move leaderboard ratings, each with a "
+                                                   "secret seed drawn by the server (no seed may be given).")
 
     def get_queryset(self):
         return Tournament.objects.select_related("game", "created_by").prefetch_related("bots")
@@ -154,11 +164,16 @@ class TournamentListCreateApi(ListAPIView):
         operation_id="tournaments_create",
         summary="Start a round robin",
         description="Every combination of players_per_match bots plays games_per_pairing times with rotated "
-                    "seats. Refusals name the input at fault (unknown/inactive/other-game bots, player count "
-                    "outside the game's range, too many matches, options the game refuses, limits that are "
-                    "unknown or beyond the server's caps). Throttled per user (scope `tournaments`).",
+                    "seats. Any user's active bots may be entered. The round robin is unrated: it has its own "
+                    "standings and leaves leaderboard ratings alone; only staff may start a rated one (403 for "
+                    "anyone else), and a rated one takes no seed (400). Refusals name the input at fault "
+                    "(unknown/inactive/other-game bots, player count outside the game's range, too many "
+                    "matches, options the game refuses, limits that are unknown or beyond the server's caps). "
+                    "Throttled per user (scope `tournaments`), and the matches count against the user's daily "
+                    "quota of unrated matches (GET /api/auth/me/ shows it): past it the answer is 429 with "
+                    "Retry-After.",
         request=InputSerializer,
-        responses={201: TournamentDetailSerializer, **error_responses(400, 401, 429)},
+        responses={201: TournamentDetailSerializer, **error_responses(400, 401, 403, 429)},
         examples=[
             OpenApiExample("round robin", value={"game": "kingdomino", "name": "spring cup", "bots": [7, 8, 9],
                                                  "players_per_match": 2, "games_per_pairing": 2, "seed": 11,
@@ -182,6 +197,7 @@ class TournamentListCreateApi(ListAPIView):
             options=values["options"],
             seed=values.get("seed"),
             limits=values["limits"],
+            rated=values["rated"],
         )
         return Response(_detail(_tournament_get(tournament.id)), status=status.HTTP_201_CREATED)
 

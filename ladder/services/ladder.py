@@ -26,7 +26,8 @@ def ladder_tournament_get(*, game: Game) -> Tournament:
             "name": f"{game.title} ladder",
             "players_per_match": game.min_players if game.min_players >= 2 else min(2, game.max_players),
             "options": game.default_options,
-            "seed": random.SystemRandom().randrange(1 << 62),
+            # The server chose these games: they move leaderboard ratings, each with a secret seed.
+            "rated": True,
         },
     )
     return tournament

@@ -15,19 +15,19 @@ def _public_seats() -> QuerySet[Seat]:
 
 
 def matches_listed() -> QuerySet[Match]:
-    """Every match with its game and seats (bot, version) prefetched: two queries per page, and no
-    ``actions`` (a list shows no moves)."""
+    """Every match with its game, tournament (whether it is rated, for the seed) and seats (bot, version)
+    prefetched: two queries per page, and no ``actions`` (a list shows no moves)."""
     return (
-        Match.objects.select_related("game")
+        Match.objects.select_related("game", "tournament")
         .defer("actions")
         .prefetch_related(Prefetch("seats", queryset=_public_seats()))
     )
 
 
 def match_detail_get(*, match_id: int) -> Match:
-    """One match with its seats, or ServiceError 404."""
+    """One match with its game, tournament and seats, or ServiceError 404."""
     match = (
-        Match.objects.select_related("game")
+        Match.objects.select_related("game", "tournament")
         .prefetch_related(Prefetch("seats", queryset=_public_seats()))
         .filter(pk=match_id)
         .first()

@@ -154,9 +154,10 @@ def finish_sql() -> str:
 
 @_statement
 def seats_sql() -> str:
-    """Params: match id. Rows: seat id, bot id, game id, tournament id, tournament kind, in seat order."""
+    """Params: match id. Rows: seat id, bot id, game id, tournament id, tournament kind, whether the
+    tournament is rated, in seat order."""
     return (
-        f"SELECT s.id, s.bot_id, m.game_id, m.tournament_id, t.kind FROM {_table(Seat)} s "
+        f"SELECT s.id, s.bot_id, m.game_id, m.tournament_id, t.kind, t.rated FROM {_table(Seat)} s "
         f"JOIN {_table(Match)} m ON m.id = s.match_id JOIN {_table(Tournament)} t ON t.id = m.tournament_id "
         "WHERE s.match_id = %s ORDER BY s.position"
     )

@@ -127,6 +127,8 @@ class _RecordedSeat:
 
 def match_record_result(*, match_id: int, token: str, result) -> bool:
     """Store a played match (a ``bots.referee.MatchResult``) with its seats and rating changes, atomically.
+    Only a rated match changes ratings (``ladder.services.rated_play``); an unrated one leaves every
+    rating, its history and its seats' ``rating_before``/``rating_after`` alone.
 
     Returns False, changing nothing, unless the match is running under ``token``: the caller lost its
     claim (lease expired and taken over) or the result is already recorded.
@@ -163,16 +165,18 @@ def match_record_result(*, match_id: int, token: str, result) -> bool:
             others_queued = queued_left.fetchone()[0]
         if len(result.seats) != len(rows) or not rows:
             raise ValueError(f"match {match_id} has {len(rows)} seats, the result {len(result.seats)}")
-        game_id, tournament_id, kind = rows[0][2:]
+        game_id, tournament_id, kind, rated = rows[0][2:]
         seats = [_RecordedSeat(id=seat_id, bot_id=bot_id, played=played)
                  for (seat_id, bot_id, *_), played in zip(rows, result.seats, strict=True)]
         may_finish_tournament = kind == Tournament.Kind.ROUND_ROBIN and not others_queued
         # Outside the batch: the rare repair of a missing rating row runs ORM statements, which need
         # their answers at once.
-        rating_writes = ratings_compute(game_id=game_id, match_id=match_id, seats=seats, locked=locked)
+        rating_writes = ratings_compute(game_id=game_id, match_id=match_id, seats=seats,
+                                        locked=locked) if rated else None
         with connection.cursor() as commit:
             with match_sql.statements_batched():
-                ratings_write(*rating_writes)
+                if rating_writes:
+                    ratings_write(*rating_writes)
                 match_sql.execute_many(match_sql.seat_result_sql(), [
                     (seat.played.score, seat.place, seat.outcome, seat.played.reason or "",
                      max(0, int(seat.played.time_used_ms or 0)), seat.played.log or "",

@@ -1,6 +1,7 @@
 """Applying Elo to recorded matches: incrementally (exactly once per match, inside the transaction that
 records it) and from scratch (``rebuild_ratings``). Both go through :func:`seat_rating_deltas`, so the
-rebuild reproduces the incremental ratings exactly.
+rebuild reproduces the incremental ratings exactly. Only rated matches move ratings
+(``ladder.services.rated_play``).
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from django.utils import timezone
 from ladder.models import Match, Rating, RatingChange, Seat
 from ladder.services import match_sql, ratings
 from ladder.services.games import game_get
+from ladder.services.rated_play import RATED_MATCHES, match_moves_ratings
 
 
 def seat_rating_deltas(
@@ -49,11 +51,15 @@ def _forfeited(seat: Seat) -> bool:
     return seat.outcome not in ("", Seat.Outcome.OK)
 
 
-def ratings_apply_match(*, match: Match, seats: Sequence[Seat]) -> None:
+def ratings_apply_match(*, match: Match, seats: Sequence[Seat]) -> bool:
     """Apply one finished match to its bots' ratings, write the history rows and save the seats'
-    ``rating_before``/``rating_after``. Same locking contract as :func:`ratings_apply`."""
+    ``rating_before``/``rating_after``, if the match is rated; returns whether it was. Same locking
+    contract as :func:`ratings_apply`."""
+    if not match_moves_ratings(match.tournament):
+        return False
     ratings_apply(game_id=match.game_id, match_id=match.id, seats=seats)
     Seat.objects.bulk_update(seats, ["rating_before", "rating_after"])
+    return True
 
 
 def ratings_apply(*, game_id: int, match_id: int, seats: Sequence, locked: list[tuple] | None = None) -> None:
@@ -128,8 +134,9 @@ def _locked_ratings(game_id: int, bot_ids: list[int]) -> dict[int, dict]:
 
 @transaction.atomic
 def ratings_rebuild(*, game_slug: str) -> int:
-    """Recompute every rating of a game from its finished matches, in the order they were first applied
-    (their oldest history row; matches never rated come last, by finish time). Returns the matches replayed.
+    """Recompute every rating of a game from its finished rated matches, in the order they were first
+    applied (their oldest history row; matches never rated come last, by finish time). Returns the
+    matches replayed. Seats of unrated matches lose any rating they carry (from before the rule).
 
     Equals the incremental result: matches that share a bot are replayed in the order their rating rows
     were locked, and matches that share none commute.
@@ -139,7 +146,7 @@ def ratings_rebuild(*, game_slug: str) -> int:
         row.bot_id: row for row in Rating.objects.select_for_update().filter(game=game).order_by("bot_id")
     }
     matches = list(
-        Match.objects.filter(game=game, status=Match.Status.FINISHED)
+        Match.objects.filter(RATED_MATCHES, game=game, status=Match.Status.FINISHED)
         .annotate(first_change=Min("rating_changes__id"))
         .order_by(F("first_change").asc(nulls_last=True), "finished_at", "id")
     )
@@ -147,6 +154,9 @@ def ratings_rebuild(*, game_slug: str) -> int:
     for seat in Seat.objects.filter(match__in=[m.id for m in matches]).order_by("match_id", "position"):
         seats_by_match.setdefault(seat.match_id, []).append(seat)
     RatingChange.objects.filter(game=game).delete()
+    Seat.objects.filter(match__game=game).exclude(match__in=Match.objects.filter(RATED_MATCHES)).exclude(
+        rating_before=None, rating_after=None
+    ).update(rating_before=None, rating_after=None)
 
     state: dict[int, dict] = {}
     for bot_id in {s.bot_id for seats in seats_by_match.values() for s in seats} | set(rating_rows):

@@ -20,6 +20,8 @@ from ladder.services.enqueue import matches_enqueue_on_commit
 from ladder.services.errors import ServiceError
 from ladder.services.games import game_get
 from ladder.services.limits import limits_resolve, tournament_limits_check
+from ladder.services.quotas import unrated_matches_reserve
+from ladder.services.rated_play import match_moves_ratings, rated_match_seed, tournament_rated_check
 from ladder.services.scheduling import derive_seed, round_robin, round_robin_count
 
 TOURNAMENT_PRIORITY = 0
@@ -57,10 +59,13 @@ def matches_create(
     """Create queued matches (and their seats) for ``seatings`` and enqueue them after commit.
 
     Each bot plays with its newest accepted version at the time of scheduling, and each match under the
-    sandbox limits resolved now (settings, the game's, the tournament's overrides). Returns the match ids.
+    sandbox limits resolved now (settings, the game's, the tournament's overrides). A rated tournament's
+    match draws a secret seed of its own; an unrated one's derives from the tournament's seed and the
+    match's index. Returns the match ids.
     """
     versions = _current_versions({bot_id for seating in seatings for bot_id in seating})
     limits = limits_resolve(game_slug=tournament.game.slug, overrides=tournament.limits)
+    rated = match_moves_ratings(tournament)
     now = timezone.now()
     matches = [
         Match(
@@ -68,7 +73,7 @@ def matches_create(
             tournament=tournament,
             index=first_index + offset,
             players=len(seating),
-            seed=derive_seed(tournament.seed, first_index + offset),
+            seed=rated_match_seed() if rated else derive_seed(tournament.seed, first_index + offset),
             options=tournament.options,
             limits=limits,
             priority=priority,
@@ -112,15 +117,24 @@ def tournament_create(
     options: dict | None = None,
     seed: int | None = None,
     limits: dict | None = None,
+    rated: bool = False,
 ) -> Tournament:
     """Schedule a round robin: every combination of ``players_per_match`` of the bots, each played
-    ``games_per_pairing`` times with rotated seats and derived seeds. Matches are enqueued after commit.
+    ``games_per_pairing`` times with rotated seats. Matches are enqueued after commit.
+
+    Unrated (the default) it keeps its own standings and leaves leaderboard ratings alone; its matches'
+    seeds derive from ``seed`` (random if not given), and they count against the creator's
+    ``UNRATED_MATCHES_PER_DAY``. ``rated`` (staff only) moves leaderboard ratings; each match then draws
+    a secret seed and no ``seed`` may be chosen (``ladder.services.rated_play``).
 
     Raises ServiceError (what to fix) for: an unknown game, players outside the game's range, unknown,
     duplicate, inactive or other-game bots, bots without an accepted version, too few bots, more matches
     than ``TOURNAMENT_MAX_MATCHES``, options the engine refuses, ``limits`` overrides that are not
-    user-facing limits within the server's caps (``ladder.services.limits``).
+    user-facing limits within the server's caps (``ladder.services.limits``), a seed for a rated
+    tournament; ServiceError 403 for a rated tournament asked by anyone but staff; QuotaExceeded (429)
+    past the creator's daily quota of unrated matches.
     """
+    tournament_rated_check(created_by=created_by, rated=rated, seed=seed)
     game = game_get(slug=game_slug)
     name = (name or "").strip()
     if not name:
@@ -161,9 +175,11 @@ def tournament_create(
         )
     merged = game_options_check(game=game, players=players_per_match, options=options)
     limits = tournament_limits_check(limits=limits)
-    if seed is None:
+    if seed is None and not rated:
         seed = random.SystemRandom().randrange(1 << 62)
     with transaction.atomic():
+        if not rated and created_by is not None:
+            unrated_matches_reserve(user=created_by, count=total)
         tournament = Tournament.objects.create(
             game=game,
             name=name,
@@ -172,6 +188,7 @@ def tournament_create(
             games_per_pairing=games_per_pairing,
             options=merged,
             limits=limits,
+            rated=rated,
             seed=seed,
             created_by=created_by,
             started_at=timezone.now(),

@@ -14,10 +14,13 @@ from django.http import Http404, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
+from rest_framework.exceptions import Throttled
 
+from ladder.api.throttles import UploadThrottle
 from ladder.models import Bot, Game, Match, Tournament
 from ladder.services.bots import bot_create, bot_version_create
 from ladder.services.errors import ServiceError
+from ladder.services.rated_play import match_public_seed
 from ladder.services.users import user_register
 from ladder.web import charts, replay, selectors
 from ladder.web.forms import (
@@ -65,12 +68,32 @@ def bot_page(request, bot_id: int):
     return render(request, "ladder/bot.html", page)
 
 
+def _upload_throttled(request, form) -> int | None:
+    """Count an upload against the same per-user limit as the API's (``UploadThrottle``); past it, the
+    refusal goes on ``form`` and the seconds to wait are returned."""
+    try:
+        UploadThrottle().allow_request(request, None)
+    except Throttled as refusal:
+        form.add_error(None, str(refusal.detail))
+        return refusal.wait
+    return None
+
+
+def _render_refused(request, template: str, context: dict, wait: int | None):
+    """The page again with the form's errors; a 429 with Retry-After when the upload limit refused it."""
+    response = render(request, template, context, status=429 if wait else 200)
+    if wait:
+        response["Retry-After"] = str(wait)
+    return response
+
+
 @require_POST
 @login_required
 def bot_version_upload(request, bot_id: int):
     bot = get_object_or_404(Bot.objects.select_related("game", "owner"), pk=bot_id, owner=request.user)
     form = BotVersionUploadForm(request.POST, request.FILES)
-    if form.is_valid():
+    wait = None
+    if form.is_valid() and (wait := _upload_throttled(request, form)) is None:
         upload = form.cleaned_data["code"]
         try:
             version = bot_version_create(bot=bot, data=upload.read(), filename=upload.name)
@@ -82,13 +105,14 @@ def bot_version_upload(request, bot_id: int):
     page = selectors.bot_page(bot_id=bot.id, viewer=request.user)
     page["chart"] = _history_chart(page)
     page["version_form"] = form
-    return render(request, "ladder/bot.html", page)
+    return _render_refused(request, "ladder/bot.html", page, wait)
 
 
 @login_required
 def bot_upload_page(request):
     form = BotUploadForm(request.POST or None, request.FILES or None)
-    if request.method == "POST" and form.is_valid():
+    wait = None
+    if request.method == "POST" and form.is_valid() and (wait := _upload_throttled(request, form)) is None:
         upload = form.cleaned_data["code"]
         try:
             bot = bot_create(owner=request.user, game_slug=form.cleaned_data["game"].slug,
@@ -98,7 +122,7 @@ def bot_upload_page(request):
         else:
             messages.success(request, f"{bot.name} was validated and accepted.")
             return redirect("bot", bot_id=bot.id)
-    return render(request, "ladder/upload.html", {"form": form})
+    return _render_refused(request, "ladder/upload.html", {"form": form}, wait)
 
 
 @login_required
@@ -156,7 +180,7 @@ def match_page(request, match_id: int):
     match = selectors.match_with_seats(match_id=match_id)
     if match is None:
         raise Http404("no such match")
-    context = {"match": match, "seats": list(match.seats.all()),
+    context = {"match": match, "seats": list(match.seats.all()), "seed": match_public_seed(match),
                "logs": selectors.match_logs(match=match, viewer=request.user)}
     if match.status != Match.Status.FINISHED:
         return render(request, "ladder/match.html", context)

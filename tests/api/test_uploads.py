@@ -91,3 +91,20 @@ def test_a_good_zip_is_accepted(auth_client):
     assert response.status_code == 201
     assert response.json()["current_version"]["kind"] == "zip"
     assert bytes(BotVersion.objects.get(bot__name="zipped").code) == code
+
+
+OPENING_PRINTER = (b"import json\n"
+                   b"def act(observation, legal_actions):\n"
+                   b"    print('opening', json.dumps([observation, legal_actions], sort_keys=True))\n"
+                   b"    raise RuntimeError('stop after the opening')\n")
+
+
+def test_every_smoke_match_deals_a_fresh_game(auth_client):
+    """A bot must not recognise its validation by the game it is dealt: each smoke match has its own seed."""
+    openings = []
+    for _ in range(2):
+        response = upload(auth_client, name="opener", code=OPENING_PRINTER)
+        assert response.status_code == 400
+        tail = error_of(response)["log_tail"]
+        openings.append(next(line for line in tail.splitlines() if line.startswith("opening ")))
+    assert openings[0] != openings[1]

@@ -54,7 +54,7 @@ def test_killed_worker_and_flushed_broker_lose_nothing(worker_pool, settings):
     doomed = worker_pool.start(concurrency=1)
     worker_pool.start(concurrency=1)
     tournament = tournament_create(created_by=None, game_slug="kingdomino", name="resilience", bot_ids=bot_ids,
-                                   players_per_match=2, games_per_pairing=3)
+                                   players_per_match=2, games_per_pairing=3, rated=True)
     total = tournament.matches.count()
     assert total == 18
 
@@ -90,7 +90,7 @@ def test_two_workers_racing_on_the_same_matches_record_each_once(worker_pool):
     bots = make_bots()
     bot_ids = [b.id for b in bots]
     tournament = tournament_create(created_by=None, game_slug="kingdomino", name="race", bot_ids=bot_ids,
-                                   players_per_match=2, games_per_pairing=1)
+                                   players_per_match=2, games_per_pairing=1, rated=True)
     ids = list(tournament.matches.values_list("id", flat=True))
     # Every match is announced three times before any worker runs, so both workers see duplicates.
     matches_send_now(ids)

@@ -1,10 +1,12 @@
 """Issue 3's walking skeleton, end to end: bots uploaded and a round robin created through the REST API,
 played by a real ``celery worker`` process on the configured broker and database, results and Elo stored.
+A staff tournament marked rated moves the leaderboard; a user's own round robin leaves it alone.
 """
 
 from pathlib import Path
 
 import pytest
+from django.contrib.auth import get_user_model
 from django.core.files.uploadedfile import SimpleUploadedFile
 from rest_framework.test import APIClient
 
@@ -25,6 +27,25 @@ def kingdomino_bots() -> dict[str, bytes]:
     return bots
 
 
+def registered(username: str) -> APIClient:
+    client = APIClient()
+    token = client.post("/api/auth/register/", {"username": username, "password": "a-long-passphrase"}).json()["token"]
+    client.credentials(HTTP_AUTHORIZATION=f"Token {token}")
+    return client
+
+
+def wait_finished(client, tournament_id: int, worker_pool) -> dict:
+    def finished():
+        body = client.get(f"/api/tournaments/{tournament_id}/").json()
+        return body if body["status"] == "finished" else None
+
+    try:
+        return wait_until(finished, timeout=240, interval=0.5, message="the tournament to finish")
+    except BaseException:
+        print(worker_pool.logs())
+        raise
+
+
 def test_round_robin_through_rest_and_a_real_worker(worker_pool, settings):
     # Equal K for every game so that 2-player Elo must be conserved exactly.
     settings.RATING_PROVISIONAL_K = settings.RATING_K
@@ -32,9 +53,9 @@ def test_round_robin_through_rest_and_a_real_worker(worker_pool, settings):
     worker_pool.env["RATING_K"] = str(settings.RATING_K)
     worker_pool.start(concurrency=2)
 
-    client = APIClient()
-    token = client.post("/api/auth/register/", {"username": "ada", "password": "a-long-passphrase"}).json()["token"]
-    client.credentials(HTTP_AUTHORIZATION=f"Token {token}")
+    client = registered("ada")
+    staff = registered("operator")
+    get_user_model().objects.filter(username="operator").update(is_staff=True)
     bot_ids = []
     for name, code in kingdomino_bots().items():
         response = client.post("/api/bots/", {"game": "kingdomino", "name": name,
@@ -47,23 +68,16 @@ def test_round_robin_through_rest_and_a_real_worker(worker_pool, settings):
                              format="multipart")
         bot_ids.append(second.json()["id"])
 
-    created = client.post("/api/tournaments/", {"game": "kingdomino", "name": "e2e", "bots": bot_ids,
-                                                "players_per_match": 2, "games_per_pairing": 2, "seed": 11},
-                          format="json")
+    # Rated: only staff may start it, and the server draws its seeds.
+    created = staff.post("/api/tournaments/", {"game": "kingdomino", "name": "e2e", "bots": bot_ids,
+                                               "players_per_match": 2, "games_per_pairing": 2, "rated": True},
+                         format="json")
     assert created.status_code == 201, created.json()
     tournament_id = created.json()["id"]
     total = created.json()["progress"]["total"]
     assert total == len(bot_ids) * (len(bot_ids) - 1)
 
-    def finished():
-        body = client.get(f"/api/tournaments/{tournament_id}/").json()
-        return body if body["status"] == "finished" else None
-
-    try:
-        body = wait_until(finished, timeout=240, interval=0.5, message="the tournament to finish")
-    except BaseException:
-        print(worker_pool.logs())
-        raise
+    body = wait_finished(client, tournament_id, worker_pool)
     assert body["progress"]["finished"] == total and body["progress"]["failed"] == 0
     assert Tournament.objects.get(id=tournament_id).finished_at is not None
 
@@ -87,3 +101,41 @@ def test_round_robin_through_rest_and_a_real_worker(worker_pool, settings):
     assert [row["elo"] for row in board] == sorted((row["elo"] for row in board), reverse=True)
     page = client.get("/games/kingdomino/")
     assert page.status_code == 200 and board[0]["bot"].encode() in page.content
+
+
+def test_a_users_round_robin_with_a_chosen_seed_leaves_every_leaderboard_rating_alone(worker_pool):
+    """Two bots of one owner and another user's bot, a seed of the owner's choosing, played by a real
+    worker: the round robin has its own standings, and the leaderboard does not move."""
+    worker_pool.start(concurrency=1)
+    ada, bob = registered("ada"), registered("bob")
+    bot_ids = []
+    for client, name, code in ((ada, "thrower", FIRST_LEGAL_BOT), (ada, "farmer", FIRST_LEGAL_BOT + b"#2\n"),
+                               (bob, "bystander", FIRST_LEGAL_BOT + b"#3\n")):
+        response = client.post("/api/bots/", {"game": "kingdomino", "name": name,
+                                              "code": SimpleUploadedFile("bot.py", code)}, format="multipart")
+        assert response.status_code == 201, response.json()
+        bot_ids.append(response.json()["id"])
+    leaderboard = list(Rating.objects.order_by("bot_id").values_list("bot_id", "elo", "games", "wins", "draws",
+                                                                     "losses"))
+    assert [row[0] for row in leaderboard] == sorted(bot_ids)
+    board_before = ada.get("/api/leaderboards/kingdomino/").json()
+
+    created = ada.post("/api/tournaments/", {"game": "kingdomino", "name": "farm", "bots": bot_ids,
+                                             "players_per_match": 2, "games_per_pairing": 2, "seed": 11},
+                       format="json")
+    assert created.status_code == 201, created.json()
+    body = wait_finished(ada, created.json()["id"], worker_pool)
+    assert body["progress"]["finished"] == 6 and body["progress"]["failed"] == 0
+    assert {line["bot_id"] for line in body["standings"]} == set(bot_ids)
+    assert all(line["games"] == 4 for line in body["standings"])
+
+    assert list(Rating.objects.order_by("bot_id").values_list("bot_id", "elo", "games", "wins", "draws",
+                                                              "losses")) == leaderboard
+    assert not RatingChange.objects.exists()
+    seats = Seat.objects.filter(match__tournament_id=created.json()["id"])
+    assert seats.count() == 12 and all(s.outcome == "ok" and s.place in (1, 2) for s in seats)
+    assert all(s.rating_before is None and s.rating_after is None for s in seats)
+    assert ada.get("/api/leaderboards/kingdomino/").json() == board_before
+    for bot_id in bot_ids:
+        assert ada.get(f"/api/bots/{bot_id}/ratings/").json()["count"] == 0
+    assert created.json()["rated"] is False and created.json()["seed"] == 11

@@ -16,7 +16,7 @@ from ladder.services.matches import (
     matches_reconcile,
 )
 from ladder.services.tournaments import tournament_create
-from tests.factories import RatingChangeFactory
+from tests.factories import RatingChangeFactory, StaffFactory
 
 pytestmark = pytest.mark.django_db
 
@@ -24,8 +24,9 @@ pytestmark = pytest.mark.django_db
 @pytest.fixture
 def match(bot_factory):
     a, b = bot_factory(), bot_factory()
-    tournament = tournament_create(created_by=a.owner, game_slug="kingdomino", name="t", bot_ids=[a.id, b.id],
-                                   players_per_match=2, seed=5)
+    # Rated (staff), so that recording it moves ratings.
+    tournament = tournament_create(created_by=StaffFactory(), game_slug="kingdomino", name="t",
+                                   bot_ids=[a.id, b.id], players_per_match=2, rated=True)
     return tournament.matches.get()
 
 
@@ -144,8 +145,8 @@ def test_reconciler_fails_a_match_that_keeps_losing_its_worker(match, settings):
 @pytest.fixture
 def three_matches(bot_factory):
     a, b = bot_factory(), bot_factory()
-    tournament = tournament_create(created_by=a.owner, game_slug="kingdomino", name="t3", bot_ids=[a.id, b.id],
-                                   players_per_match=2, games_per_pairing=3, seed=5)
+    tournament = tournament_create(created_by=StaffFactory(), game_slug="kingdomino", name="t3",
+                                   bot_ids=[a.id, b.id], players_per_match=2, games_per_pairing=3, rated=True)
     return list(tournament.matches.order_by("index"))
 
 

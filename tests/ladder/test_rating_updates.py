@@ -32,7 +32,7 @@ def play_all(tournament, rng):
 def test_rebuild_equals_incremental(bot_factory, settings, players):
     settings.RATING_PROVISIONAL_GAMES = 3
     bots = [bot_factory() for _ in range(5)]
-    tournament = tournament_create(created_by=None, game_slug="kingdomino", name="t",
+    tournament = tournament_create(created_by=None, game_slug="kingdomino", name="t", rated=True,
                                    bot_ids=[b.id for b in bots], players_per_match=players, games_per_pairing=2)
     play_all(tournament, random.Random(players))
     incremental = {r.bot_id: (r.elo, r.games, r.wins, r.draws, r.losses) for r in Rating.objects.all()}
@@ -47,7 +47,7 @@ def test_rebuild_equals_incremental(bot_factory, settings, players):
 def test_two_player_elo_is_conserved_with_equal_k(bot_factory, settings):
     settings.RATING_PROVISIONAL_K = settings.RATING_K
     bots = [bot_factory() for _ in range(4)]
-    tournament = tournament_create(created_by=None, game_slug="kingdomino", name="t",
+    tournament = tournament_create(created_by=None, game_slug="kingdomino", name="t", rated=True,
                                    bot_ids=[b.id for b in bots], players_per_match=2, games_per_pairing=2)
     play_all(tournament, random.Random(7))
     assert sum(Rating.objects.values_list("elo", flat=True)) == pytest.approx(1500.0 * 4)
@@ -64,7 +64,7 @@ def test_seat_record(place, places, forfeited, expected):
 
 def test_a_rating_row_deleted_by_hand_is_recreated_when_a_result_is_recorded(bot_factory):
     bots = [bot_factory() for _ in range(2)]
-    tournament = tournament_create(created_by=None, game_slug="kingdomino", name="t",
+    tournament = tournament_create(created_by=None, game_slug="kingdomino", name="t", rated=True,
                                    bot_ids=[b.id for b in bots], players_per_match=2, games_per_pairing=1)
     Rating.objects.filter(bot=bots[0]).delete()
     play_all(tournament, random.Random(1))

@@ -79,18 +79,23 @@ def matches_stay_in_process(settings, monkeypatch):
 
 @pytest.fixture
 def tournament_factory(bot_factory):
-    """``tournament_factory(game, bots=4, players=2, finish=True)``: a round robin between fresh bots,
-    scheduled by the tournament service and, unless ``finish`` is False, played to the end."""
+    """``tournament_factory(game, bots=4, players=2, finish=True, rated=False)``: a round robin between
+    fresh bots, scheduled by the tournament service and, unless ``finish`` is False, played to the end.
+    Unrated, it is the first bot's owner's with ``seed``; ``rated`` makes it a staff tournament that moves
+    the leaderboard."""
 
     def make(game: str = "kingdomino", *, bots: int = 4, players: int = 2, finish: bool = True,
-             name: str = "Autumn cup", names: list[str] | None = None, seed: int = 7) -> Tournament:
+             name: str = "Autumn cup", names: list[str] | None = None, seed: int = 7,
+             rated: bool = False) -> Tournament:
         from ladder.models import Game
+        from tests.factories import StaffFactory
 
         the_game = Game.objects.get(slug=game)
         names = names or [f"{game[:4]}-bot-{i}" for i in range(bots)]
         made = [bot_factory(game=the_game, name=bot_name) for bot_name in names]
-        tournament = tournament_create(created_by=made[0].owner, game_slug=game, name=name,
-                                       bot_ids=[b.id for b in made], players_per_match=players, seed=seed)
+        tournament = tournament_create(created_by=StaffFactory() if rated else made[0].owner,
+                                       game_slug=game, name=name, bot_ids=[b.id for b in made],
+                                       players_per_match=players, seed=None if rated else seed, rated=rated)
         if finish:
             for match_id in tournament.matches.order_by("index").values_list("id", flat=True):
                 finish_match(match_id)
@@ -110,7 +115,8 @@ class LadderTournamentFactory(factory.django.DjangoModelFactory):
     name = factory.Sequence(lambda n: f"ladder {n}")
     kind = Tournament.Kind.LADDER
     players_per_match = 2
-    seed = 1
+    rated = True
+    seed = None
 
 
 class FinishedMatchFactory(factory.django.DjangoModelFactory):

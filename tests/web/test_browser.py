@@ -22,7 +22,7 @@ GOOD_BOT = b"def act(observation, legal_actions):\n    return legal_actions[-1]\
 
 
 def test_leaderboard_and_tournament_of_a_finished_round_robin(page, phone_page, tournament_factory):
-    tournament = tournament_factory(bots=5, name="Autumn cup")
+    tournament = tournament_factory(bots=5, name="Autumn cup", rated=True)
     page.goto("/")
     assert page.get_by_role("link", name="Kingdomino").first.is_visible()
     screenshot(page, "home")

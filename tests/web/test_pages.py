@@ -29,7 +29,7 @@ def test_home_lists_games_running_tournaments_and_recent_matches(client, tournam
 
 
 def test_leaderboard_ranks_bots_with_record_and_trend(client, tournament_factory):
-    tournament_factory(bots=4)
+    tournament_factory(bots=4, rated=True)
     response = client.get("/games/kingdomino/")
     board = response.context["board"]
     assert [line["rank"] for line in board] == sorted(line["rank"] for line in board)
@@ -40,7 +40,7 @@ def test_leaderboard_ranks_bots_with_record_and_trend(client, tournament_factory
 
 
 def test_leaderboard_filters_hide_rows_but_keep_ranks(client, tournament_factory):
-    tournament_factory(bots=4)
+    tournament_factory(bots=4, rated=True)
     full = client.get("/games/kingdomino/").context["board"]
     last = full[-1]
     filtered = client.get("/games/kingdomino/", {"search": last["bot"].name}).context["board"]
@@ -56,7 +56,7 @@ def test_unknown_pages_are_404(client):
 
 
 def test_bot_page_shows_versions_history_chart_head_to_head_and_matches(client, tournament_factory):
-    tournament = tournament_factory(bots=3)
+    tournament = tournament_factory(bots=3, rated=True)
     bot = tournament.bots.order_by("id").first()
     response = client.get(f"/bots/{bot.id}/")
     html = response.content.decode()

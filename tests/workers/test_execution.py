@@ -18,8 +18,9 @@ SLOW_BOT = b"import time\n\ndef act(observation, legal_actions):\n    time.sleep
 @pytest.fixture
 def match(bot_factory):
     a, b = bot_factory(code=FIRST_LEGAL_BOT), bot_factory(code=LAST_LEGAL_BOT)
+    # Rated (the server's own), so that recording it moves ratings.
     tournament = tournament_create(created_by=None, game_slug="kingdomino", name="t", bot_ids=[a.id, b.id],
-                                   players_per_match=2, seed=3)
+                                   players_per_match=2, rated=True)
     return tournament.matches.get()
 
 

@@ -1,7 +1,7 @@
 """``manage.py bench [--json]``: throughput figures measured side by side in one run, as ratios.
 
-``sandbox.*`` and ``match.*`` come from ``bots.bench`` (sandbox start-up, sandboxed against in-process
-matches); ``pipeline.*`` from ``ladder.pipeline_bench`` (the referee alone against the same matches
+``sandbox.*``, ``match.*`` and ``pause.*`` come from ``bots.bench`` (sandbox start-up, sandboxed against
+in-process matches, with the bots paused between their turns and without); ``pipeline.*`` from ``ladder.pipeline_bench`` (the referee alone against the same matches
 through Celery, the broker and the database, and two worker processes against one).
 """
 
@@ -21,7 +21,7 @@ class Command(BaseCommand):
         parser.add_argument("--repeats", type=int, default=40,
                             help="repeats of the sandbox measurements, whose medians are taken (default: 40)")
         parser.add_argument("--skip-sandbox", action="store_true",
-                            help="leave out the sandbox figures (match.*, sandbox.*)")
+                            help="leave out the sandbox figures (match.*, pause.*, sandbox.*)")
         parser.add_argument("--skip-pipeline", action="store_true",
                             help="leave out the pipeline figures (pipeline.*), which start worker processes")
 

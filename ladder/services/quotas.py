@@ -1,0 +1,94 @@
+"""The daily quota of matches a user may schedule in unrated tournaments.
+
+Unrated round robins may seat anybody's active bots (that is how people benchmark), so what they cost the
+workers is bounded per user: at most ``UNRATED_MATCHES_PER_DAY`` matches in any 24 hours, counted from
+the matches themselves (a rolling window, the same for every web process). Rated tournaments are the
+server's choice and do not count. A refusal says the limit and when enough of it is free again.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from datetime import datetime, timedelta
+
+from django.conf import settings
+from django.contrib.auth import get_user_model
+from django.utils import timezone
+
+from ladder.models import Match
+from ladder.services.errors import ServiceError
+
+WINDOW = timedelta(days=1)
+
+
+class QuotaExceeded(ServiceError):
+    """A request over a quota: answered as a 429 with ``Retry-After: retry_after_s``."""
+
+    def __init__(self, message: str, *, retry_after_s: int, field: str | None = None) -> None:
+        super().__init__(message, field=field, status=429)
+        self.retry_after_s = retry_after_s
+
+
+@dataclasses.dataclass(frozen=True)
+class Quota:
+    """A user's standing against one limit: ``used`` of ``limit`` per ``period``, ``left`` to go, and
+    ``frees_in_s``, the seconds until the oldest use leaves the window (None when nothing is used)."""
+
+    limit: int
+    period: str
+    used: int
+    left: int
+    frees_in_s: int | None
+
+    def to_json(self) -> dict:
+        return dataclasses.asdict(self)
+
+
+def _user_unrated_matches(user, now: datetime):
+    return Match.objects.filter(
+        tournament__created_by=user, tournament__rated=False, created_at__gt=now - WINDOW
+    )
+
+
+def _seconds_until_free(created_at: datetime, now: datetime) -> int:
+    return max(1, math.ceil((created_at + WINDOW - now).total_seconds()))
+
+
+def unrated_matches_quota(*, user, now: datetime | None = None) -> Quota:
+    """Where ``user`` stands against ``UNRATED_MATCHES_PER_DAY``."""
+    now = now or timezone.now()
+    limit = settings.UNRATED_MATCHES_PER_DAY
+    scheduled = _user_unrated_matches(user, now)
+    used = scheduled.count()
+    oldest = scheduled.order_by("created_at").values_list("created_at", flat=True).first()
+    return Quota(limit=limit, period="day", used=used, left=max(0, limit - used),
+                 frees_in_s=_seconds_until_free(oldest, now) if oldest else None)
+
+
+def unrated_matches_reserve(*, user, count: int, now: datetime | None = None) -> None:
+    """Hold ``count`` new unrated matches of ``user`` against the quota, or refuse them.
+
+    Call inside the transaction that creates the matches: the user's row is locked until it ends, so two
+    requests of one user at once cannot both take the last of the quota. Raises ServiceError (400) for
+    more matches than a whole day's quota, QuotaExceeded (429) when the quota has too little left now,
+    with the seconds until enough of it is free again.
+    """
+    now = now or timezone.now()
+    limit = settings.UNRATED_MATCHES_PER_DAY
+    if count > limit:
+        raise ServiceError(f"this round robin would play {count} matches; you may schedule at most {limit} "
+                           "matches per day in unrated tournaments: enter fewer bots or fewer games per pairing",
+                           field="games_per_pairing")
+    get_user_model().objects.select_for_update().filter(pk=user.pk).first()
+    scheduled = _user_unrated_matches(user, now)
+    used = scheduled.count()
+    if used + count <= limit:
+        return
+    # The matches that must leave the window first, oldest first; the last of them sets the wait.
+    must_expire = used + count - limit
+    freed_at = scheduled.order_by("created_at", "id").values_list("created_at", flat=True)[must_expire - 1]
+    wait = _seconds_until_free(freed_at, now)
+    raise QuotaExceeded(f"too many matches: you may schedule at most {limit} matches per day in unrated "
+                        f"tournaments, {used} are scheduled in the last 24 hours and this round robin needs "
+                        f"{count}; try again in {wait} seconds", retry_after_s=wait)
