@@ -48,8 +48,9 @@ CASES = [
 def test_a_match_against_a_hostile_bot_is_recorded_with_the_hostile_seat_last(isolated, bot_factory, code,
                                                                                 outcome):
     bad, honest = bot_factory(code=code), bot_factory(code=FIRST_LEGAL_BOT)
+    # Rated (the server's own), so that recording it moves ratings.
     tournament = tournament_create(created_by=None, game_slug="kingdomino", name="t", bot_ids=[bad.id, honest.id],
-                                   players_per_match=2, seed=3)
+                                   players_per_match=2, rated=True)
     for match in tournament.matches.all():
         assert match_execute(match_id=match.id, worker="here") == "recorded"
         match.refresh_from_db()
