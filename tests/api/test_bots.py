@@ -231,6 +231,11 @@ def hostile_code(name: str, **constants) -> bytes:
                  "bad_output: the answer is not JSON", id="raw-surrogate-line"),
     pytest.param(hostile_code("deep_nesting", DEPTH=200000), "bad_output: the answer is nested deeper than",
                  id="deep-nesting"),
+    pytest.param(hostile_code("deep_nesting", DEPTH=1000), "bad_output: the answer is nested deeper than",
+                 id="deep-nesting-within-orjson"),
+    pytest.param(hostile_code("huge_line"), "bad_output: answer longer than", id="endless-line"),
+    pytest.param(hostile_code("start_staller", MODE="sleep", STALL_S=30), "timeout: no answer to start within",
+                 id="start-staller"),
 ])
 def test_upload_of_a_bot_whose_output_is_hostile_is_a_clear_400(auth_client, bots_allow_unsafe, code, words):
     """Its smoke match used to raise (deep nesting) or to put a lone surrogate into the refusal, which no
