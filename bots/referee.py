@@ -13,12 +13,21 @@ left, but never more than the match time left, and a seat that spends its match 
 ``timeout`` too. Without that cap a bot answering just inside ``move_ms`` never touches its bank, and a
 long game (hundreds of decisions per seat) would outlast the worker's time limit. ``time_left_ms`` in each
 ``act`` message is that allowance. The start (``Limits.start_ms``) is timed apart and costs no match time.
+
+Every clock runs only on its own seat's time: the bots are started one after another, each told ``start``
+only once the seat before it is ready (or has forfeited), so a bot that stalls while loading spends its
+own start time and nobody else's. Before a deadline is judged, whatever already waits in the pipe is read:
+a referee that was slow to look never blames a bot that answered in time.
+
+What a bot writes becomes data only through :mod:`bots.untrusted`: each line is parsed with a bounded
+size and depth, and anything wrong with it, or with the action it names, is that seat's ``bad_output``
+or ``illegal_action``, never an exception out of :func:`play_match`. Every text a bot controls (reasons
+quoting it, its error messages, its log) is made storable when its :class:`SeatResult` is built.
 """
 
 from __future__ import annotations
 
 import functools
-import json
 import os
 import select
 import time
@@ -30,6 +39,7 @@ import engines
 from bots.sandbox.errors import SandboxFault, SandboxUnavailable
 from bots.sandbox.policy import Limits
 from bots.sandbox.process import BotProcess
+from bots.untrusted import REASON_CHARS, UntrustedOutput, parse_line, storable_text
 
 __all__ = [
     "OUTCOMES",
@@ -47,6 +57,11 @@ OUTCOMES = ("ok", "timeout", "crash", "memory", "illegal_action", "bad_output")
 # How long a bot may keep writing its log after the match before it is cut off.
 _END_GRACE_S = 0.05
 _READ_CHUNK = 1 << 16
+# Chunks of log read in one go: a bot that writes its log as fast as the referee reads it must not keep
+# the referee from its clocks.
+_LOG_CHUNKS_PER_DRAIN = 16
+# Bytes of an unexpected reply quoted in a reason.
+_QUOTE_CHARS = 80
 
 
 def _encode_line(message: dict) -> bytes:
@@ -69,6 +84,9 @@ class BotSpec:
 
 @dataclass
 class SeatResult:
+    """One seat's result. Its texts are storable by construction (:func:`bots.untrusted.storable_text`):
+    whatever a bot wrote into its reason or log, the result can be recorded and shown."""
+
     bot: str
     score: int
     place: int
@@ -76,6 +94,11 @@ class SeatResult:
     reason: str
     time_used_ms: int
     log: str
+
+    def __post_init__(self) -> None:
+        self.bot = storable_text(self.bot, limit=REASON_CHARS)
+        self.reason = storable_text(self.reason, limit=REASON_CHARS)
+        self.log = storable_text(self.log)
 
 
 @dataclass
@@ -166,10 +189,10 @@ class _Seat:
         return self.outcome == "ok" and self.process is not None
 
     def drain_log(self) -> None:
-        """Read whatever log is waiting, without blocking."""
+        """Read the log that is waiting, without blocking (at most a few chunks: the rest waits)."""
         if self.process is None or not self.log_open:
             return
-        while True:
+        for _ in range(_LOG_CHUNKS_PER_DRAIN):
             try:
                 data = os.read(self.process.log, _READ_CHUNK)
             except BlockingIOError:
@@ -205,31 +228,50 @@ class _Seat:
 
     def receive(self, deadline: float, late: str) -> dict:
         """The next protocol line from the bot, parsed, or :class:`_Forfeit` (SandboxFault if ours); past
-        ``deadline`` a ``timeout`` with reason ``late``."""
+        ``deadline`` a ``timeout`` with reason ``late``, judged only after reading what already waits."""
         process = self.process
+        limit = self.limits.max_message_bytes
+        scanned = 0
         while True:
-            newline = self.inbox.find(b"\n")
+            # Only the bytes that arrived since the last look can hold the newline.
+            newline = self.inbox.find(b"\n", scanned)
             if newline >= 0:
                 line = bytes(self.inbox[:newline])
                 del self.inbox[: newline + 1]
-                return _parse_reply(line)
-            if len(self.inbox) > self.limits.max_message_bytes:
-                raise _Forfeit("bad_output", f"answer longer than {self.limits.max_message_bytes} bytes")
+                return _parse_reply(line, limit)
+            scanned = len(self.inbox)
+            if scanned > limit:
+                raise _Forfeit("bad_output", f"answer longer than {limit} bytes")
             remaining = deadline - time.monotonic()
             if remaining <= 0:
+                if self._read_waiting():
+                    continue
                 raise _Forfeit("timeout", late)
             readers = [process.from_bot] + ([process.log] if self.log_open else [])
             readable, _, _ = select.select(readers, [], [], remaining)
             if process.log in readable:
                 self.drain_log()
             if process.from_bot in readable:
-                try:
-                    data = os.read(process.from_bot, _READ_CHUNK)
-                except BlockingIOError:
-                    continue
-                if not data:
-                    raise self._ended()
-                self.inbox += data
+                self._read_waiting()
+
+    def _read_waiting(self) -> bool:
+        """Move what the bot has written into the inbox without blocking; whether anything came (EOF with
+        nothing before it ends the bot's turn). Reads no more than one message can be long, plus a chunk."""
+        got = False
+        while len(self.inbox) <= self.limits.max_message_bytes:
+            try:
+                data = os.read(self.process.from_bot, _READ_CHUNK)
+            except BlockingIOError:
+                return got
+            except OSError:
+                raise self._ended() from None
+            if not data:
+                if got:
+                    return True
+                raise self._ended()
+            self.inbox += data
+            got = True
+        return got
 
     def check_memory(self) -> None:
         """Forfeit if the kernel had to kill any process of the bot for its memory, even a helper."""
@@ -260,29 +302,24 @@ class _Seat:
             self.process.close()
 
 
-def _storable(text: str) -> str:
-    """Text a bot wrote, as any database can store it: NUL characters, which PostgreSQL refuses in text
-    columns, become U+FFFD (a bot printing one must not make its match impossible to record)."""
-    return text.replace("\x00", "\ufffd")
-
-
-def _parse_reply(line: bytes) -> dict:
+def _parse_reply(line: bytes, max_bytes: int) -> dict:
+    """The protocol message on ``line``; :class:`_Forfeit` for anything unusable and for an ``error``
+    report (the SDK's, or one a bot forged: either way the seat cannot go on)."""
     try:
-        # Decoded first: ``json.loads`` of bytes takes a slower path to guess among UTF-8/16/32.
-        reply = json.loads(line.decode())
-    except (ValueError, UnicodeDecodeError):
-        raise _Forfeit("bad_output", f"the answer is not JSON: {line[:80]!r}") from None
-    if not isinstance(reply, dict):
-        raise _Forfeit("bad_output", f"the answer is not a JSON object: {line[:80]!r}")
-    kind = reply.get("type")
-    if kind == "error":
-        outcome = reply.get("kind") if reply.get("kind") in ("crash", "memory", "bad_output") else "crash"
-        message = str(reply.get("message", ""))[:2000]
+        reply = parse_line(line, max_bytes=max_bytes)
+    except UntrustedOutput as exc:
+        raise _Forfeit("bad_output", exc.reason) from None
+    if reply["type"] == "error":
+        kind = reply.get("kind")
+        outcome = kind if isinstance(kind, str) and kind in ("crash", "memory", "bad_output") else "crash"
+        message = reply.get("message", "")
+        # Depth is bounded by the parser, so str() of any JSON value is safe; only the start is kept.
+        message = storable_text(message if isinstance(message, str) else str(message), limit=REASON_CHARS)
         if outcome == "memory":
-            return_reason = f"the bot ran out of memory: {message}"
+            reason = f"the bot ran out of memory: {message}"
         else:
-            return_reason = f"the bot raised {message}" if outcome == "crash" else message
-        raise _Forfeit(outcome, return_reason)
+            reason = f"the bot raised {message}" if outcome == "crash" else message
+        raise _Forfeit(outcome, reason)
     return reply
 
 
@@ -314,9 +351,7 @@ def play_match(game: str, bots: list[BotSpec], *, seed: int, options: dict | Non
     try:
         for seat in seats:
             seat.process = sandbox.spawn(seat.spec.code, limits)
-            # Told at once, so that each bot loads while the next one is being spawned.
-            _send_start(seat, game, len(seats), resolved_options)
-        _await_ready(seats)
+        _await_ready(seats, game, resolved_options)
         while not state.is_terminal():
             player = state.current_player()
             legal = state.legal_actions()
@@ -350,39 +385,51 @@ def play_match(game: str, bots: list[BotSpec], *, seed: int, options: dict | Non
     return MatchResult(
         game=game, players=len(bots), seed=seed, options=resolved_options, actions=actions,
         seats=[SeatResult(bot=seat.spec.name, score=scores[seat.index], place=places[seat.index],
-                          outcome=seat.outcome, reason=_storable(seat.reason),
+                          outcome=seat.outcome, reason=seat.reason,
                           time_used_ms=round(seat.time_used_s * 1000),
-                          log=_storable(seat.log.text())) for seat in seats],
+                          log=seat.log.text()) for seat in seats],
         duration_s=round(time.monotonic() - started, 3),
         unsafe=bool(getattr(sandbox, "unsafe", False)),
     )
 
 
 def _send_start(seat: _Seat, game: str, players: int, options: dict) -> None:
-    """Send ``start`` to a bot just spawned; its ``start_ms`` runs from now."""
+    """Send ``start`` to a spawned bot; its ``start_ms`` runs from now. :class:`_Forfeit` on a fault."""
     seat.start_deadline = time.monotonic() + seat.limits.start_ms / 1000
     message = {"type": "start", "game": game, "seat": seat.index, "players": players, "options": options,
                "move_ms": seat.limits.move_ms, "bank_ms": seat.limits.bank_ms, "match_ms": seat.limits.match_ms}
-    try:
-        seat.send(message, seat.start_deadline)
-    except _Forfeit as fault:
-        seat.forfeit(fault.outcome, fault.reason)
+    seat.send(message, seat.start_deadline)
 
 
-def _await_ready(seats: list[_Seat]) -> None:
-    """Collect the ``ready`` answers (the bots' imports run in parallel)."""
+def _await_ready(seats: list[_Seat], game: str, options: dict) -> None:
+    """Start the bots one after another: ``start`` to a seat, its ``ready``, then the next seat.
+
+    Each seat's ``start_ms`` runs only while it alone is loading, so a bot that stalls (or burns the CPU)
+    at import costs its own start and never the next seat's. A seat that does not answer in time forfeits.
+    """
     for seat in seats:
         if not seat.live:
             continue
         try:
+            _send_start(seat, game, len(seats), options)
             reply = seat.receive(seat.start_deadline, f"no answer to start within {seat.limits.start_ms} ms")
             # Not on move until its first act: no CPU of the others' start or turns for it.
             seat.process.pause()
             seat.check_memory()
-            if reply.get("type") != "ready":
-                raise _Forfeit("bad_output", f"expected ready, got {json.dumps(reply)[:80]}")
+            if reply["type"] != "ready":
+                raise _Forfeit("bad_output", f"expected ready, got {_quote_reply(reply)}")
         except _Forfeit as fault:
             seat.forfeit(fault.outcome, fault.reason)
+
+
+def _quote_reply(reply: dict) -> str:
+    """The start of a parsed reply as JSON, for a reason; orjson escapes every control character, NUL
+    included. (A parsed reply re-encodes: bounded depth, string keys, finite numbers. Should one ever not,
+    the reason says so rather than the referee raising.)"""
+    try:
+        return orjson.dumps(reply)[:_QUOTE_CHARS].decode(errors="replace")
+    except orjson.JSONEncodeError:
+        return "a reply that cannot be shown"
 
 
 def _allowance(seat: _Seat) -> tuple[float, str]:
@@ -417,12 +464,12 @@ def _decide(seat: _Seat, observation: dict, legal: list):
         used_ms = int(used_s * 1000)
         seat.bank_left_ms = max(0, seat.bank_left_ms - max(0, used_ms - seat.limits.move_ms))
     seat.check_memory()
-    if reply.get("type") != "action" or "action" not in reply:
-        raise _Forfeit("bad_output", f"expected an action, got {json.dumps(reply)[:80]}")
+    if reply["type"] != "action" or "action" not in reply:
+        raise _Forfeit("bad_output", f"expected an action, got {_quote_reply(reply)}")
     try:
         return engines.find_action(legal, reply["action"])
     except engines.IllegalAction as exc:
-        raise _Forfeit("illegal_action", str(exc)[:300]) from None
+        raise _Forfeit("illegal_action", storable_text(str(exc), limit=300)) from None
 
 
 def _end_all(seats: list[_Seat], state) -> None:

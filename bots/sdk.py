@@ -83,6 +83,9 @@ def _error(kind: str, exc: BaseException) -> dict:
     sys.stderr.write(text)
     sys.stderr.flush()
     summary = "".join(traceback.format_exception_only(exc)).strip()
+    # A lone surrogate in the message would travel as an escape the referee refuses as bad output: shown
+    # as its own escape text instead, the report stays a crash report.
+    summary = summary.encode("utf-8", "backslashreplace").decode("utf-8")
     return {"type": "error", "kind": kind, "message": summary[-MAX_ERROR_CHARS:]}
 
 

@@ -25,19 +25,27 @@ from bots.sandbox.codecache import (
     sha256_of,
 )
 from bots.sandbox.policy import Limits
+from bots.untrusted import storable_text
 
 EXAMPLES_DIR = Path(__file__).resolve().parent / "examples"
 # Characters of the log shown with a failed smoke match.
 LOG_TAIL_CHARS = 4000
+# Characters of a refusal's message.
+MESSAGE_CHARS = 2000
 
 
 class ValidationError(Exception):
-    """The upload is refused; ``message`` says what to fix, ``log_tail`` is the smoke match's log if any."""
+    """The upload is refused; ``message`` says what to fix, ``log_tail`` is the smoke match's log if any.
+
+    Both may quote the upload (names inside a zip, the bot's error, its log), so both are made storable
+    here: they go into a JSON response and the database as they are.
+    """
 
     def __init__(self, message: str, log_tail: str = "") -> None:
+        message = storable_text(message, limit=MESSAGE_CHARS)
         super().__init__(message)
         self.message = message
-        self.log_tail = log_tail
+        self.log_tail = storable_text(log_tail, limit=LOG_TAIL_CHARS)
 
 
 @dataclass(frozen=True)

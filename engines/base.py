@@ -22,6 +22,7 @@ from __future__ import annotations
 import copy
 import json
 import random
+import reprlib
 from abc import ABC, abstractmethod
 from collections.abc import Iterable, MutableSequence, Sequence
 from typing import Any, TypeVar
@@ -250,15 +251,28 @@ def canonical_json(value: JSON) -> str:
 
 
 def find_action(legal: list[JSON], action: JSON) -> JSON:
-    """The element of ``legal`` equal to ``action`` as JSON, or raise :class:`IllegalAction`."""
+    """The element of ``legal`` equal to ``action`` as JSON, or raise :class:`IllegalAction`.
+
+    ``action`` may come from a bot: whatever it is (not JSON, keys that cannot be sorted together, nested
+    too deep to encode, huge), the only exception is :class:`IllegalAction`, with a short message.
+    """
     try:
         wanted = canonical_json(action)
-    except (TypeError, ValueError) as exc:
-        raise IllegalAction(f"action is not JSON: {action!r}") from exc
+    except (TypeError, ValueError, RecursionError) as exc:
+        raise IllegalAction(f"action is not JSON: {_ACTION_REPR.repr(action)}") from exc
     for candidate in legal:
         if canonical_json(candidate) == wanted:
             return candidate
-    raise IllegalAction(f"illegal action {wanted}")
+    shown = wanted if len(wanted) <= _ACTION_CHARS else wanted[:_ACTION_CHARS] + "..."
+    raise IllegalAction(f"illegal action {shown}")
+
+
+# How much of a refused action a message shows: reprlib bounds the depth and length it walks, so showing
+# a hostile value cannot recurse or grow without bound.
+_ACTION_CHARS = 200
+_ACTION_REPR = reprlib.Repr()
+_ACTION_REPR.maxlevel = 4
+_ACTION_REPR.maxstring = _ACTION_REPR.maxother = 60
 
 
 def competition_ranking(keys: Sequence[Any]) -> list[int]:

@@ -1,6 +1,8 @@
 """Bots: upload, list (filters, ordering, pagination), detail, versions, code, (de)activation, rating
 history, head-to-head; a second user tries to read and change the first user's bots."""
 
+from pathlib import Path
+
 import pytest
 
 from ladder.api.pagination import MAX_PAGE_SIZE
@@ -213,3 +215,36 @@ def test_uploads_are_throttled_per_user(auth_client, other_client, throttle_rate
     assert not Bot.objects.filter(name="three").exists()
     assert auth_client.get("/api/bots/").status_code == 200
     assert upload(other_client, name="four").status_code == 201
+
+
+HOSTILE = Path(__file__).resolve().parents[1] / "bots" / "hostile"
+
+
+def hostile_code(name: str, **constants) -> bytes:
+    header = "".join(f"{key} = {value!r}\n" for key, value in constants.items())
+    return (header + (HOSTILE / f"{name}.py").read_text()).encode()
+
+
+@pytest.mark.parametrize(("code", "words"), [
+    pytest.param(hostile_code("surrogate_crash"), "crash: the bot raised RuntimeError: lost ", id="surrogate-crash"),
+    pytest.param(hostile_code("raw_protocol", LINE=b'{"type":"error","kind":"crash","message":"\\ud800\\u0000"}\n'),
+                 "bad_output: the answer is not JSON", id="raw-surrogate-line"),
+    pytest.param(hostile_code("deep_nesting", DEPTH=200000), "bad_output: the answer is nested deeper than",
+                 id="deep-nesting"),
+    pytest.param(hostile_code("deep_nesting", DEPTH=1000), "bad_output: the answer is nested deeper than",
+                 id="deep-nesting-within-orjson"),
+    pytest.param(hostile_code("huge_line"), "bad_output: answer longer than", id="endless-line"),
+    pytest.param(hostile_code("start_staller", MODE="sleep", STALL_S=30), "timeout: no answer to start within",
+                 id="start-staller"),
+])
+def test_upload_of_a_bot_whose_output_is_hostile_is_a_clear_400(auth_client, bots_allow_unsafe, code, words):
+    """Its smoke match used to raise (deep nesting) or to put a lone surrogate into the refusal, which no
+    JSON response can encode: a 500 instead of a message."""
+    if bots_allow_unsafe:
+        pytest.skip("no isolation on this machine: hostile bots run only in the sandbox")
+    response = upload(auth_client, name="hostile", code=code)
+    assert response.status_code == 400
+    body = error_of(response)
+    assert words in body["detail"]
+    assert "\x00" not in body["detail"] + body.get("log_tail", "")
+    assert not Bot.objects.filter(name="hostile").exists()

@@ -206,3 +206,12 @@ def test_smoke_match_refuses_a_bot_that_crashes(isolated):
 def test_smoke_match_needs_the_games_random_bot():
     with pytest.raises(ValidationError, match="no random bot for 'chess'"):
         validate_upload(GOOD, "bot.py", game="chess")
+
+
+def test_refusals_are_storable_whatever_they_quote():
+    """A refusal goes into a JSON response as it is: NUL, lone surrogates and overlong text are made safe."""
+    refusal = ValidationError("bad name 'a\ud800\x00b' " + "x" * 10000, log_tail="log \udfff\x00 " * 1000)
+    assert refusal.message.startswith("bad name 'a\ufffd\ufffdb' ")
+    assert len(refusal.message) <= 2000 and len(refusal.log_tail) <= 4000
+    (refusal.message + refusal.log_tail).encode("utf-8")
+    assert "\x00" not in refusal.message + refusal.log_tail

@@ -84,6 +84,30 @@ def test_forfeit_is_a_result_and_a_loss(match):
     assert Rating.objects.get(bot_id=seat.bot_id).losses == 1
 
 
+# Text as hostile bots write it: a lone surrogate (the JSON escape "\ud800" decoded), NUL, invalid UTF-8
+# decoded byte by byte, and far too much of it.
+HOSTILE_TEXT = "crash \ud800 lone \udfff nul \x00 bytes " + b"\xff\xfe".decode("latin-1") + " " + "x" * 50000
+
+
+def test_text_a_bot_controls_is_recorded_whatever_it_holds(match):
+    """PostgreSQL refuses NUL and lone surrogates: an unsanitised reason or log made the recording raise,
+    so the match stayed running, was retried, and ended failed with no rating change."""
+    claim = match_claim(match_id=match.id)
+    result = result_for(claim, places=(2, 1), outcomes=("crash", "ok"))
+    honest = result.seats[0]
+    result.seats[0] = SeatResult(bot=honest.bot, score=honest.score, place=2, outcome="crash", reason=HOSTILE_TEXT,
+                                 time_used_ms=3, log=HOSTILE_TEXT + "\n" + HOSTILE_TEXT)
+    assert match_record_result(match_id=match.id, token=claim.token, result=result) is True
+    match.refresh_from_db()
+    assert match.status == "finished"
+    stored = match.seats.get(position=0)
+    assert (stored.outcome, stored.place) == ("crash", 2)
+    assert stored.reason.startswith("crash \ufffd lone \ufffd nul \ufffd bytes ")
+    assert len(stored.reason) <= 1000 and "characters cut" in stored.reason
+    assert "\x00" not in stored.log and stored.log.count("crash \ufffd") == 2
+    assert RatingChange.objects.filter(match=match).count() == 2
+
+
 def test_sandbox_faults_requeue_then_fail(match, settings):
     settings.MATCH_MAX_ATTEMPTS = 2
     claim = match_claim(match_id=match.id)
