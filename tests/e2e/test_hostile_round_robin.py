@@ -1,0 +1,113 @@
+"""Hostile bots in a round robin played by a real worker: a hostile bot loses its match and nothing else.
+
+Every bot of ``tests/bots/hostile/`` that breaks a rule of the protocol (garbage, illegal actions, answers
+the referee cannot parse or store, stalls at start or on move, crashes with unstorable text, tries to
+outlive its match) plays a two-player Kingdomino round robin with an honest bot, on a real ``celery
+worker`` over the configured broker and database. Every match must finish (none failed, none stuck),
+every hostile seat forfeits with the outcome its attack earns and is placed last, and the honest seat is
+``ok`` in every one of its matches. Uploading any of them through the API never gets a 5xx.
+
+These bots run only through the sandbox: the test is skipped where isolation is unavailable (and fails
+in CI, where it must be available).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from django.core.files.uploadedfile import SimpleUploadedFile
+
+from ladder.models import Match, Seat
+from tests.conftest import FIRST_LEGAL_BOT, wait_until
+
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(600)]
+
+HOSTILE = Path(__file__).resolve().parents[1] / "bots" / "hostile"
+
+#: Hostile bot -> the outcomes its attack may earn (all of them forfeits).
+FORFEITS: dict[str, set[str]] = {
+    "garbage": {"bad_output"},
+    "illegal": {"illegal_action"},
+    "infinite_loop": {"timeout"},
+    "sleeper": {"timeout"},
+    "nul_writer": {"crash"},
+    "forger": {"crash", "bad_output"},
+    "memory_hog": {"memory", "crash"},
+}
+
+#: Short clocks so that the bots that stall cost the test little; resolved when matches are scheduled.
+LIMITS = {"move_ms": 300, "bank_ms": 0, "match_ms": 5000}
+START_MS = 1500
+
+
+@pytest.fixture
+def mallory(user_factory):
+    from rest_framework.authtoken.models import Token
+    from rest_framework.test import APIClient
+
+    user = user_factory(username="mallory")
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=user).key}")
+    client.user = user
+    return client
+
+
+def hostile_code(name: str) -> bytes:
+    return (HOSTILE / f"{name}.py").read_bytes()
+
+
+def test_hostile_bots_forfeit_and_honest_bot_plays_every_match(worker_pool, settings, mallory, bot_factory,
+                                                               bots_allow_unsafe):
+    if bots_allow_unsafe:
+        pytest.skip("hostile bots run only in the real sandbox, which is unavailable here")
+    settings.BOTS_LIMITS_BY_GAME = {"kingdomino": {"start_ms": START_MS}}
+    worker_pool.start(concurrency=2)
+
+    for name in FORFEITS:
+        response = mallory.post("/api/bots/", {"game": "kingdomino", "name": f"upload-{name}",
+                                               "code": SimpleUploadedFile("bot.py", hostile_code(name))},
+                                format="multipart")
+        assert response.status_code < 500, (name, response.status_code, response.content[:500])
+
+    honest = mallory.post("/api/bots/", {"game": "kingdomino", "name": "honest",
+                                         "code": SimpleUploadedFile("bot.py", FIRST_LEGAL_BOT)}, format="multipart")
+    assert honest.status_code in (201, 202), honest.json()
+    honest_id = honest.json()["id"]
+    hostile_ids = {bot_factory(owner=mallory.user, name=f"hostile-{name}", code=hostile_code(name)).id: name
+                   for name in FORFEITS}
+
+    created = mallory.post("/api/tournaments/", {
+        "game": "kingdomino", "name": "hostile round robin", "bots": [honest_id, *hostile_ids],
+        "players_per_match": 2, "games_per_pairing": 2, "limits": LIMITS}, format="json")
+    assert created.status_code == 201, created.json()
+    tournament_id = created.json()["id"]
+    bots = len(hostile_ids) + 1
+    # Two games per pairing, seats swapped: each hostile bot meets the honest one from both seats.
+    assert created.json()["progress"]["total"] == bots * (bots - 1)
+
+    def finished():
+        body = mallory.get(f"/api/tournaments/{tournament_id}/").json()
+        return body if body["status"] == "finished" else None
+
+    try:
+        body = wait_until(finished, timeout=480, interval=1, message="the hostile round robin to finish")
+    except BaseException:
+        print(worker_pool.logs())
+        raise
+    assert body["progress"]["failed"] == 0
+    assert set(Match.objects.filter(tournament_id=tournament_id).values_list("status", flat=True)) == {"finished"}
+
+    seats = Seat.objects.filter(match__tournament_id=tournament_id)
+    honest_matches = 0
+    for seat in seats:
+        bot_id = seat.bot_id
+        if bot_id == honest_id:
+            honest_matches += 1
+            assert (seat.outcome, seat.place) == ("ok", 1), (seat.match_id, seat.reason)
+            continue
+        name = hostile_ids[bot_id]
+        assert seat.outcome in FORFEITS[name], (name, seat.outcome, seat.reason)
+        assert seat.place == 2, (name, seat.place)
+        assert seat.reason and "\x00" not in seat.reason
+    assert honest_matches == 2 * len(hostile_ids)
