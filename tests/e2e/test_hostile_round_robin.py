@@ -5,7 +5,8 @@ the referee cannot parse or store, stalls at start or on move, crashes with unst
 outlive its match) plays a two-player Kingdomino round robin with an honest bot, on a real ``celery
 worker`` over the configured broker and database. Every match must finish (none failed, none stuck),
 every hostile seat forfeits with the outcome its attack earns and is placed last, and the honest seat is
-``ok`` in every one of its matches. Uploading any of them through the API never gets a 5xx.
+``ok`` in every one of its matches. Uploading any of them through the API is accepted for checking (202,
+never a 5xx), and the worker's check rejects every one of them.
 
 These bots run only through the sandbox: the test is skipped where isolation is unavailable (and fails
 in CI, where it must be available).
@@ -19,7 +20,7 @@ import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 
 from ladder.models import Match, Seat
-from tests.conftest import FIRST_LEGAL_BOT, wait_until
+from tests.conftest import FIRST_LEGAL_BOT, wait_until, wait_until_checked
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(600)]
 
@@ -64,16 +65,21 @@ def test_hostile_bots_forfeit_and_honest_bot_plays_every_match(worker_pool, sett
     settings.BOTS_LIMITS_BY_GAME = {"kingdomino": {"start_ms": START_MS}}
     worker_pool.start(concurrency=2)
 
+    uploaded = {}
     for name in FORFEITS:
         response = mallory.post("/api/bots/", {"game": "kingdomino", "name": f"upload-{name}",
                                                "code": SimpleUploadedFile("bot.py", hostile_code(name))},
                                 format="multipart")
-        assert response.status_code < 500, (name, response.status_code, response.content[:500])
-
+        assert response.status_code == 202, (name, response.status_code, response.content[:500])
+        uploaded[response.json()["id"]] = name
     honest = mallory.post("/api/bots/", {"game": "kingdomino", "name": "honest",
                                          "code": SimpleUploadedFile("bot.py", FIRST_LEGAL_BOT)}, format="multipart")
-    assert honest.status_code in (201, 202), honest.json()
+    assert honest.status_code == 202, honest.json()
     honest_id = honest.json()["id"]
+    # The worker's check plays each upload's smoke match: every hostile one ends rejected, none stays stuck.
+    statuses = wait_until_checked(mallory, [honest_id, *uploaded], timeout=240)
+    assert statuses.pop(honest_id) == "accepted"
+    assert {uploaded[bot_id]: status for bot_id, status in statuses.items()} == dict.fromkeys(FORFEITS, "rejected")
     hostile_ids = {bot_factory(owner=mallory.user, name=f"hostile-{name}", code=hostile_code(name)).id: name
                    for name in FORFEITS}
 
