@@ -1,12 +1,16 @@
-# One image for web, worker and beat. Bots run in the sandbox inside the worker container, which needs
-# the privileges listed in docker-compose.yml to create namespaces and cgroups.
+# One image for web, worker and beat. Bots run in the sandbox inside the worker container only, which
+# needs the privileges listed in docker-compose.yml to create namespaces and cgroups; libseccomp gives the
+# sandbox its syscall filter (the sandbox refuses to run bots without it). The web container runs with
+# no privileges at all and never starts a bot (BOTS_SANDBOX_FORBIDDEN in docker-compose.yml).
 FROM python:3.11-slim
+
+RUN apt-get update \
+    && apt-get install -y --no-install-recommends libseccomp2 \
+    && rm -rf /var/lib/apt/lists/*
 
 ENV PYTHONDONTWRITEBYTECODE=1 PYTHONUNBUFFERED=1 VAR_DIR=/var/lib/ladder
 WORKDIR /app
-# libseccomp compiles the bots' syscall filter; without it the sandbox refuses to run bots.
-RUN apt-get update && apt-get install -y --no-install-recommends libseccomp2 && rm -rf /var/lib/apt/lists/*
-COPY pyproject.toml README.md ./
+COPY pyproject.toml README.md gunicorn.conf.py ./
 COPY engines engines
 COPY bots bots
 COPY ladder ladder
@@ -17,4 +21,5 @@ RUN pip install --no-cache-dir . \
     && SECRET_KEY=build-only python manage.py collectstatic --noinput
 
 EXPOSE 8000
-CMD ["gunicorn", "ladder.wsgi:application", "-b", "0.0.0.0:8000", "-w", "3"]
+# Workers, bind address and timeouts come from the environment (gunicorn.conf.py).
+CMD ["gunicorn", "ladder.wsgi:application"]

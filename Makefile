@@ -12,6 +12,7 @@ demo: $(STAMP)
 	DEBUG=$${DEBUG:-1} $(VENV)/bin/python manage.py demo
 
 test: $(STAMP)
+	$(VENV)/bin/lint-imports --no-cache
 	$(VENV)/bin/python -m pytest -q $(PYTEST_ARGS)
 
 $(STAMP): pyproject.toml

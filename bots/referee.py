@@ -324,9 +324,11 @@ def _parse_reply(line: bytes, max_bytes: int) -> dict:
 
 
 def _places(engine_ranking: list[int], faulted: list[bool]) -> list[int]:
-    """Engine places among the seats that finished cleanly; every forfeited seat shares the last place."""
-    keys = [(0, 0) if bad else (1, -place) for place, bad in zip(engine_ranking, faulted)]
-    return engines.competition_ranking(keys)
+    """Engine places among the seats that finished cleanly; every forfeited seat shares the last place,
+    the number of seats, even when no seat finished cleanly: a forfeit never earns a first place."""
+    keys = [(1, -place) for place, bad in zip(engine_ranking, faulted) if not bad]
+    clean = iter(engines.competition_ranking(keys))
+    return [len(faulted) if bad else next(clean) for bad in faulted]
 
 
 def play_match(game: str, bots: list[BotSpec], *, seed: int, options: dict | None = None,

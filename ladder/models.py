@@ -87,6 +87,10 @@ class BotVersion(TimeStampedModel):
     kind = models.CharField(max_length=3, choices=Kind.choices, default=Kind.PY)
     validation_status = models.CharField(max_length=10, choices=Validation.choices, default=Validation.PENDING)
     validation_message = models.TextField(blank=True, default="")
+    #: The tail of the smoke match's log when it failed: the bot's own output, shown to its owner only.
+    validation_log = models.TextField(blank=True, default="")
+    #: When a worker decided (accepted or rejected); null while pending.
+    validated_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         ordering = ["bot_id", "number"]

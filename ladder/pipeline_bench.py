@@ -74,11 +74,16 @@ class _Workers:
 def _bots(count: int) -> list[int]:
     from ladder.services.bots import bot_create
     from ladder.services.examples import EXAMPLES_DIR, examples_owner
+    from ladder.services.validation import bot_version_validate
 
     code = (EXAMPLES_DIR / BENCH_GAME / "random_bot.py").read_bytes()
     owner = examples_owner()
-    return [bot_create(owner=owner, game_slug=BENCH_GAME, name=f"bench{i}", data=code, filename="bot.py").id
+    bots = [bot_create(owner=owner, game_slug=BENCH_GAME, name=f"bench{i}", data=code, filename="bot.py")
             for i in range(count)]
+    # Checked here, as a worker would, so that the pipeline measured plays matches only.
+    for bot in bots:
+        bot_version_validate(version_id=bot.versions.get().id)
+    return [bot.id for bot in bots]
 
 
 def _round_robin(bot_ids: list[int], matches: int, name: str):

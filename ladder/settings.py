@@ -15,6 +15,7 @@ from pathlib import Path
 
 import environ
 from django.core.exceptions import ImproperlyConfigured
+from kombu import Queue
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
@@ -226,6 +227,9 @@ else:
         # Seconds before Redis hands an unacknowledged message to another worker; longer than any
         # match so a slow match is not played twice (the reconciler covers workers that died).
         "visibility_timeout": env.int("CELERY_VISIBILITY_TIMEOUT", default=3600),
+        # A worker listening to several queues always takes from the first that has a message (the
+        # upload checks' queue, then the matches'), instead of taking turns.
+        "queue_order_strategy": "priority",
     }
 # Results live in the database, never in a result backend.
 CELERY_TASK_IGNORE_RESULT = True
@@ -243,6 +247,12 @@ CELERY_WORKER_SEND_TASK_EVENTS = False
 CELERY_TASK_DEFAULT_QUEUE: str = env.str("CELERY_TASK_DEFAULT_QUEUE", default="ladder")
 # Queue that match tasks go to; workers consume it (tests use a private name per run).
 MATCH_QUEUE: str = env.str("MATCH_QUEUE", default=CELERY_TASK_DEFAULT_QUEUE)
+# Queue that upload checks (compile + smoke match of a pending bot version) go to, ahead of matches: a
+# worker started without -Q consumes both, this one first.
+VALIDATION_QUEUE: str = env.str("VALIDATION_QUEUE", default=f"{MATCH_QUEUE}.validation")
+CELERY_TASK_QUEUES = (Queue(VALIDATION_QUEUE), Queue(MATCH_QUEUE))
+# Seconds a version may stay pending before the reconciler sends its check again (a lost message).
+VALIDATION_REQUEUE_AFTER_S: int = env.int("VALIDATION_REQUEUE_AFTER_S", default=120)
 
 # --- Sandbox limits (passed to bots.referee.Limits) -------------------------------------------------
 # A match is played under: these defaults <- BOTS_LIMITS_BY_GAME[game] <- its tournament's overrides,

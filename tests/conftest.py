@@ -176,7 +176,8 @@ class WorkerPool:
         name = name or f"w{len(self.processes)}-{uuid.uuid4().hex[:6]}"
         with open(self.log_dir / f"{name}.log", "wb") as log:
             process = subprocess.Popen(
-                [sys.executable, "-m", "celery", "-A", "workers", "worker", "-Q", self.queue, "-c", str(concurrency),
+                [sys.executable, "-m", "celery", "-A", "workers", "worker", "-Q", f"{self.queue}.validation,{self.queue}",
+                 "-c", str(concurrency),
                  "-P", "prefork", "-n", f"{name}@%h", "--without-gossip", "--without-mingle", "--without-heartbeat",
                  "-l", "INFO"],
                 cwd=REPO, env=self.env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
@@ -228,6 +229,17 @@ def wait_until(predicate, *, timeout: float, interval: float = 0.2, message: str
         time.sleep(interval)
 
 
+def wait_until_checked(client, bot_ids, *, timeout: float = 120) -> dict[int, str]:
+    """Wait until a worker has decided the newest version of each bot; {bot id: its status}."""
+
+    def decided():
+        statuses = {bot_id: client.get(f"/api/bots/{bot_id}/").json()["versions"][-1]["validation_status"]
+                    for bot_id in bot_ids}
+        return statuses if "pending" not in statuses.values() else None
+
+    return wait_until(decided, timeout=timeout, interval=0.3, message="the workers to check the uploads")
+
+
 @pytest.fixture
 def worker_pool(transactional_db, settings, tmp_path, bots_allow_unsafe):
     """Real worker processes on a private queue of the configured broker, against the test database.
@@ -237,11 +249,13 @@ def worker_pool(transactional_db, settings, tmp_path, bots_allow_unsafe):
     """
     queue = f"test-{uuid.uuid4().hex[:10]}"
     settings.MATCH_QUEUE = queue
+    settings.VALIDATION_QUEUE = f"{queue}.validation"
     env = {
         **os.environ,
         "DJANGO_SETTINGS_MODULE": "ladder.settings_test",
         "DATABASE_URL": database_url(),
         "MATCH_QUEUE": queue,
+        "VALIDATION_QUEUE": settings.VALIDATION_QUEUE,
         "CELERY_TASK_DEFAULT_QUEUE": queue,
         "BOTS_ALLOW_UNSAFE": "1" if bots_allow_unsafe else "0",
         "VAR_DIR": str(settings.VAR_DIR),

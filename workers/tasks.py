@@ -9,6 +9,7 @@ import logging
 
 from django.conf import settings
 
+from bots.sandbox.errors import SandboxFault
 from workers.app import app
 
 logger = logging.getLogger(__name__)
@@ -33,12 +34,34 @@ def run_match(match_id: int) -> str:
     return outcome
 
 
+@ladder_task(
+    "ladder.validate_version",
+    soft_time_limit=settings.MATCH_SOFT_TIME_LIMIT_S,
+    time_limit=settings.MATCH_TIME_LIMIT_S,
+    autoretry_for=(SandboxFault,),
+    retry_backoff=2,
+    max_retries=5,
+)
+def validate_version(version_id: int) -> str:
+    """Compile a pending upload and play its smoke match in the sandbox; idempotent. A sandbox fault is
+    retried: it says nothing about the upload, which stays pending meanwhile."""
+    from ladder.services.validation import bot_version_validate
+
+    status = bot_version_validate(version_id=version_id)
+    logger.info("bot version %s: %s", version_id, status)
+    return status
+
+
 @ladder_task("ladder.reconcile", time_limit=300)
 def reconcile() -> dict:
-    """Requeue matches whose worker vanished and re-send messages the broker lost."""
+    """Requeue matches whose worker vanished, re-send messages the broker lost, and re-send the checks
+    of uploads left pending."""
     from ladder.services.matches import matches_reconcile
+    from ladder.services.validation import versions_reconcile
 
-    return matches_reconcile().to_json()
+    report = matches_reconcile().to_json()
+    report["validations_resent"] = versions_reconcile()
+    return report
 
 
 @ladder_task("ladder.ladder_tick", time_limit=300)

@@ -86,7 +86,11 @@ from pathlib import Path
 from bots.sandbox.errors import SandboxFault, SandboxUnavailable
 from bots.sandbox.policy import Limits
 
-__all__ = ["Limits", "SandboxFault", "SandboxUnavailable", "close_all", "get_sandbox"]
+__all__ = ["FORBIDDEN_ENV", "Limits", "SandboxFault", "SandboxUnavailable", "close_all", "get_sandbox"]
+
+#: Set in the environment of a process that must never start bots (the web tier): :func:`get_sandbox`
+#: refuses there, whatever the caller allows, so that untrusted code can only ever run on the workers.
+FORBIDDEN_ENV = "BOTS_SANDBOX_FORBIDDEN"
 
 logger = logging.getLogger("bots.sandbox")
 
@@ -101,12 +105,16 @@ def get_sandbox(*, allow_unsafe: bool = False, cache_dir: str | Path | None = No
 
     Raises :class:`SandboxUnavailable` if isolation cannot be set up here, unless ``allow_unsafe``: then
     bots run unisolated (:class:`~bots.sandbox.unsafe.UnsafeSandbox`) with a loud warning. Where
-    isolation works, ``allow_unsafe`` changes nothing.
+    isolation works, ``allow_unsafe`` changes nothing. Where :data:`FORBIDDEN_ENV` is set it always
+    raises, unsafe or not.
     """
     from bots.sandbox.unsafe import WARNING, UnsafeSandbox
     from bots.sandbox.zygote import ZygoteSandbox
 
     global _owner_pid
+    if os.environ.get(FORBIDDEN_ENV, "").lower() in ("1", "true", "yes", "on"):
+        raise SandboxUnavailable(f"this process may not run bots: {FORBIDDEN_ENV} is set (the web tier leaves "
+                                 "every bot, even an upload's check, to the workers)")
     with _lock:
         if os.getpid() != _owner_pid:
             # A forked worker must not share its parent's zygote connection.

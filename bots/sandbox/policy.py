@@ -1,6 +1,7 @@
 """The sandbox policy as data: what a bot may see, use and spend. Everything not listed is denied.
 
-:class:`Limits` are the per-match budgets a caller chooses (settings, per game, per tournament).
+:class:`Limits` (from :mod:`bots.limits`) are the per-match budgets a caller chooses (settings, per game,
+per tournament).
 :class:`Policy` is the machine's fixed confinement: the folders mounted read-only into every bot's root
 (the Python runtime and the allowed packages, resolved once from the running interpreter), the size of
 the private writable ``/tmp``, the namespaces, the syscalls the seccomp filter allows and the uid range
@@ -17,6 +18,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
+from bots.limits import Limits  # noqa: F401 - the budgets live apart from the confinement; re-exported
 from bots.sandbox import runtime_files
 
 #: Third-party packages a bot may import. Everything else of the project's virtualenv stays invisible.
@@ -26,39 +28,6 @@ ALLOWED_PACKAGES: tuple[str, ...] = ("numpy", "orjson")
 PACKAGES_DIR = "/opt/packages"
 #: Where a bot's own code appears inside its root.
 BOT_DIR = "/bot"
-
-
-@dataclass(frozen=True)
-class Limits:
-    """What one seat may spend in one match.
-
-    ``move_ms`` is the wall-clock allowance of every decision; time beyond it is taken from the match's
-    ``bank_ms`` (a chess clock), and a decision that outlasts both forfeits with ``timeout``. ``match_ms``
-    caps the seat's decisions together, so that a match ends in bounded time however many decisions the
-    game asks for: a seat that has spent it forfeits with ``timeout`` too.
-    """
-
-    move_ms: int = 1000
-    bank_ms: int = 20000
-    #: Wall-clock time of all the seat's decisions in the match. Seats think in turn, so a full table of
-    #: five takes up to 5 x (start_ms + match_ms) = 175 s, inside the default soft time limit (240 s).
-    match_ms: int = 30000
-    memory_mb: int = 256
-    log_bytes: int = 65536
-    #: CPU seconds for the whole process tree's life (a busy background thread cannot outrun it).
-    cpu_seconds: int = 60
-    #: Processes and threads the bot may have at once (its own interpreter included).
-    max_processes: int = 16
-    #: Size of the private writable /tmp.
-    tmp_mb: int = 16
-    #: Wall-clock allowance for importing the bot and answering ``start``.
-    start_ms: int = 5000
-    #: Largest single protocol message the referee accepts from a bot.
-    max_message_bytes: int = 1024 * 1024
-    #: Largest file the bot may write (RLIMIT_FSIZE), bounded in any case by ``tmp_mb``.
-    file_mb: int = 16
-    #: Open file descriptors.
-    max_open_files: int = 64
 
 
 @dataclass(frozen=True)

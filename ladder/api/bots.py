@@ -34,14 +34,21 @@ from ladder.services.bots import bot_create, bot_set_active, bot_version_create
 from ladder.services.errors import ServiceError
 
 _UPLOAD_HELP = ("bot.py (a Python file defining act(observation, legal_actions) or a class Bot) or a .zip "
-                "with bot.py at its root. It is checked, then plays a smoke match against the game's random "
-                "bot before it is accepted.")
-_UPLOAD_ERRORS = ("Refusals say what to fix, e.g. `syntax error in bot.py, line 3: invalid syntax`, "
-                  "`the zip has no bot.py at its root`, `the zip unpacks to more than ... bytes: this looks like "
-                  "a zip bomb`; a failed smoke match adds `log_tail`. Nothing is stored when an upload is "
-                  "refused. Throttled per user (scope `uploads`).")
+                "with bot.py at its root. It is stored as a pending version; a worker then compiles it and "
+                "plays a smoke match against the game's random bot, and accepts or rejects it.")
+_UPLOAD_ERRORS = ("202: the upload is stored as a pending version, and a worker compiles it and plays its smoke "
+                  "match against the game's random bot within seconds: poll GET /api/bots/{id}/ until the "
+                  "version's validation_status is `accepted` (it plays from then on) or `rejected` "
+                  "(validation_message says what to fix, e.g. `syntax error in bot.py, line 3: invalid "
+                  "syntax`; validation_log, shown to you only, holds the end of what your bot printed). "
+                  "Refused at once with a 400 (nothing stored), by checks that run none of its code: e.g. "
+                  "`the zip has no bot.py at its root`, `the zip unpacks to more than ... bytes: this looks "
+                  "like a zip bomb`, `bot.py is not Python source (it contains NUL bytes)`. Throttled per "
+                  "user (scope `uploads`).")
 _VERSION_EXAMPLE = {"number": 1, "sha256": "3f2a...e9", "size": 64, "kind": "py", "validation_status": "accepted",
-                    "validation_message": "smoke match finished: place 1 of 2", "created_at": "2026-05-01T12:00:00Z"}
+                    "validation_message": "smoke match against the random bot: finished in 48 actions, place 1, "
+                                          "score 31", "validation_log": None,
+                    "validated_at": "2026-05-01T12:00:03Z", "created_at": "2026-05-01T12:00:00Z"}
 _RATING_EXAMPLE = {"game": "kingdomino", "elo": 1500.0, "games": 0, "wins": 0, "draws": 0, "losses": 0,
                    "provisional": True}
 _BOT_EXAMPLE = {"id": 7, "name": "greedy", "game": "kingdomino", "owner": "ada", "active": True,
@@ -54,9 +61,21 @@ def _bot_example(name: str, status_code: str = "200", **changes) -> OpenApiExamp
 
 
 class VersionSerializer(serializers.ModelSerializer):
+    validation_status = serializers.ChoiceField(
+        choices=BotVersion.Validation.choices, read_only=True,
+        help_text="pending until a worker has compiled the upload and played its smoke match; then accepted "
+                  "(it plays) or rejected (validation_message says what to fix).")
+    validation_log = serializers.SerializerMethodField(
+        help_text="The tail of a failed smoke match's log (what the bot printed): to its owner only, "
+                  "null for everyone else.")
+
     class Meta:
         model = BotVersion
-        fields = ("number", "sha256", "size", "kind", "validation_status", "validation_message", "created_at")
+        fields = ("number", "sha256", "size", "kind", "validation_status", "validation_message", "validation_log",
+                  "validated_at", "created_at")
+
+    def get_validation_log(self, version) -> str | None:
+        return version.validation_log if self.context.get("owner_view") else None
 
 
 class BotSerializer(serializers.ModelSerializer):
@@ -89,19 +108,30 @@ class BotDetailSerializer(serializers.ModelSerializer):
     game = serializers.CharField(source="game.slug")
     owner = serializers.CharField(source="owner.username")
     current_version = serializers.SerializerMethodField(help_text="The newest accepted version: the one that plays.")
-    versions = VersionSerializer(many=True, read_only=True)
+    versions = serializers.SerializerMethodField()
     ratings = BotRatingSerializer(many=True, read_only=True)
 
     class Meta:
         model = Bot
         fields = ("id", "name", "game", "owner", "active", "created_at", "current_version", "versions", "ratings")
 
+    @extend_schema_field(VersionSerializer(many=True))
+    def get_versions(self, bot):
+        return VersionSerializer(bot.versions.all(), many=True, context=self.context).data
+
     @extend_schema_field(VersionSerializer(allow_null=True))
     def get_current_version(self, bot):
         # Read from the prefetched versions: no query per bot.
         accepted = [v for v in bot.versions.all() if v.validation_status == BotVersion.Validation.ACCEPTED]
         newest = max(accepted, key=lambda v: v.number, default=None)
-        return VersionSerializer(newest).data if newest else None
+        return VersionSerializer(newest, context=self.context).data if newest else None
+
+
+def _bot_detail(request, bot_id: int) -> dict:
+    """The detail of a bot as ``request``'s user may see it (the owner also sees rejected uploads' logs)."""
+    bot = bot_detail_get(bot_id=bot_id)
+    owner_view = access.bot_private_readable(user=request.user, bot=bot)
+    return BotDetailSerializer(bot, context={"owner_view": owner_view}).data
 
 
 def _upload_bytes(request) -> tuple[bytes, str]:
@@ -156,11 +186,14 @@ class BotListCreateApi(ListAPIView):
         summary="Upload a new bot (version 1)",
         description=_UPLOAD_ERRORS,
         request={"multipart/form-data": InputSerializer},
-        responses={201: BotDetailSerializer, **error_responses(400, 401, 429, 503)},
+        responses={202: BotDetailSerializer, **error_responses(400, 401, 429)},
         examples=[
             OpenApiExample("upload", value={"game": "kingdomino", "name": "greedy", "code": "<bot.py file>"},
                            request_only=True, media_type="multipart/form-data"),
-            _bot_example("created", "201"),
+            _bot_example("pending", "202", current_version=None,
+                         versions=[{**_VERSION_EXAMPLE, "validation_status": "pending", "validated_at": None,
+                                    "validation_message": "waiting for a worker to compile it and play its "
+                                                          "smoke match"}]),
         ],
     )
     def post(self, request):
@@ -169,7 +202,7 @@ class BotListCreateApi(ListAPIView):
         code, filename = _upload_bytes(request)
         bot = bot_create(owner=request.user, game_slug=data.validated_data["game"],
                          name=data.validated_data["name"], data=code, filename=filename)
-        return Response(BotDetailSerializer(bot_detail_get(bot_id=bot.id)).data, status=status.HTTP_201_CREATED)
+        return Response(_bot_detail(request, bot.id), status=status.HTTP_202_ACCEPTED)
 
 
 class BotDetailApi(APIView):
@@ -180,7 +213,7 @@ class BotDetailApi(APIView):
         examples=[_bot_example("bot")],
     )
     def get(self, request, bot_id: int):
-        return Response(BotDetailSerializer(bot_detail_get(bot_id=bot_id)).data)
+        return Response(_bot_detail(request, bot_id))
 
 
 class BotVersionListCreateApi(ListAPIView):
@@ -218,12 +251,12 @@ class BotVersionListCreateApi(ListAPIView):
         description="Owner only: another user's bot answers 404. The newest accepted version plays from the "
                     "next scheduled match on. " + _UPLOAD_ERRORS,
         request={"multipart/form-data": InputSerializer},
-        responses={201: VersionSerializer, **error_responses(400, 401, 404, 429, 503)},
+        responses={202: VersionSerializer, **error_responses(400, 401, 404, 429)},
         examples=[
             OpenApiExample("upload", value={"code": "<bot.py or bot.zip file>"}, request_only=True,
                            media_type="multipart/form-data"),
-            OpenApiExample("created", value={**_VERSION_EXAMPLE, "number": 2}, response_only=True,
-                           status_codes=["201"]),
+            OpenApiExample("pending", value={**_VERSION_EXAMPLE, "number": 2, "validation_status": "pending",
+                                             "validated_at": None}, response_only=True, status_codes=["202"]),
         ],
     )
     def post(self, request, bot_id: int):
@@ -231,7 +264,8 @@ class BotVersionListCreateApi(ListAPIView):
         self.InputSerializer(data=request.data).is_valid(raise_exception=True)
         code, filename = _upload_bytes(request)
         version = bot_version_create(bot=bot, data=code, filename=filename)
-        return Response(VersionSerializer(version).data, status=status.HTTP_201_CREATED)
+        return Response(VersionSerializer(version, context={"owner_view": True}).data,
+                        status=status.HTTP_202_ACCEPTED)
 
 
 class BotVersionCodeApi(APIView):
@@ -257,7 +291,7 @@ class _BotActivationApi(APIView):
     def post(self, request, bot_id: int):
         bot = access.bot_for_change(user=request.user, bot_id=bot_id)
         bot_set_active(bot=bot, active=self.active)
-        return Response(BotDetailSerializer(bot_detail_get(bot_id=bot.id)).data)
+        return Response(_bot_detail(request, bot.id))
 
 
 class BotDeactivateApi(_BotActivationApi):

@@ -38,6 +38,12 @@ def bot_versions_readable_by(user) -> QuerySet[BotVersion]:
     return BotVersion.objects.filter(bot__owner=user)
 
 
+def bot_private_readable(*, user, bot: Bot) -> bool:
+    """Whether ``user`` may read what is private to ``bot``'s owner (its code, its logs, the log of a
+    rejected upload's smoke match): the owner, and staff."""
+    return _can_read_private(user) and (user.is_staff or bot.owner_id == user.id)
+
+
 def seats_with_logs_readable_by(user) -> QuerySet[Seat]:
     """Seats whose bot log ``user`` may read: their own bots' seats, or every seat for staff."""
     if not _can_read_private(user):

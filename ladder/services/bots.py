@@ -1,7 +1,9 @@
-"""Uploading bots and new versions: validation, storage of the code bytes, the bot's rating row."""
+"""Uploading bots and new versions: the checks that run no code, storage of the code bytes as a pending
+version, the bot's rating row. Workers accept or reject each version (``ladder.services.validation``)."""
 
 from __future__ import annotations
 
+import hashlib
 import re
 from collections.abc import Mapping
 
@@ -11,6 +13,7 @@ from django.db import IntegrityError, transaction
 from django.db.models import Max
 
 from ladder.models import Bot, BotVersion, Rating
+from ladder.services.enqueue import versions_validate_on_commit
 from ladder.services.errors import ServiceError
 from ladder.services.games import game_get
 from ladder.services.limits import limits_global, limits_playable, limits_resolve
@@ -25,54 +28,55 @@ def sandbox_limits(*, game: str | None = None, overrides: Mapping[str, int] | No
     Without a game, the global settings alone. Stored names this version does not know are ignored
     (``limits_playable``); ImproperlyConfigured for unusable limit settings.
     """
-    from bots.referee import Limits
+    from bots.limits import Limits
 
     if game is None:
         return Limits(**limits_global())
     return Limits(**limits_resolve(game_slug=game, overrides=limits_playable(overrides or {})))
 
 
-def bot_code_check(*, data: bytes, filename: str, game_slug: str):
-    """Validate an upload with ``bots.validate`` (format checks and a smoke match in the sandbox).
+def bot_code_check(*, data: bytes, filename: str) -> str:
+    """The checks of an upload that run none of its code (size, format, archive safety, names, text);
+    returns its kind, ``"py"`` or ``"zip"``, or raises ServiceError with what to fix.
 
-    Returns the validator's ``ValidatedBot``; raises ServiceError with what to fix.
+    Compiling and the smoke match run on a worker afterwards (:func:`bot_version_validate` in
+    ``ladder.services.validation``): the web tier never compiles or runs a bot.
     """
-    from bots.referee import SandboxFault
-    from bots.validate import ValidationError, validate_upload
+    from bots.upload_checks import ValidationError, check_static
 
     if len(data) > settings.BOTS_MAX_UPLOAD_BYTES:
         raise ServiceError(
             f"the upload is {len(data)} bytes; the limit is {settings.BOTS_MAX_UPLOAD_BYTES}", field="code"
         )
     try:
-        return validate_upload(
-            data, filename, game=game_slug, limits=sandbox_limits(game=game_slug),
-            allow_unsafe=settings.BOTS_ALLOW_UNSAFE,
-        )
+        return check_static(data, filename)
     except ValidationError as exc:
-        raise ServiceError(exc.message, field="code", detail=getattr(exc, "log_tail", "") or "") from exc
-    except SandboxFault as exc:
-        raise ServiceError(f"bots cannot be checked right now, try again later ({exc})", status=503) from exc
+        raise ServiceError(exc.message, field="code") from exc
 
 
-def _version_add(*, bot: Bot, validated) -> BotVersion:
+def _version_add(*, bot: Bot, data: bytes, kind: str) -> BotVersion:
+    """A new pending version of ``bot``; its check is sent to the workers once the transaction commits."""
     number = (bot.versions.aggregate(n=Max("number"))["n"] or 0) + 1
-    return BotVersion.objects.create(
+    version = BotVersion.objects.create(
         bot=bot,
         number=number,
-        code=validated.code,
-        sha256=validated.sha256,
-        size=validated.size,
-        kind=validated.kind,
-        validation_status=BotVersion.Validation.ACCEPTED,
-        validation_message=validated.message or "",
+        code=data,
+        sha256=hashlib.sha256(data).hexdigest(),
+        size=len(data),
+        kind=kind,
+        validation_status=BotVersion.Validation.PENDING,
+        validation_message="waiting for a worker to compile it and play its smoke match",
     )
+    versions_validate_on_commit([version.id])
+    return version
 
 
 def bot_create(*, owner: AbstractBaseUser, game_slug: str, name: str, data: bytes, filename: str) -> Bot:
-    """Create a bot with version 1 from an upload, and its rating row at the initial Elo.
+    """Create a bot with a pending version 1 from an upload, and its rating row at the initial Elo.
 
-    Raises ServiceError for an unknown game, a bad or taken name, or code that fails validation.
+    Raises ServiceError for an unknown game, a bad or taken name, or an upload that fails the checks that
+    run none of its code. A worker then compiles the version and plays its smoke match; the bot plays in
+    tournaments and the ladder once a version is accepted.
     """
     game = game_get(slug=game_slug)
     if not BOT_NAME_PATTERN.match(name or ""):
@@ -81,11 +85,11 @@ def bot_create(*, owner: AbstractBaseUser, game_slug: str, name: str, data: byte
         )
     if Bot.objects.filter(game=game, name__iexact=name).exists():
         raise ServiceError(f"a {game.slug} bot called {name!r} already exists; pick another name", field="name")
-    validated = bot_code_check(data=data, filename=filename, game_slug=game.slug)
+    kind = bot_code_check(data=data, filename=filename)
     try:
         with transaction.atomic():
             bot = Bot.objects.create(owner=owner, game=game, name=name)
-            _version_add(bot=bot, validated=validated)
+            _version_add(bot=bot, data=data, kind=kind)
             Rating.objects.create(bot=bot, game=game)
     except IntegrityError as exc:
         # Two uploads raced for the same name; the unique constraint decided.
@@ -95,12 +99,13 @@ def bot_create(*, owner: AbstractBaseUser, game_slug: str, name: str, data: byte
 
 
 def bot_version_create(*, bot: Bot, data: bytes, filename: str) -> BotVersion:
-    """Add a new version to ``bot`` (it keeps its rating); the newest accepted version plays from now on."""
-    validated = bot_code_check(data=data, filename=filename, game_slug=bot.game.slug)
+    """Add a pending version to ``bot`` (it keeps its rating); once a worker accepts it, it is the newest
+    accepted version and plays from then on."""
+    kind = bot_code_check(data=data, filename=filename)
     with transaction.atomic():
         # Lock the bot so two concurrent uploads get consecutive numbers.
         locked = Bot.objects.select_for_update().get(pk=bot.pk)
-        return _version_add(bot=locked, validated=validated)
+        return _version_add(bot=locked, data=data, kind=kind)
 
 
 def bot_current_version(*, bot: Bot) -> BotVersion | None:

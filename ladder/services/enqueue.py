@@ -18,6 +18,7 @@ from django.utils import timezone
 logger = logging.getLogger(__name__)
 
 RUN_MATCH_TASK = "ladder.run_match"
+VALIDATE_VERSION_TASK = "ladder.validate_version"
 
 _client: Celery | None = None
 
@@ -60,3 +61,29 @@ def matches_enqueue_on_commit(match_ids: Iterable[int]) -> None:
     ids = list(match_ids)
     if ids:
         transaction.on_commit(lambda: _send_after_commit(ids))
+
+
+def versions_validate_now(version_ids: Iterable[int]) -> int:
+    """Publish one ``validate_version`` message per id on ``settings.VALIDATION_QUEUE``."""
+    ids = list(version_ids)
+    client = celery_client()
+    with client.producer_or_acquire() as producer:
+        for version_id in ids:
+            client.send_task(VALIDATE_VERSION_TASK, args=[version_id], queue=settings.VALIDATION_QUEUE,
+                             producer=producer)
+    return len(ids)
+
+
+def _send_validations_after_commit(ids: list[int]) -> None:
+    try:
+        versions_validate_now(ids)
+    except Exception:
+        # The versions are committed as pending; the reconciler re-sends checks that never arrived.
+        logger.exception("could not publish %d upload checks; the reconciler will retry", len(ids))
+
+
+def versions_validate_on_commit(version_ids: Iterable[int]) -> None:
+    """Publish ``validate_version`` for these pending versions once the current transaction commits."""
+    ids = list(version_ids)
+    if ids:
+        transaction.on_commit(lambda: _send_validations_after_commit(ids))

@@ -24,8 +24,8 @@ def examples_owner():
 
 
 def examples_seed() -> dict[str, list[str]]:
-    """Upload every ``bots/examples/<game>/*_bot.py`` of every available game that has one, through the
-    same validation as a user's upload. Idempotent: a bot that already exists is left alone.
+    """Upload every ``bots/examples/<game>/*_bot.py`` of every available game that has one, as a user's
+    upload: stored pending, checked by a worker. Idempotent: a bot that already exists is left alone.
 
     Returns, per game, the names of the example bots present afterwards.
     """

@@ -64,14 +64,14 @@ TOURNAMENT_LIMITS: dict[str, Settable] = {
 @cache
 def limit_names() -> tuple[str, ...]:
     """Every field of the referee's ``Limits``, in declaration order."""
-    from bots.referee import Limits
+    from bots.limits import Limits
 
     return tuple(field.name for field in dataclasses.fields(Limits))
 
 
 @cache
 def _referee_defaults() -> dict[str, int]:
-    from bots.referee import Limits
+    from bots.limits import Limits
 
     return dataclasses.asdict(Limits())
 

@@ -100,7 +100,8 @@ def bot_version_upload(request, bot_id: int):
         except ServiceError as error:
             add_service_error(form, error)
         else:
-            messages.success(request, f"Version {version.number} was accepted.")
+            messages.success(request, f"Version {version.number} was uploaded: a worker is checking it now "
+                                      "(it is compiled and plays a smoke match), as the table below shows.")
             return redirect("bot", bot_id=bot.id)
     page = selectors.bot_page(bot_id=bot.id, viewer=request.user)
     page["chart"] = _history_chart(page)
@@ -120,7 +121,8 @@ def bot_upload_page(request):
         except ServiceError as error:
             add_service_error(form, error)
         else:
-            messages.success(request, f"{bot.name} was validated and accepted.")
+            messages.success(request, f"{bot.name} was uploaded: a worker is checking version 1 now (it is "
+                                      "compiled and plays a smoke match), as the table below shows.")
             return redirect("bot", bot_id=bot.id)
     return _render_refused(request, "ladder/upload.html", {"form": form}, wait)
 

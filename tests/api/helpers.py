@@ -1,4 +1,5 @@
-"""Helpers shared by the API tests: authenticated clients, uploads through the API, the error shape."""
+"""Helpers shared by the API tests: authenticated clients, uploads through the API and their checks, the error
+shape."""
 
 from __future__ import annotations
 
@@ -24,6 +25,16 @@ def upload(client, *, name="firstlegal", code=FIRST_LEGAL_BOT, game="kingdomino"
 def upload_version(client, bot_id, *, code=FIRST_LEGAL_BOT + b"# v2\n", filename="bot.py"):
     return client.post(f"/api/bots/{bot_id}/versions/", {"code": SimpleUploadedFile(filename, code)},
                        format="multipart")
+
+
+def check_pending_uploads() -> list[str]:
+    """Decide every pending version as a worker's ``validate_version`` task would (the same service, in
+    this process's real sandbox); returns their statuses in version id order."""
+    from ladder.models import BotVersion
+    from ladder.services.validation import bot_version_validate
+
+    pending = BotVersion.objects.filter(validation_status=BotVersion.Validation.PENDING).order_by("id")
+    return [bot_version_validate(version_id=version_id) for version_id in pending.values_list("id", flat=True)]
 
 
 def error_of(response) -> dict:

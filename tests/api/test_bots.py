@@ -7,23 +7,29 @@ import pytest
 
 from ladder.api.pagination import MAX_PAGE_SIZE
 from ladder.models import Bot, BotVersion, Game
-from tests.api.helpers import error_of, upload, upload_version
+from tests.api.helpers import check_pending_uploads, error_of, upload, upload_version
 from tests.conftest import FIRST_LEGAL_BOT, LAST_LEGAL_BOT
 from tests.factories import BotFactory, BotVersionFactory, UserFactory, finished_match
 
 pytestmark = pytest.mark.django_db
 
 
-def test_upload_creates_version_one_and_an_initial_rating(auth_client):
+def test_upload_stores_a_pending_version_one_that_a_worker_then_accepts(auth_client):
     response = upload(auth_client, name="firstlegal")
-    assert response.status_code == 201
+    assert response.status_code == 202
     body = response.json()
     assert body["name"] == "firstlegal" and body["owner"] == auth_client.user.username and body["active"]
-    assert body["current_version"]["number"] == 1
-    assert body["current_version"]["validation_status"] == "accepted"
-    assert [v["number"] for v in body["versions"]] == [1]
+    assert body["current_version"] is None
+    assert [(v["number"], v["validation_status"]) for v in body["versions"]] == [(1, "pending")]
     assert body["ratings"] == [{"game": "kingdomino", "elo": 1500.0, "games": 0, "wins": 0, "draws": 0,
                                 "losses": 0, "provisional": True}]
+
+    assert check_pending_uploads() == ["accepted"]
+    checked = auth_client.get(f"/api/bots/{body['id']}/").json()
+    assert checked["current_version"]["number"] == 1
+    assert checked["current_version"]["validation_status"] == "accepted"
+    assert checked["current_version"]["validation_message"].startswith("smoke match against the random bot")
+    assert checked["current_version"]["validated_at"]
 
 
 def test_upload_refusals_name_the_field(auth_client, api_client):
@@ -102,11 +108,14 @@ def test_detail_has_versions_and_ratings_in_three_queries(api_client, django_ass
     assert missing.status_code == 404 and error_of(missing)["detail"] == "no bot with id 999999"
 
 
-def test_new_version_keeps_the_rating_and_becomes_current(auth_client):
+def test_new_version_keeps_the_rating_and_becomes_current_once_accepted(auth_client):
     bot = BotFactory(owner=auth_client.user)
     bot.ratings.update(elo=1612.0, games=3, wins=3)
     response = upload_version(auth_client, bot.id, code=LAST_LEGAL_BOT)
-    assert response.status_code == 201 and response.json()["number"] == 2
+    assert response.status_code == 202
+    assert (response.json()["number"], response.json()["validation_status"]) == (2, "pending")
+    assert auth_client.get(f"/api/bots/{bot.id}/").json()["current_version"]["number"] == 1
+    assert check_pending_uploads() == ["accepted"]
     body = auth_client.get(f"/api/bots/{bot.id}/").json()
     assert body["current_version"]["number"] == 2
     assert body["ratings"][0]["elo"] == 1612.0
@@ -206,15 +215,15 @@ def test_head_to_head_refusals(api_client):
 
 def test_uploads_are_throttled_per_user(auth_client, other_client, throttle_rates):
     throttle_rates(uploads="2/minute")
-    assert upload(auth_client, name="one").status_code == 201
+    assert upload(auth_client, name="one").status_code == 202
     bot_id = Bot.objects.get(name="one").id
-    assert upload_version(auth_client, bot_id).status_code == 201
+    assert upload_version(auth_client, bot_id).status_code == 202
     refused = upload(auth_client, name="three")
     assert refused.status_code == 429
     assert "too many uploads: at most 2 per minute" in error_of(refused)["detail"]
     assert not Bot.objects.filter(name="three").exists()
     assert auth_client.get("/api/bots/").status_code == 200
-    assert upload(other_client, name="four").status_code == 201
+    assert upload(other_client, name="four").status_code == 202
 
 
 HOSTILE = Path(__file__).resolve().parents[1] / "bots" / "hostile"
@@ -237,14 +246,16 @@ def hostile_code(name: str, **constants) -> bytes:
     pytest.param(hostile_code("start_staller", MODE="sleep", STALL_S=30), "timeout: no answer to start within",
                  id="start-staller"),
 ])
-def test_upload_of_a_bot_whose_output_is_hostile_is_a_clear_400(auth_client, bots_allow_unsafe, code, words):
+def test_upload_of_a_bot_whose_output_is_hostile_is_rejected_by_its_check_with_a_clear_message(
+        auth_client, bots_allow_unsafe, code, words):
     """Its smoke match used to raise (deep nesting) or to put a lone surrogate into the refusal, which no
-    JSON response can encode: a 500 instead of a message."""
+    JSON response can encode: a 500 instead of a message. Now the upload is stored for checking and the
+    check (the worker's service, here in this process) rejects it, saying why, in storable text."""
     if bots_allow_unsafe:
         pytest.skip("no isolation on this machine: hostile bots run only in the sandbox")
     response = upload(auth_client, name="hostile", code=code)
-    assert response.status_code == 400
-    body = error_of(response)
-    assert words in body["detail"]
-    assert "\x00" not in body["detail"] + body.get("log_tail", "")
-    assert not Bot.objects.filter(name="hostile").exists()
+    assert response.status_code == 202
+    assert check_pending_uploads() == ["rejected"]
+    version = auth_client.get(f"/api/bots/{response.json()['id']}/").json()["versions"][0]
+    assert words in version["validation_message"]
+    assert "\x00" not in version["validation_message"] + version["validation_log"]

@@ -10,8 +10,10 @@ from pathlib import Path
 import pytest
 from sandbox_helpers import skip_without_isolation
 
+from bots.archive import ArchiveCaps, UnsafeArchive, unpack
 from bots.sandbox import SandboxUnavailable, get_sandbox
-from bots.sandbox.codecache import ArchiveCaps, CodeCache, UnsafeArchive, unpack
+from bots.sandbox.codecache import CodeCache
+from bots.upload_checks import check_compiles
 from bots.validate import ValidationError, check_static, random_bot_path, validate_upload
 
 GOOD = b"def act(observation, legal_actions):\n    return legal_actions[0]\n"
@@ -45,7 +47,6 @@ def refusal(data: bytes, filename: str = "bot.zip", caps: ArchiveCaps | None = N
 @pytest.mark.parametrize(("data", "filename", "message"), [
     (b"", "bot.py", "the upload is empty: send a bot.py file or a zip with bot.py at its root"),
     (GOOD, "bot.txt", "'bot.txt' is neither a .py file nor a .zip: upload bot.py or a zip"),
-    (b"def act(o, l)\n    return l[0]\n", "bot.py", "syntax error in bot.py, line 1: expected ':'"),
     (b"\x7fELF\x02\x01\x01\x00\x00\x00", "bot.py", "bot.py is not Python source (it contains NUL bytes)"),
     (b"caf\xe9 = 1\n", "bot.py",
      "bot.py is not Python source: not UTF-8 text (invalid continuation byte at byte 3)"),
@@ -128,9 +129,29 @@ def test_zip_without_bot_py_at_its_root():
         "the zip has no bot.py at its root (found mybot/bot.py: zip the folder's contents, not the folder)")
 
 
-def test_syntax_error_inside_a_zip_names_the_file():
-    data = make_zip({"bot.py": GOOD, "lib/helper.py": b"def broken(:\n"})
-    assert refusal(data).startswith("syntax error in lib/helper.py, line 1: ")
+def compile_refusal(data: bytes) -> str:
+    with pytest.raises(ValidationError) as caught:
+        check_compiles(data)
+    return caught.value.message
+
+
+def test_the_static_checks_compile_nothing():
+    assert check_static(b"def act(o, l)\n    return l[0]\n", "bot.py") == "py"
+    assert check_static(b"x = " + b"-" * 100_000 + b"1\n", "bot.py") == "py"
+
+
+@pytest.mark.parametrize(("data", "message"), [
+    (b"def act(o, l)\n    return l[0]\n", "syntax error in bot.py, line 1: expected ':'"),
+    (make_zip({"bot.py": GOOD, "lib/helper.py": b"def broken(:\n"}), "syntax error in lib/helper.py, line 1: "),
+    (b"x = " + b"(" * 1000 + b"1" + b")" * 1000 + b"\n", "syntax error in bot.py, line 1: too many nested"),
+    # What the compiler raises instead of a SyntaxError, as a message too.
+    (b"x = " + b"-" * 1_000_000 + b"1\n", "bot.py is nested too deeply for the Python compiler"),
+    (b"x = 1" + b" + 1" * 200_000 + b"\n", "bot.py is nested too deeply for the Python compiler"),
+    (b"s = '\\N{no such character}'\n", "syntax error in bot.py, line 1: "),
+])
+def test_the_compile_check_turns_whatever_the_compiler_raises_into_a_message(data, message):
+    assert compile_refusal(data).startswith(message)
+    assert check_compiles(GOOD) is None
 
 
 def test_unpacking_repeats_the_checks(tmp_path):

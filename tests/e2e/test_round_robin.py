@@ -11,7 +11,7 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from rest_framework.test import APIClient
 
 from ladder.models import Match, Rating, RatingChange, Seat, Tournament
-from tests.conftest import FIRST_LEGAL_BOT, wait_until
+from tests.conftest import FIRST_LEGAL_BOT, wait_until, wait_until_checked
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(300)]
 
@@ -60,13 +60,15 @@ def test_round_robin_through_rest_and_a_real_worker(worker_pool, settings):
     for name, code in kingdomino_bots().items():
         response = client.post("/api/bots/", {"game": "kingdomino", "name": name,
                                               "code": SimpleUploadedFile("bot.py", code)}, format="multipart")
-        assert response.status_code == 201, response.json()
+        assert response.status_code == 202, response.json()
         bot_ids.append(response.json()["id"])
     if len(bot_ids) < 3:
         second = client.post("/api/bots/", {"game": "kingdomino", "name": "firstlegal2",
                                             "code": SimpleUploadedFile("bot.py", FIRST_LEGAL_BOT + b"#2\n")},
                              format="multipart")
         bot_ids.append(second.json()["id"])
+    # The worker compiles every upload and plays its smoke match before it may play.
+    wait_until_checked(client, bot_ids)
 
     # Rated: only staff may start it, and the server draws its seeds.
     created = staff.post("/api/tournaments/", {"game": "kingdomino", "name": "e2e", "bots": bot_ids,

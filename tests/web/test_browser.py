@@ -12,6 +12,7 @@ import re
 import pytest
 
 from ladder.models import Bot, BotVersion
+from tests.api.helpers import check_pending_uploads
 from tests.web.conftest import finish_match, screenshot
 
 # Browsers count as slow in this suite's markers; each test stays well under a minute.
@@ -57,7 +58,7 @@ def test_leaderboard_and_tournament_of_a_finished_round_robin(page, phone_page, 
     screenshot(phone_page, "tournament_phone")
 
 
-def test_sign_up_upload_a_bot_and_see_it_validated(page):
+def test_sign_up_upload_a_bot_and_see_its_check_live(page):
     page.goto("/")
     page.get_by_role("navigation").get_by_role("link", name="Sign up").click()
     page.get_by_label("Username").fill("grace")
@@ -70,7 +71,7 @@ def test_sign_up_upload_a_bot_and_see_it_validated(page):
     page.get_by_label("Game").select_option("kingdomino")
     page.get_by_label("Name").fill(HOSTILE)
     page.get_by_label("Code").set_input_files({"name": "bot.py", "mimeType": "text/x-python", "buffer": GOOD_BOT})
-    page.get_by_role("button", name="Upload and validate").click()
+    page.get_by_role("button", name="Upload").click()
     error = page.locator(".field.has-error .field-error").first
     assert "bot name" in error.inner_text()
     assert page.get_by_label("Name").input_value() == HOSTILE
@@ -78,10 +79,16 @@ def test_sign_up_upload_a_bot_and_see_it_validated(page):
 
     page.get_by_label("Name").fill("grace-bot")
     page.get_by_label("Code").set_input_files({"name": "bot.py", "mimeType": "text/x-python", "buffer": GOOD_BOT})
-    page.get_by_role("button", name="Upload and validate").click()
+    page.get_by_role("button", name="Upload").click()
     page.wait_for_url(re.compile(r"/bots/\d+/$"))
-    assert page.locator(".status.accepted").first.inner_text() == "accepted"
-    assert "grace-bot was validated and accepted." in page.locator(".messages").inner_text()
+    # Stored, not yet run: the page says a worker is checking it...
+    assert page.locator("#versions .status").first.inner_text() == "pending"
+    assert "a worker is checking version 1 now" in page.locator(".messages").inner_text()
+    screenshot(page, "bot_uploaded_pending")
+    # ...and follows the check live, without a reload, once the worker (here: the same service) decides.
+    assert check_pending_uploads() == ["accepted"]
+    page.locator("#versions .status.accepted").first.wait_for(timeout=10_000)
+    assert "smoke match against the random bot" in page.locator('#versions [data-field="message"]').first.inner_text()
     assert BotVersion.objects.get(bot__name="grace-bot").validation_status == "accepted"
     screenshot(page, "bot_uploaded")
 

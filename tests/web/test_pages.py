@@ -10,6 +10,7 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
 
 from ladder.models import Bot, BotVersion
+from tests.api.helpers import check_pending_uploads
 
 pytestmark = pytest.mark.django_db
 
@@ -77,18 +78,31 @@ def test_bot_owner_sees_logs_and_the_new_version_form(client, tournament_factory
     assert "Upload a new version" in html
 
 
-def test_owner_uploads_a_new_version_through_the_validator(client, bot_factory):
+def test_owner_uploads_a_new_version_that_a_worker_then_accepts(client, bot_factory):
     bot = bot_factory()
     client.force_login(bot.owner)
     response = client.post(f"/bots/{bot.id}/versions/", {"code": SimpleUploadedFile("bot.py", GOOD_BOT)})
     assert response.status_code == 302
+    assert list(bot.versions.values_list("number", "validation_status")) == [(1, "accepted"), (2, "pending")]
+    assert "a worker is checking it now" in client.get(response.url).content.decode()
+    assert check_pending_uploads() == ["accepted"]
     assert list(bot.versions.values_list("number", "validation_status")) == [(1, "accepted"), (2, "accepted")]
 
 
-def test_a_bad_version_shows_the_validator_message_beside_the_field(client, bot_factory):
+def test_a_version_the_check_rejects_shows_the_reason_in_the_versions_table(client, bot_factory):
     bot = bot_factory()
     client.force_login(bot.owner)
     response = client.post(f"/bots/{bot.id}/versions/", {"code": SimpleUploadedFile("bot.py", b"def nothing(:\n")})
+    assert response.status_code == 302
+    assert check_pending_uploads() == ["rejected"]
+    html = client.get(reverse("bot", args=[bot.id])).content.decode()
+    assert 'data-status="rejected"' in html and "syntax error in bot.py, line 1" in html
+
+
+def test_a_bad_version_shows_the_refusal_beside_the_field(client, bot_factory):
+    bot = bot_factory()
+    client.force_login(bot.owner)
+    response = client.post(f"/bots/{bot.id}/versions/", {"code": SimpleUploadedFile("bot.txt", b"notes\n")})
     assert response.status_code == 200
     assert response.context["version_form"].errors["code"]
     assert 'class="field-error"' in response.content.decode()
@@ -126,14 +140,16 @@ def test_login_and_logout(client, user_factory):
     assert client.get("/bots/mine/").status_code == 302  # back to the login page
 
 
-def test_upload_creates_a_validated_bot_listed_in_my_bots(client, user_factory):
+def test_upload_creates_a_pending_bot_listed_in_my_bots_that_a_worker_accepts(client, user_factory):
     client.force_login(user_factory())
     response = client.post("/bots/new/", {"game": "dice_king", "name": "first-try",
                                           "code": SimpleUploadedFile("bot.py", GOOD_BOT)})
     bot = Bot.objects.get(name="first-try")
     assert response.status_code == 302 and response.url == reverse("bot", args=[bot.id])
-    assert bot.versions.get().validation_status == BotVersion.Validation.ACCEPTED
+    assert bot.versions.get().validation_status == BotVersion.Validation.PENDING
     assert "first-try" in client.get("/bots/mine/").content.decode()
+    assert check_pending_uploads() == ["accepted"]
+    assert bot.versions.get().validation_status == BotVersion.Validation.ACCEPTED
 
 
 def test_upload_refuses_a_hostile_name_beside_the_name_field_escaped(client, user_factory):

@@ -1,7 +1,8 @@
 """``manage.py demo``: the embedded default end to end, on one machine, with nothing else to install.
 
-Migrates the database, loads the example bots, starts a real ``celery worker`` (with the beat scheduler
-embedded for the ladder and the reconciler), schedules a round robin per game and serves the site. SIGINT
+Migrates the database, uploads the example bots, starts a real ``celery worker`` (with the beat scheduler
+embedded for the ladder and the reconciler), waits until it has checked the uploads, schedules a round
+robin per game and serves the site (whose processes may not run bots, as in production). SIGINT
 or SIGTERM stops every process it started: each child runs in its own process group, and the whole group
 is terminated, then killed if it lingers.
 """
@@ -20,12 +21,15 @@ from django.conf import settings
 from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError
 
+from bots.sandbox import FORBIDDEN_ENV
 from ladder.models import Bot, BotVersion, Game
 from ladder.services.errors import ServiceError
 from ladder.services.tournaments import tournament_create
 
 REPO = Path(__file__).resolve().parents[3]
 STOP_GRACE_S = 10.0
+# Checking an example bot is one smoke match; a slow machine checks a few dozen of them.
+CHECKS_TIMEOUT_S = 300.0
 
 
 class Command(BaseCommand):
@@ -52,8 +56,9 @@ class Command(BaseCommand):
                 call_command("collectstatic", interactive=False, verbosity=0)
             call_command("seed_examples", stdout=self.stdout)
             self._start_worker(concurrency)
+            self._await_checks()
             self._schedule(games_per_pairing)
-            # The uploads were checked in this process's sandbox; the workers have their own. Closing it
+            # The sandbox check above started one in this process; the workers have their own. Closing it
             # now keeps its processes out of the terminal's Ctrl-C.
             from bots.sandbox import close_all
 
@@ -89,6 +94,25 @@ class Command(BaseCommand):
                 "Set BOTS_ALLOW_UNSAFE=1 to run the trusted example bots without isolation (local use only)."
             ) from exc
 
+    def _await_checks(self, timeout: float = CHECKS_TIMEOUT_S) -> None:
+        """Wait until the worker has accepted or rejected every uploaded example (a round robin takes
+        accepted bots only)."""
+        pending = BotVersion.objects.filter(validation_status=BotVersion.Validation.PENDING)
+        deadline = time.monotonic() + timeout
+        if pending.exists():
+            self.stdout.write(f"the worker is checking {pending.count()} uploaded bots...")
+            self.stdout.flush()
+        while pending.exists() and not self._stopping:
+            self._check_children()
+            if time.monotonic() > deadline:
+                raise CommandError(f"the worker did not check the example bots within {timeout:.0f} s; see "
+                                   f"{Path(settings.VAR_DIR) / 'demo-worker.log'}")
+            time.sleep(0.3)
+        for version in BotVersion.objects.filter(validation_status=BotVersion.Validation.REJECTED,
+                                                 bot__owner__username="examples").select_related("bot"):
+            self.stdout.write(f"example {version.bot.name} v{version.number} was rejected: "
+                              f"{version.validation_message}")
+
     def _schedule(self, games_per_pairing: int) -> None:
         for game in Game.objects.filter(available=True):
             bots = list(
@@ -101,27 +125,29 @@ class Command(BaseCommand):
                 self.stdout.write(f"{game.slug}: fewer than {players} example bots, no round robin")
                 continue
             try:
+                # The server chose these games, so they are rated: the demo's leaderboards fill from them.
                 tournament = tournament_create(
                     created_by=None, game_slug=game.slug, name=f"{game.title} demo round robin", bot_ids=bots,
-                    players_per_match=players, games_per_pairing=games_per_pairing,
+                    players_per_match=players, games_per_pairing=games_per_pairing, rated=True,
                 )
             except ServiceError as exc:
                 self.stdout.write(f"{game.slug}: no round robin ({exc.message})")
                 continue
             self.stdout.write(f"{game.slug}: round robin #{tournament.id} with {tournament.matches.count()} matches")
 
-    def _spawn(self, argv: list[str], name: str) -> subprocess.Popen:
+    def _spawn(self, argv: list[str], name: str, env: dict[str, str] | None = None) -> subprocess.Popen:
         log_path = Path(settings.VAR_DIR) / f"demo-{name}.log"
         with open(log_path, "ab") as log:
-            child = subprocess.Popen(argv, cwd=REPO, stdout=log, stderr=subprocess.STDOUT, env=os.environ.copy(),
-                                     start_new_session=True)
+            child = subprocess.Popen(argv, cwd=REPO, stdout=log, stderr=subprocess.STDOUT,
+                                     env={**os.environ, **(env or {})}, start_new_session=True)
         child.demo_name = name  # type: ignore[attr-defined]
         self._children.append(child)
         self.stdout.write(f"started {name} (pid {child.pid}, log {log_path})")
         return child
 
     def _start_worker(self, concurrency: int) -> None:
-        queues = ",".join(dict.fromkeys([settings.CELERY_TASK_DEFAULT_QUEUE, settings.MATCH_QUEUE]))
+        queues = ",".join(dict.fromkeys([settings.VALIDATION_QUEUE, settings.CELERY_TASK_DEFAULT_QUEUE,
+                                         settings.MATCH_QUEUE]))
         self._spawn(
             [sys.executable, "-m", "celery", "-A", "workers", "worker", "-B", "-s",
              str(Path(settings.VAR_DIR) / "demo-celerybeat-schedule"), "-Q", queues, "-c", str(concurrency),
@@ -134,6 +160,8 @@ class Command(BaseCommand):
             [sys.executable, "-m", "gunicorn", "ladder.wsgi:application", "-b", f"{host}:{port}", "-w", "2",
              "--access-logfile", "-"],
             "web",
+            # As in production: the web tier stores uploads and never runs a bot.
+            env={FORBIDDEN_ENV: "1"},
         )
 
     def _wait_for_port(self, host: str, port: int, timeout: float = 30.0) -> None:

@@ -3,10 +3,14 @@ import json
 from django.core.management.base import BaseCommand
 
 from ladder.services.matches import matches_reconcile
+from ladder.services.validation import versions_reconcile
 
 
 class Command(BaseCommand):
-    help = "Requeue matches whose worker vanished and re-send lost messages (what the beat task does)."
+    help = ("Requeue matches whose worker vanished, re-send lost messages and the checks of uploads left "
+            "pending (what the beat task does).")
 
     def handle(self, *args, **options):
-        self.stdout.write(json.dumps(matches_reconcile().to_json()))
+        report = matches_reconcile().to_json()
+        report["validations_resent"] = versions_reconcile()
+        self.stdout.write(json.dumps(report))

@@ -1,0 +1,64 @@
+"""Deciding pending bot versions, on the workers: compile, smoke match in the sandbox, accept or reject.
+
+Uploads are stored as pending versions by ``ladder.services.bots`` without running any of their code;
+:func:`bot_version_validate` is what the ``ladder.validate_version`` task calls for each. It is
+idempotent: a version that is no longer pending is left alone, so a message delivered twice, or re-sent
+by :func:`versions_reconcile`, costs one smoke match at most and decides nothing twice.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+
+from django.conf import settings
+from django.utils import timezone
+
+from ladder.models import BotVersion
+from ladder.services.bots import sandbox_limits
+from ladder.services.enqueue import versions_validate_on_commit
+
+#: Characters of a rejection message kept (the smoke match's reason is already bounded by the referee).
+_MESSAGE_CHARS = 4000
+
+
+def bot_version_validate(*, version_id: int) -> str:
+    """Compile version ``version_id`` and play its smoke match; mark it ``accepted`` or ``rejected``.
+
+    Returns the version's status afterwards (``"missing"`` for a version that no longer exists). A fault
+    of the sandbox (:class:`bots.referee.SandboxFault`, :class:`bots.sandbox.SandboxUnavailable`)
+    propagates and leaves the version pending: it says nothing about the upload, so the task retries.
+    """
+    from bots.upload_checks import ValidationError
+    from bots.validate import validate_upload
+
+    version = BotVersion.objects.select_related("bot__game").filter(pk=version_id).first()
+    if version is None:
+        return "missing"
+    if version.validation_status != BotVersion.Validation.PENDING:
+        return version.validation_status
+    game = version.bot.game.slug
+    filename = "bot.zip" if version.kind == BotVersion.Kind.ZIP else "bot.py"
+    try:
+        validated = validate_upload(bytes(version.code), filename, game=game, limits=sandbox_limits(game=game),
+                                    allow_unsafe=settings.BOTS_ALLOW_UNSAFE)
+    except ValidationError as exc:
+        status, message, log = BotVersion.Validation.REJECTED, exc.message, exc.log_tail
+    else:
+        status, message, log = BotVersion.Validation.ACCEPTED, validated.message, ""
+    # Guarded by the status, so that of two workers checking the same version only the first decides.
+    BotVersion.objects.filter(pk=version_id, validation_status=BotVersion.Validation.PENDING).update(
+        validation_status=status, validation_message=message[:_MESSAGE_CHARS], validation_log=log,
+        validated_at=timezone.now(),
+    )
+    return BotVersion.objects.values_list("validation_status", flat=True).get(pk=version_id)
+
+
+def versions_reconcile(*, now: datetime | None = None) -> int:
+    """Send the check of every version pending for ``VALIDATION_REQUEUE_AFTER_S`` again (its message was
+    lost, or its worker died); returns how many were sent."""
+    now = now or timezone.now()
+    before = now - timedelta(seconds=settings.VALIDATION_REQUEUE_AFTER_S)
+    stale = list(BotVersion.objects.filter(validation_status=BotVersion.Validation.PENDING, created_at__lt=before)
+                 .order_by("id").values_list("id", flat=True))
+    versions_validate_on_commit(stale)
+    return len(stale)
