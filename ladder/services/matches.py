@@ -5,7 +5,9 @@
 1. :func:`match_claim` locks the match row and only takes a queued match (or a running one whose lease
    expired). It marks it running with a fresh attempt token and a lease; a second delivery finds it
    running or done and does nothing.
-2. The referee plays the match outside any transaction (no Django there).
+2. The referee plays the match outside any transaction (no Django there), while the worker renews the
+   lease (:func:`match_lease_renew`, every ``MATCH_HEARTBEAT_S``): the lease is short, so the match of a
+   worker that died is played again within seconds, and a long match that is alive keeps it.
 3. :func:`match_record_result` writes the actions, the seats and the rating changes in one transaction,
    and only if the match is still running under the same token: a worker whose lease was taken over
    cannot record a stale result, and a result is never recorded twice.
@@ -95,6 +97,21 @@ def match_claim(*, match_id: int, worker: str = "", now: datetime | None = None)
             for *_, position, name, version_id, sha256 in rows if position is not None
         ],
     )
+
+
+def match_lease_renew(*, match_id: int, token: str, now: datetime | None = None) -> bool:
+    """Extend the lease of a running match to ``MATCH_LEASE_S`` from now, if it is still held under
+    ``token``; False (nothing changed) once the claim is lost or the match is over. One UPDATE, outside
+    any transaction."""
+    try:
+        token_value = match_sql.db_token(uuid.UUID(str(token)))
+    except ValueError:
+        return False
+    now = now or timezone.now()
+    lease_end = match_sql.db_datetime(now + timedelta(seconds=settings.MATCH_LEASE_S))
+    with connection.cursor() as cursor:
+        cursor.execute(match_sql.renew_lease_sql(), [lease_end, match_id, Match.Status.RUNNING.value, token_value])
+        return cursor.rowcount == 1
 
 
 def _locked_if_held(match_id: int, token: str) -> Match | None:

@@ -86,6 +86,36 @@ def test_killed_worker_and_flushed_broker_lose_nothing(worker_pool, settings):
     assert ratings_snapshot(bot_ids) == incremental
 
 
+# About 6 s per match (Kingdomino asks each seat ~24 times), many times the lease of the test below.
+SLEEPY_BOT = b"import time\n\ndef act(observation, legal_actions):\n    time.sleep(0.12)\n    return legal_actions[0]\n"
+
+
+def test_a_match_longer_than_its_lease_stays_with_its_live_worker(worker_pool):
+    """The worker renews the lease while it plays: the reconciler, running all along, never hands the
+    match to the idle second worker, although the match lasts several leases."""
+    worker_pool.env.update({"MATCH_LEASE_S": "2", "MATCH_HEARTBEAT_S": "0.5"})
+    bots = [BotFactory(code=SLEEPY_BOT), BotFactory(code=SLEEPY_BOT)]
+    worker_pool.start(concurrency=1)
+    worker_pool.start(concurrency=1)
+    tournament = tournament_create(created_by=None, game_slug="kingdomino", name="long", bot_ids=[b.id for b in bots],
+                                   players_per_match=2, games_per_pairing=1)
+    match = tournament.matches.get()
+
+    def finished_while_reconciling():
+        report = matches_reconcile()
+        assert report.expired == 0, "the reconciler took a live match from its worker"
+        return Match.objects.filter(id=match.id, status="finished").exists()
+
+    try:
+        wait_until(finished_while_reconciling, timeout=120, interval=0.25, message="the long match to finish")
+    except BaseException:
+        print(worker_pool.logs())
+        raise
+    match.refresh_from_db()
+    assert match.attempts == 1 and match.duration_s > 3 * 2
+    assert RatingChange.objects.filter(match=match).count() == 2
+
+
 def test_two_workers_racing_on_the_same_matches_record_each_once(worker_pool):
     bots = make_bots()
     bot_ids = [b.id for b in bots]

@@ -11,6 +11,7 @@ from bots.referee import MatchResult, SeatResult
 from ladder.models import Match, Rating, RatingChange, Tournament
 from ladder.services.matches import (
     match_claim,
+    match_lease_renew,
     match_record_result,
     match_release_after_fault,
     matches_reconcile,
@@ -107,6 +108,35 @@ def test_reconciler_requeues_expired_leases_and_resends_stale_messages(match, se
     assert match_record_result(match_id=match.id, token=claim.token, result=result_for(claim)) is False
     assert matches_reconcile(now=later).resent == 0
     assert matches_reconcile(now=later + timedelta(seconds=61)).resent == 1
+
+
+def test_a_renewed_lease_keeps_a_long_match_from_the_reconciler(match, settings):
+    claim = match_claim(match_id=match.id)
+    lease = timedelta(seconds=settings.MATCH_LEASE_S)
+    # Renewed every few seconds, the lease of a match that plays for ten leases never expires.
+    for beat in range(1, 40):
+        now = timezone.now() + beat * lease / 4
+        assert matches_reconcile(now=now).expired == 0
+        assert match_lease_renew(match_id=match.id, token=claim.token, now=now) is True
+    match.refresh_from_db()
+    assert match.status == "running" and match.lease_expires_at == now + lease and match.attempts == 1
+    assert matches_reconcile(now=now + lease + timedelta(seconds=1)).expired == 1
+
+
+def test_only_the_holder_of_a_claim_renews_its_lease(match, settings):
+    claim = match_claim(match_id=match.id)
+    later = timezone.now() + timedelta(seconds=settings.MATCH_LEASE_S + 1)
+    assert match_lease_renew(match_id=match.id, token="not-a-token", now=later) is False
+    assert match_lease_renew(match_id=match.id, token="00000000-0000-4000-8000-000000000000", now=later) is False
+    assert matches_reconcile(now=later).expired == 1
+    # Taken over: the old token renews nothing, the new one does.
+    takeover = match_claim(match_id=match.id, now=later)
+    assert match_lease_renew(match_id=match.id, token=claim.token, now=later) is False
+    assert match_lease_renew(match_id=match.id, token=takeover.token, now=later) is True
+    assert match_record_result(match_id=match.id, token=takeover.token, result=result_for(takeover)) is True
+    assert match_lease_renew(match_id=match.id, token=takeover.token, now=later) is False
+    match.refresh_from_db()
+    assert match.status == "finished" and match.lease_expires_at is None
 
 
 def test_reconciler_fails_a_match_that_keeps_losing_its_worker(match, settings):
