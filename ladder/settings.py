@@ -290,11 +290,13 @@ MATCH_SOFT_TIME_LIMIT_S: int = env.int("MATCH_SOFT_TIME_LIMIT_S", default=240)
 MATCH_TIME_LIMIT_S: int = env.int("MATCH_TIME_LIMIT_S", default=MATCH_SOFT_TIME_LIMIT_S + 30)
 # Times a match is attempted after sandbox faults before it is marked failed.
 MATCH_MAX_ATTEMPTS: int = env.int("MATCH_MAX_ATTEMPTS", default=3)
-# Seconds a queued match may sit unclaimed before the reconciler sends its message again (a lost
-# message or a flushed broker); a duplicate message is harmless, the claim ignores it.
+# How often the reconciler runs (seconds): it hands the matches of dead workers (expired leases) to others
+# and sends again the messages a broker lost (fewer messages held than matches queued). One count of the
+# queued matches and one question to the broker per run.
+RECONCILE_INTERVAL_S: float = env.float("RECONCILE_INTERVAL_S", default=5.0)
+# Seconds a queued match may sit unclaimed before the reconciler sends its message again whatever the
+# broker says (a broker that cannot count its queue); a duplicate message is harmless, the claim skips it.
 MATCH_REQUEUE_AFTER_S: int = env.int("MATCH_REQUEUE_AFTER_S", default=600)
-# How often the reconciler runs (seconds).
-RECONCILE_INTERVAL_S: float = env.float("RECONCILE_INTERVAL_S", default=60.0)
 # Whether workers wait for PostgreSQL to flush each commit (claims and results). Off by default: a
 # result lost in a crash of the database server is played again by the reconciler (see workers/app.py).
 MATCH_SYNCHRONOUS_COMMIT: bool = env.bool("MATCH_SYNCHRONOUS_COMMIT", default=False)

@@ -228,6 +228,23 @@ def wait_until(predicate, *, timeout: float, interval: float = 0.2, message: str
         time.sleep(interval)
 
 
+def broker_queue_purge(queue: str) -> int:
+    """Drop every message waiting in ``queue`` on the configured broker, as a flushed Redis would."""
+    from ladder.services.enqueue import celery_client
+
+    with celery_client().connection_for_write() as connection:
+        return int(connection.default_channel.queue_purge(queue) or 0)
+
+
+@pytest.fixture
+def private_queue(settings):
+    """A queue of the configured broker that only this test uses (``settings.MATCH_QUEUE``), purged after."""
+    queue = f"test-{uuid.uuid4().hex[:10]}"
+    settings.MATCH_QUEUE = queue
+    yield queue
+    broker_queue_purge(queue)
+
+
 @pytest.fixture
 def worker_pool(transactional_db, settings, tmp_path, bots_allow_unsafe):
     """Real worker processes on a private queue of the configured broker, against the test database.

@@ -2,7 +2,8 @@
 
 ``ladder`` never imports ``workers``: it holds its own small Celery client configured from the same
 ``CELERY_`` settings and names tasks as strings. A message that is lost (broker down at send time, a
-flushed Redis) only delays its match: the reconciler sends it again.
+flushed Redis) only delays its match: the reconciler compares the queued matches with what the broker
+holds (:func:`broker_queue_length`) and sends it again.
 """
 
 from __future__ import annotations
@@ -30,6 +31,27 @@ def celery_client() -> Celery:
         client.config_from_object("django.conf:settings", namespace="CELERY")
         _client = client
     return _client
+
+
+def broker_queue_length(queue: str | None = None) -> int | None:
+    """How many messages wait in ``queue`` (default ``MATCH_QUEUE``) on the broker, not counting those
+    workers have taken and not yet acknowledged; None if the broker cannot be asked. Works for every
+    Kombu transport that counts its queues (Redis, the filesystem broker, AMQP)."""
+    from kombu.exceptions import ChannelError
+
+    queue = queue or settings.MATCH_QUEUE
+    try:
+        with celery_client().connection_for_read() as connection:
+            # One try: the reconciler asks again at its next run, and must not hang on a broker that is down.
+            connection.ensure_connection(max_retries=1, interval_start=0, interval_step=0, timeout=5)
+            channel = connection.default_channel
+            try:
+                return int(channel.queue_declare(queue=queue, passive=True).message_count)
+            except ChannelError:
+                return 0  # Redis keeps no empty queue: a flushed or drained queue does not exist
+    except Exception:
+        logger.warning("could not ask the broker how many messages wait in %s", queue, exc_info=True)
+        return None
 
 
 def matches_send_now(match_ids: Iterable[int]) -> int:

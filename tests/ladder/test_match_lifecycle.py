@@ -9,6 +9,7 @@ from django.utils import timezone
 
 from bots.referee import MatchResult, SeatResult
 from ladder.models import Match, Rating, RatingChange, Tournament
+from ladder.services.enqueue import broker_queue_length, matches_send_now
 from ladder.services.matches import (
     match_claim,
     match_lease_renew,
@@ -17,6 +18,7 @@ from ladder.services.matches import (
     matches_reconcile,
 )
 from ladder.services.tournaments import tournament_create
+from tests.conftest import broker_queue_purge
 from tests.factories import RatingChangeFactory
 
 pytestmark = pytest.mark.django_db
@@ -97,17 +99,60 @@ def test_sandbox_faults_requeue_then_fail(match, settings):
     assert match.tournament.status == "finished"
 
 
-def test_reconciler_requeues_expired_leases_and_resends_stale_messages(match, settings):
+def test_reconciler_requeues_expired_leases_and_resends_stale_messages(match, settings, private_queue,
+                                                                       django_capture_on_commit_callbacks):
     settings.MATCH_REQUEUE_AFTER_S = 60
     claim = match_claim(match_id=match.id)
     later = timezone.now() + timedelta(seconds=settings.MATCH_LEASE_S + 1)
-    report = matches_reconcile(now=later)
-    assert (report.expired, report.failed) == (1, 0)
+    with django_capture_on_commit_callbacks(execute=True):
+        report = matches_reconcile(now=later)
+    assert (report.expired, report.failed, report.lost) == (1, 0, 0)
     match.refresh_from_db()
     assert match.status == "queued" and match.attempt_token is None
+    assert broker_queue_length(private_queue) == 1
     assert match_record_result(match_id=match.id, token=claim.token, result=result_for(claim)) is False
     assert matches_reconcile(now=later).resent == 0
-    assert matches_reconcile(now=later + timedelta(seconds=61)).resent == 1
+    # A message that waited long is sent again even though the broker still holds it.
+    with django_capture_on_commit_callbacks(execute=True):
+        assert matches_reconcile(now=later + timedelta(seconds=61)).to_json() == {
+            "expired": 0, "failed": 0, "resent": 1, "lost": 0}
+    assert broker_queue_length(private_queue) == 2
+
+
+def test_reconciler_resends_at_once_what_the_broker_lost(three_matches, private_queue,
+                                                        django_capture_on_commit_callbacks):
+    matches_send_now([m.id for m in three_matches])
+    assert broker_queue_length(private_queue) == 3
+    assert matches_reconcile().resent == 0
+    match_claim(match_id=three_matches[0].id)
+    broker_queue_purge(private_queue)
+    with django_capture_on_commit_callbacks(execute=True):
+        report = matches_reconcile()
+    # The two queued matches, not the running one; immediately, not after MATCH_REQUEUE_AFTER_S.
+    assert (report.lost, report.resent, report.expired) == (2, 2, 0)
+    assert broker_queue_length(private_queue) == 2
+    assert matches_reconcile().resent == 0
+
+
+@pytest.fixture
+def unreachable_broker(settings, monkeypatch):
+    """The configured broker replaced by a Redis URL where nothing listens."""
+    import ladder.services.enqueue as enqueue
+
+    # Celery reads the variable before the setting.
+    monkeypatch.setenv("CELERY_BROKER_URL", "redis://127.0.0.1:1/0")
+    settings.CELERY_BROKER_URL, settings.CELERY_BROKER_TRANSPORT = "redis://127.0.0.1:1/0", "redis"
+    enqueue._client = None
+    yield
+    enqueue._client = None
+
+
+def test_reconciler_waits_for_the_timer_where_the_broker_cannot_count(match, settings, unreachable_broker):
+    settings.MATCH_REQUEUE_AFTER_S = 60
+    assert broker_queue_length() is None
+    assert matches_reconcile().resent == 0
+    report = matches_reconcile(now=timezone.now() + timedelta(seconds=61))
+    assert (report.resent, report.lost) == (1, 0)
 
 
 def test_a_renewed_lease_keeps_a_long_match_from_the_reconciler(match, settings):
