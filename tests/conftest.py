@@ -230,10 +230,9 @@ def wait_until(predicate, *, timeout: float, interval: float = 0.2, message: str
 
 def broker_queue_purge(queue: str) -> int:
     """Drop every message waiting in ``queue`` on the configured broker, as a flushed Redis would."""
-    from ladder.services.enqueue import celery_client
+    from ladder.services.enqueue import broker_queue_purge as purge
 
-    with celery_client().connection_for_write() as connection:
-        return int(connection.default_channel.queue_purge(queue) or 0)
+    return purge(queue)
 
 
 @pytest.fixture

@@ -54,6 +54,13 @@ def broker_queue_length(queue: str | None = None) -> int | None:
         return None
 
 
+def broker_queue_purge(queue: str) -> int:
+    """Drop every message waiting in ``queue`` on the broker, as a flushed Redis would; returns how many.
+    For tests and ``bench``, which measure how the pipeline recovers."""
+    with celery_client().connection_for_write() as connection:
+        return int(connection.default_channel.queue_purge(queue) or 0)
+
+
 def matches_send_now(match_ids: Iterable[int]) -> int:
     """Publish one ``run_match`` message per id on ``settings.MATCH_QUEUE``; returns how many were sent."""
     from ladder.models import Match
