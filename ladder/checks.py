@@ -1,7 +1,7 @@
 """System checks of the ladder's settings, run by ``manage.py check``, ``migrate`` and ``runserver``.
 
-A deployment whose sandbox limits or match time limits do not fit together is refused before it plays a
-match, with a message naming the setting to change (ids ``ladder.E001`` to ``ladder.E005``).
+A deployment whose sandbox limits, match time limits or lease do not fit together is refused before it
+plays a match, with a message naming the setting to change (ids ``ladder.E001`` to ``ladder.E006``).
 """
 
 from __future__ import annotations
@@ -19,21 +19,39 @@ ENGINE_MARGIN_S = 10
 
 
 def sandbox_limits_check(app_configs=None, **kwargs) -> list[checks.CheckMessage]:
-    """The limit settings are usable (E001-E003) and the caps fit in the match time limits (E004, E005)."""
+    """The limit settings are usable (E001-E003), the caps fit in the match time limits (E004, E005), and
+    the lease outlasts its renewals (E006)."""
     problems = settings_problems()
     if problems:
         return [checks.Error(message, id=check_id) for check_id, message in problems]
-    return _time_limit_errors()
+    return _heartbeat_errors() + _time_limit_errors()
+
+
+#: Renewals a lease must outlast: a renewal or two may come late on a busy machine or database.
+HEARTBEATS_PER_LEASE = 3
+
+
+def _heartbeat_errors() -> list[checks.CheckMessage]:
+    lease, heartbeat = settings.MATCH_LEASE_S, settings.MATCH_HEARTBEAT_S
+    if 0 < heartbeat * HEARTBEATS_PER_LEASE <= lease:
+        return []
+    # A lease that lapses between two renewals hands a live match to a second worker (which wastes its
+    # time: the first one records, the second one's result is refused).
+    return [checks.Error(
+        f"MATCH_HEARTBEAT_S ({heartbeat:g}) must be above 0 and at most a third of MATCH_LEASE_S ({lease}), so "
+        f"that a running match's lease outlasts a late renewal",
+        hint=f"set MATCH_HEARTBEAT_S to {lease / HEARTBEATS_PER_LEASE:g} or less, or raise MATCH_LEASE_S",
+        id="ladder.E006",
+    )]
 
 
 def _time_limit_errors() -> list[checks.CheckMessage]:
-    soft, hard, lease = settings.MATCH_SOFT_TIME_LIMIT_S, settings.MATCH_TIME_LIMIT_S, settings.MATCH_LEASE_S
-    if not soft < hard < lease:
-        # A match still running when its lease expires is handed to a second worker while the first one
-        # goes on playing it; the time limits are what stop the first one in time.
+    soft, hard = settings.MATCH_SOFT_TIME_LIMIT_S, settings.MATCH_TIME_LIMIT_S
+    if not 0 < soft < hard:
+        # The soft limit lets the worker give the match back for a retry; the hard one kills the process.
         return [checks.Error(
-            f"MATCH_SOFT_TIME_LIMIT_S ({soft}) < MATCH_TIME_LIMIT_S ({hard}) < MATCH_LEASE_S ({lease}) must hold",
-            hint="leave the two time limits unset: they default to 80% and 90% of MATCH_LEASE_S",
+            f"0 < MATCH_SOFT_TIME_LIMIT_S ({soft}) < MATCH_TIME_LIMIT_S ({hard}) must hold",
+            hint="leave MATCH_TIME_LIMIT_S unset: it defaults to MATCH_SOFT_TIME_LIMIT_S + 30",
             id="ladder.E005",
         )]
     worst_s, game, players = max(
@@ -48,7 +66,7 @@ def _time_limit_errors() -> list[checks.CheckMessage]:
         f"referee, which does not fit in MATCH_SOFT_TIME_LIMIT_S ({soft} s): such matches would be cut off "
         f"and fail",
         hint=f"lower BOTS_MAX_MATCH_MS (or start_ms in BOTS_LIMITS_BY_GAME['{game}']), or raise "
-             f"MATCH_LEASE_S (the time limits follow it)",
+             f"MATCH_SOFT_TIME_LIMIT_S (MATCH_TIME_LIMIT_S follows it)",
         id="ladder.E004",
     )]
 

@@ -91,6 +91,8 @@ class BotVersion(TimeStampedModel):
     validation_log = models.TextField(blank=True, default="")
     #: When a worker decided (accepted or rejected); null while pending.
     validated_at = models.DateTimeField(null=True, blank=True)
+    #: When its check was last sent to the workers (the reconciler sends it again if it stays pending).
+    validation_sent_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         ordering = ["bot_id", "number"]

@@ -7,6 +7,12 @@
   database: enqueue, claim, fetch code, play, record result and ratings.
 * ``pipeline.ratio``: celery / referee, i.e. how much of the referee's speed the pipeline keeps (goal >= 0.8).
 * ``pipeline.scaling``: matches per second with two worker processes over one (goal >= 1.7 on 2 cores).
+* ``pipeline.recovery_s.killed_worker``: a round robin on two workers (one process each), one of them
+  killed with SIGKILL in the middle of a match: seconds from the kill to the last match finished. The
+  killed worker's match waits for its lease to expire and the reconciler to queue it again.
+* ``pipeline.recovery_s.flushed_broker``: the same, with the queue of the broker emptied instead: seconds
+  from the flush to the last match finished. Both with the settings in force (the defaults unless the
+  environment says otherwise), the reconciler run every ``RECONCILE_INTERVAL_S`` as beat runs it.
 
 Everything runs in a scratch database created for the run (Django's test-database machinery: a new SQLite
 file, or a new database on the same PostgreSQL server) on a private queue, and is dropped afterwards, so
@@ -16,9 +22,11 @@ benchmarking never touches the ladder's real data.
 from __future__ import annotations
 
 import os
+import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 import uuid
 from pathlib import Path
@@ -44,30 +52,42 @@ def _database_url() -> str:
 class _Workers:
     """``celery worker`` subprocesses on the bench's private queue and scratch database."""
 
-    def __init__(self, queue: str) -> None:
+    def __init__(self, queue: str, log_dir: Path | None = None) -> None:
         self.queue = queue
+        self.log_dir = log_dir
         self.processes: list[subprocess.Popen] = []
 
-    def start(self, concurrency: int) -> None:
+    def start(self, concurrency: int, name: str | None = None) -> subprocess.Popen:
         env = {**os.environ, "DATABASE_URL": _database_url(), "MATCH_QUEUE": self.queue,
                "CELERY_TASK_DEFAULT_QUEUE": self.queue,
                "DJANGO_SETTINGS_MODULE": os.environ.get("DJANGO_SETTINGS_MODULE", "ladder.settings"),
                "BOTS_ALLOW_UNSAFE": "1" if settings.BOTS_ALLOW_UNSAFE else "0",
                # Workers run as deployed: DEBUG would record and log every query.
                "DEBUG": "0", "SECRET_KEY": settings.SECRET_KEY}
-        self.processes.append(subprocess.Popen(
+        name = name or uuid.uuid4().hex[:8]
+        log = open(self.log_dir / f"{name}.log", "ab") if self.log_dir else subprocess.DEVNULL  # noqa: SIM115
+        process = subprocess.Popen(
             [sys.executable, "-m", "celery", "-A", "workers", "worker", "-Q", self.queue, "-c", str(concurrency),
-             "-P", "prefork", "--without-gossip", "--without-mingle", "--without-heartbeat", "-l", "WARNING"],
-            cwd=REPO, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
-        ))
+             "-P", "prefork", "--without-gossip", "--without-mingle", "--without-heartbeat", "-l", "WARNING",
+             "-n", f"{name}@%h"],
+            cwd=REPO, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
+        )
+        if log is not subprocess.DEVNULL:
+            log.close()
+        self.processes.append(process)
+        return process
+
+    def kill(self, process: subprocess.Popen) -> None:
+        """SIGKILL a worker and everything it started, as if its machine died."""
+        try:
+            os.killpg(process.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        process.wait(timeout=10)
 
     def stop(self) -> None:
         for process in self.processes:
-            try:
-                os.killpg(process.pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
-            process.wait(timeout=10)
+            self.kill(process)
         self.processes.clear()
 
 
@@ -124,6 +144,65 @@ def _celery_rate(bot_ids: list[int], matches: int, concurrency: int, label: str)
         workers.stop()
 
 
+def _wait_finished_reconciling(tournament, timeout: float, alive) -> float:
+    """Like :func:`_wait_finished`, running the reconciler every ``RECONCILE_INTERVAL_S`` meanwhile; fails
+    at once when ``alive()`` says the workers that should finish the job are gone."""
+    from ladder.models import Match
+    from ladder.services.matches import matches_reconcile
+
+    deadline = time.monotonic() + timeout
+    next_reconcile = time.monotonic()
+    while time.monotonic() < deadline:
+        if time.monotonic() >= next_reconcile:
+            matches_reconcile()
+            next_reconcile += settings.RECONCILE_INTERVAL_S
+        if not Match.objects.filter(tournament=tournament, status__in=["queued", "running"]).exists():
+            return time.monotonic()
+        if not alive():
+            raise RuntimeError(f"the worker that should finish tournament {tournament.id} exited")
+        time.sleep(0.05)
+    raise RuntimeError(f"tournament {tournament.id} did not finish within {timeout:.0f}s")
+
+
+def _recovery_s(bot_ids: list[int], matches: int, disruption: str) -> float:
+    """Seconds from ``disruption`` ("killed_worker" or "flushed_broker"), done once a tenth of a round
+    robin on two workers has finished, to the round robin's last match finished."""
+    from ladder.models import Match
+    from ladder.services.enqueue import broker_queue_purge
+
+    log_dir = Path(tempfile.mkdtemp(prefix="bench-workers-"))
+    workers = _Workers(f"bench-{uuid.uuid4().hex[:8]}", log_dir=log_dir)
+    settings.MATCH_QUEUE = workers.queue
+    try:
+        doomed = workers.start(1, name="doomed")
+        survivor = workers.start(1, name="survivor")
+        _wait_finished(_round_robin(bot_ids[:2], 8, f"bench: recovery ({disruption}) warm-up"), timeout=120)
+        if doomed.poll() is not None or survivor.poll() is not None:
+            raise RuntimeError(f"a worker exited before the measurement; its log is in {log_dir}")
+        tournament = _round_robin(bot_ids, matches, f"bench: recovery ({disruption})")
+        played = Match.objects.filter(tournament=tournament)
+        deadline = time.monotonic() + 300
+        while played.filter(status="finished").count() < matches // 10 and time.monotonic() < deadline:
+            time.sleep(0.01)
+        if disruption == "killed_worker":
+            while not played.filter(status="running", worker__startswith="doomed@").exists():
+                if time.monotonic() > deadline:
+                    raise RuntimeError("no match ran on the worker to kill")
+                time.sleep(0.002)
+            workers.kill(doomed)
+        else:
+            broker_queue_purge(workers.queue)
+        disrupted = time.monotonic()
+        try:
+            finished = _wait_finished_reconciling(tournament, timeout=600, alive=lambda: survivor.poll() is None)
+        except RuntimeError as exc:
+            raise RuntimeError(f"{exc}; worker logs in {log_dir}") from None
+        shutil.rmtree(log_dir, ignore_errors=True)
+        return finished - disrupted
+    finally:
+        workers.stop()
+
+
 def _referee_rate(tournament) -> float:
     """Matches per second for the same matches played in a loop by the referee alone."""
     from bots.referee import BotSpec, play_match
@@ -142,8 +221,9 @@ def _referee_rate(tournament) -> float:
     return len(jobs) / (time.monotonic() - began)
 
 
-def bench_pipeline(*, matches: int = 100, scaling_matches: int | None = None) -> dict:
-    """The pipeline figures as a flat dict; runs in a scratch database that is dropped afterwards."""
+def bench_pipeline(*, matches: int = 100, scaling_matches: int | None = None, recovery_matches: int = 120) -> dict:
+    """The pipeline figures as a flat dict; runs in a scratch database that is dropped afterwards.
+    ``recovery_matches`` 0 leaves out the recovery figures."""
     scaling_matches = scaling_matches or matches
     old_name = connection.settings_dict["NAME"]
     connection.creation.create_test_db(verbosity=0, autoclobber=True, serialize=False)
@@ -162,6 +242,8 @@ def bench_pipeline(*, matches: int = 100, scaling_matches: int | None = None) ->
         else:
             one_rate, _ = _celery_rate(bot_ids, scaling_matches, 1, "bench: scaling, 1 process")
         two_rate, _ = _celery_rate(bot_ids, scaling_matches, 2, "bench: scaling, 2 processes")
+        recovery = {f"pipeline.recovery_s.{disruption}": round(_recovery_s(bot_ids, recovery_matches, disruption), 1)
+                    for disruption in ("killed_worker", "flushed_broker") if recovery_matches}
         failed = Tournament.objects.filter(matches__status="failed").count()
     finally:
         scratch = connection.settings_dict["NAME"]
@@ -178,6 +260,8 @@ def bench_pipeline(*, matches: int = 100, scaling_matches: int | None = None) ->
         "pipeline.ratio": round(celery_rate / referee_rate, 3),
         "pipeline.scaling_matches": scaling_matches,
         "pipeline.scaling": round(two_rate / one_rate, 3),
+        **recovery,
+        **({"pipeline.recovery_matches": recovery_matches} if recovery_matches else {}),
         "pipeline.database": connection.vendor,
         "pipeline.broker": settings.CELERY_BROKER_URL.split(":", 1)[0],
     }

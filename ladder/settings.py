@@ -287,19 +287,26 @@ BOTS_MAX_UPLOAD_BYTES: int = env.int("BOTS_MAX_UPLOAD_BYTES", default=1024 * 102
 
 # --- Matches and the pipeline -----------------------------------------------------------------------
 
-# Seconds a claimed match may run before the reconciler hands it to another worker. Must exceed the
-# longest possible match; the system check holds BOTS_MAX_MATCH_MS against the soft limit below.
-MATCH_LEASE_S: int = env.int("MATCH_LEASE_S", default=300)
-# Celery's soft and hard time limits for run_match, just inside the lease.
-MATCH_SOFT_TIME_LIMIT_S: int = env.int("MATCH_SOFT_TIME_LIMIT_S", default=int(MATCH_LEASE_S * 0.8))
-MATCH_TIME_LIMIT_S: int = env.int("MATCH_TIME_LIMIT_S", default=int(MATCH_LEASE_S * 0.9))
+# Seconds a claimed match's lease lasts. The worker playing it renews it every MATCH_HEARTBEAT_S, so the
+# lease bounds how long the match of a worker that died waits for the reconciler, not how long a match
+# may be played (the time limits below do that).
+MATCH_LEASE_S: int = env.int("MATCH_LEASE_S", default=30)
+# Seconds between two renewals of a running match's lease by its worker. The system check wants it at
+# most a third of the lease, so that a renewal or two delayed by a busy machine do not let it lapse.
+MATCH_HEARTBEAT_S: float = env.float("MATCH_HEARTBEAT_S", default=5.0)
+# Celery's soft and hard time limits for run_match: they bound the longest match, and the system check
+# holds BOTS_MAX_MATCH_MS against the soft one. A soft timeout releases the match for a retry.
+MATCH_SOFT_TIME_LIMIT_S: int = env.int("MATCH_SOFT_TIME_LIMIT_S", default=240)
+MATCH_TIME_LIMIT_S: int = env.int("MATCH_TIME_LIMIT_S", default=MATCH_SOFT_TIME_LIMIT_S + 30)
 # Times a match is attempted after sandbox faults before it is marked failed.
 MATCH_MAX_ATTEMPTS: int = env.int("MATCH_MAX_ATTEMPTS", default=3)
-# Seconds a queued match may sit unclaimed before the reconciler sends its message again (a lost
-# message or a flushed broker); a duplicate message is harmless, the claim ignores it.
+# How often the reconciler runs (seconds): it hands the matches of dead workers (expired leases) to others
+# and sends again the messages a broker lost (fewer messages held than matches queued). One count of the
+# queued matches and one question to the broker per run.
+RECONCILE_INTERVAL_S: float = env.float("RECONCILE_INTERVAL_S", default=5.0)
+# Seconds a queued match may sit unclaimed before the reconciler sends its message again whatever the
+# broker says (a broker that cannot count its queue); a duplicate message is harmless, the claim skips it.
 MATCH_REQUEUE_AFTER_S: int = env.int("MATCH_REQUEUE_AFTER_S", default=600)
-# How often the reconciler runs (seconds).
-RECONCILE_INTERVAL_S: float = env.float("RECONCILE_INTERVAL_S", default=60.0)
 # Whether workers wait for PostgreSQL to flush each commit (claims and results). Off by default: a
 # result lost in a crash of the database server is played again by the reconciler (see workers/app.py).
 MATCH_SYNCHRONOUS_COMMIT: bool = env.bool("MATCH_SYNCHRONOUS_COMMIT", default=False)

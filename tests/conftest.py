@@ -240,6 +240,22 @@ def wait_until_checked(client, bot_ids, *, timeout: float = 120) -> dict[int, st
     return wait_until(decided, timeout=timeout, interval=0.3, message="the workers to check the uploads")
 
 
+def broker_queue_purge(queue: str) -> int:
+    """Drop every message waiting in ``queue`` on the configured broker, as a flushed Redis would."""
+    from ladder.services.enqueue import broker_queue_purge as purge
+
+    return purge(queue)
+
+
+@pytest.fixture
+def private_queue(settings):
+    """A queue of the configured broker that only this test uses (``settings.MATCH_QUEUE``), purged after."""
+    queue = f"test-{uuid.uuid4().hex[:10]}"
+    settings.MATCH_QUEUE = queue
+    yield queue
+    broker_queue_purge(queue)
+
+
 @pytest.fixture
 def worker_pool(transactional_db, settings, tmp_path, bots_allow_unsafe):
     """Real worker processes on a private queue of the configured broker, against the test database.

@@ -11,6 +11,7 @@ from django.conf import settings
 from ladder.services.bots import sandbox_limits
 from ladder.services.matches import match_claim, match_record_result, match_release_after_fault
 from workers.code_cache import code_cache
+from workers.heartbeat import lease_heartbeat
 
 logger = logging.getLogger(__name__)
 
@@ -25,16 +26,18 @@ def match_execute(*, match_id: int, worker: str | None = None) -> str:
     if claim is None:
         return "skipped"
     try:
-        code = code_cache.get_many([seat.sha256 for seat in claim.seats])
-        result = play_match(
-            claim.game,
-            [BotSpec(name=seat.bot_name, code=code[seat.sha256]) for seat in claim.seats],
-            seed=claim.seed,
-            options=claim.options,
-            # The limits stored when the match was scheduled, so that every attempt plays under the same.
-            limits=sandbox_limits(game=claim.game, overrides=claim.limits),
-            allow_unsafe=settings.BOTS_ALLOW_UNSAFE,
-        )
+        # The lease is renewed while the match is played, however long it lasts.
+        with lease_heartbeat.holding(match_id=match_id, token=claim.token):
+            code = code_cache.get_many([seat.sha256 for seat in claim.seats])
+            result = play_match(
+                claim.game,
+                [BotSpec(name=seat.bot_name, code=code[seat.sha256]) for seat in claim.seats],
+                seed=claim.seed,
+                options=claim.options,
+                # The limits stored when the match was scheduled, so that every attempt plays under the same.
+                limits=sandbox_limits(game=claim.game, overrides=claim.limits),
+                allow_unsafe=settings.BOTS_ALLOW_UNSAFE,
+            )
     except SandboxFault as exc:
         return match_release_after_fault(match_id=match_id, token=claim.token, reason=f"sandbox fault: {exc}")
     except SoftTimeLimitExceeded:

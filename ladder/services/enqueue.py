@@ -2,7 +2,8 @@
 
 ``ladder`` never imports ``workers``: it holds its own small Celery client configured from the same
 ``CELERY_`` settings and names tasks as strings. A message that is lost (broker down at send time, a
-flushed Redis) only delays its match: the reconciler sends it again.
+flushed Redis) only delays its match: the reconciler compares the queued matches with what the broker
+holds (:func:`broker_queue_length`) and sends it again.
 """
 
 from __future__ import annotations
@@ -31,6 +32,34 @@ def celery_client() -> Celery:
         client.config_from_object("django.conf:settings", namespace="CELERY")
         _client = client
     return _client
+
+
+def broker_queue_length(queue: str | None = None) -> int | None:
+    """How many messages wait in ``queue`` (default ``MATCH_QUEUE``) on the broker, not counting those
+    workers have taken and not yet acknowledged; None if the broker cannot be asked. Works for every
+    Kombu transport that counts its queues (Redis, the filesystem broker, AMQP)."""
+    from kombu.exceptions import ChannelError
+
+    queue = queue or settings.MATCH_QUEUE
+    try:
+        with celery_client().connection_for_read() as connection:
+            # One try: the reconciler asks again at its next run, and must not hang on a broker that is down.
+            connection.ensure_connection(max_retries=1, interval_start=0, interval_step=0, timeout=5)
+            channel = connection.default_channel
+            try:
+                return int(channel.queue_declare(queue=queue, passive=True).message_count)
+            except ChannelError:
+                return 0  # Redis keeps no empty queue: a flushed or drained queue does not exist
+    except Exception:
+        logger.warning("could not ask the broker how many messages wait in %s", queue, exc_info=True)
+        return None
+
+
+def broker_queue_purge(queue: str) -> int:
+    """Drop every message waiting in ``queue`` on the broker, as a flushed Redis would; returns how many.
+    For tests and ``bench``, which measure how the pipeline recovers."""
+    with celery_client().connection_for_write() as connection:
+        return int(connection.default_channel.queue_purge(queue) or 0)
 
 
 def matches_send_now(match_ids: Iterable[int]) -> int:
@@ -64,13 +93,19 @@ def matches_enqueue_on_commit(match_ids: Iterable[int]) -> None:
 
 
 def versions_validate_now(version_ids: Iterable[int]) -> int:
-    """Publish one ``validate_version`` message per id on ``settings.VALIDATION_QUEUE``."""
+    """Publish one ``validate_version`` message per id on ``settings.VALIDATION_QUEUE``; returns how many
+    were sent."""
+    from ladder.models import BotVersion
+
     ids = list(version_ids)
+    if not ids:
+        return 0
     client = celery_client()
     with client.producer_or_acquire() as producer:
         for version_id in ids:
             client.send_task(VALIDATE_VERSION_TASK, args=[version_id], queue=settings.VALIDATION_QUEUE,
                              producer=producer)
+    BotVersion.objects.filter(id__in=ids).update(validation_sent_at=timezone.now())
     return len(ids)
 
 

@@ -63,7 +63,9 @@ def ladder_tick(*, matches_per_game: int | None = None, rng: random.Random | Non
             groups = ladder_pairings(candidates, players=players, matches=per_game, rng=rng)
             if not groups:
                 continue
-            first = (tournament.matches.aggregate(n=Max("index"))["n"] or -1) + 1
+            # Max is None for a ladder without matches, and 0 (falsy, but taken) after its first one.
+            highest = tournament.matches.aggregate(n=Max("index"))["n"]
+            first = 0 if highest is None else highest + 1
             matches_create(tournament=tournament, seatings=groups, first_index=first, priority=LADDER_PRIORITY)
         scheduled[game.slug] = len(groups)
     return scheduled

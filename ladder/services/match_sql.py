@@ -128,6 +128,16 @@ def claim_sql() -> str:
 
 
 @_statement
+def renew_lease_sql() -> str:
+    """Params: lease end, match id, running, token. Matches no row unless the match is still running
+    under the token."""
+    return (
+        f"UPDATE {_table(Match)} SET lease_expires_at = %s "
+        "WHERE id = %s AND status = %s AND attempt_token = %s"
+    )
+
+
+@_statement
 def claimed_match_sql() -> str:
     """Params: match id. Rows: game slug, players, seed, options, limits, then the seat's position, bot
     name, version id and code checksum (NULLs for a match without seats), in seat order."""

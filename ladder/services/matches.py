@@ -5,13 +5,16 @@
 1. :func:`match_claim` locks the match row and only takes a queued match (or a running one whose lease
    expired). It marks it running with a fresh attempt token and a lease; a second delivery finds it
    running or done and does nothing.
-2. The referee plays the match outside any transaction (no Django there).
+2. The referee plays the match outside any transaction (no Django there), while the worker renews the
+   lease (:func:`match_lease_renew`, every ``MATCH_HEARTBEAT_S``): the lease is short, so the match of a
+   worker that died is played again within seconds, and a long match that is alive keeps it.
 3. :func:`match_record_result` writes the actions, the seats and the rating changes in one transaction,
    and only if the match is still running under the same token: a worker whose lease was taken over
    cannot record a stale result, and a result is never recorded twice.
 
-:func:`matches_reconcile` (periodic) puts matches whose lease expired back in the queue and re-sends
-messages for matches left queued too long, so a killed worker or a flushed broker delays matches but
+:func:`matches_reconcile` (periodic, every ``RECONCILE_INTERVAL_S``) puts matches whose lease expired
+back in the queue, and sends the messages of queued matches again when the broker holds fewer messages
+than there are queued matches, so a killed worker or a flushed broker delays matches by seconds and
 never loses them.
 """
 
@@ -19,6 +22,7 @@ from __future__ import annotations
 
 import dataclasses
 import logging
+import time
 import uuid
 from datetime import datetime, timedelta
 
@@ -29,7 +33,7 @@ from django.utils import timezone
 
 from ladder.models import Match, Tournament
 from ladder.services import match_sql
-from ladder.services.enqueue import matches_enqueue_on_commit
+from ladder.services.enqueue import broker_queue_length, matches_enqueue_on_commit
 from ladder.services.rating_updates import ratings_compute, ratings_write
 from ladder.services.tournaments import tournament_finish_if_done
 
@@ -95,6 +99,21 @@ def match_claim(*, match_id: int, worker: str = "", now: datetime | None = None)
             for *_, position, name, version_id, sha256 in rows if position is not None
         ],
     )
+
+
+def match_lease_renew(*, match_id: int, token: str, now: datetime | None = None) -> bool:
+    """Extend the lease of a running match to ``MATCH_LEASE_S`` from now, if it is still held under
+    ``token``; False (nothing changed) once the claim is lost or the match is over. One UPDATE, outside
+    any transaction."""
+    try:
+        token_value = match_sql.db_token(uuid.UUID(str(token)))
+    except ValueError:
+        return False
+    now = now or timezone.now()
+    lease_end = match_sql.db_datetime(now + timedelta(seconds=settings.MATCH_LEASE_S))
+    with connection.cursor() as cursor:
+        cursor.execute(match_sql.renew_lease_sql(), [lease_end, match_id, Match.Status.RUNNING.value, token_value])
+        return cursor.rowcount == 1
 
 
 def _locked_if_held(match_id: int, token: str) -> Match | None:
@@ -225,16 +244,29 @@ def _give_back(match: Match, *, reason: str, now: datetime) -> str:
 class ReconcileReport:
     expired: int
     failed: int
+    #: Messages sent again, for either reason below.
     resent: int
+    #: Of those, queued matches sent again because the broker held fewer messages than matches queued.
+    lost: int = 0
 
     def to_json(self) -> dict:
         return dataclasses.asdict(self)
 
 
+#: Seconds between the two looks at the broker before messages are declared lost: a message a worker
+#: has just taken has left the broker a moment before its match is claimed.
+LOST_MESSAGE_RECHECK_S = 0.2
+
+
 def matches_reconcile(*, now: datetime | None = None) -> ReconcileReport:
     """Recover from lost work: running matches past their lease go back to the queue (or fail after too
-    many attempts), and queued matches unclaimed for ``MATCH_REQUEUE_AFTER_S`` get their message again."""
+    many attempts); queued matches get their message again when the broker holds fewer messages than
+    there are queued matches (all of them then: duplicates are harmless, the claim skips them), and in
+    any case once they have waited ``MATCH_REQUEUE_AFTER_S`` unclaimed."""
     now = now or timezone.now()
+    # First, so that the matches given back below, whose messages go out as each one commits, are not
+    # counted among them.
+    lost = _queued_without_message()
     expired = failed = 0
     expired_ids = list(
         Match.objects.filter(status=Match.Status.RUNNING, lease_expires_at__lt=now).values_list("id", flat=True)
@@ -257,9 +289,34 @@ def matches_reconcile(*, now: datetime | None = None) -> ReconcileReport:
             Match.objects.filter(status=Match.Status.QUEUED)
             .filter(Q(enqueued_at__lt=stale_before) | Q(enqueued_at__isnull=True))
             .exclude(id__in=expired_ids)
+            .exclude(id__in=lost)
             .order_by("priority", "id")
             .values_list("id", flat=True)
         )
-        Match.objects.filter(id__in=stale).update(enqueued_at=now)
-        matches_enqueue_on_commit(stale)
-    return ReconcileReport(expired=expired, failed=failed, resent=len(stale))
+        resend = [match_id for match_id in lost if match_id not in expired_ids] + stale
+        Match.objects.filter(id__in=resend).update(enqueued_at=now)
+        matches_enqueue_on_commit(resend)
+    if lost:
+        logger.warning("the broker lost the messages of up to %d queued matches; sent again", len(lost))
+    return ReconcileReport(expired=expired, failed=failed, resent=len(resend), lost=len(lost))
+
+
+def _queued_ids() -> list[int]:
+    return list(Match.objects.filter(status=Match.Status.QUEUED).order_by("priority", "id").values_list("id", flat=True))
+
+
+def _queued_without_message() -> list[int]:
+    """The queued matches (all of them) if the broker holds fewer messages than there are, twice in a row;
+    else none. Which messages are missing the broker cannot say, and a duplicate costs a skipped claim."""
+    held = broker_queue_length()
+    if held is None:
+        return []
+    queued = _queued_ids()
+    if len(queued) <= held:
+        return []
+    time.sleep(LOST_MESSAGE_RECHECK_S)
+    held = broker_queue_length()
+    queued = _queued_ids()
+    if held is None or len(queued) <= held:
+        return []
+    return queued

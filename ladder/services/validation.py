@@ -11,6 +11,8 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 
 from django.conf import settings
+from django.db import transaction
+from django.db.models import Q
 from django.utils import timezone
 
 from ladder.models import BotVersion
@@ -54,11 +56,18 @@ def bot_version_validate(*, version_id: int) -> str:
 
 
 def versions_reconcile(*, now: datetime | None = None) -> int:
-    """Send the check of every version pending for ``VALIDATION_REQUEUE_AFTER_S`` again (its message was
-    lost, or its worker died); returns how many were sent."""
+    """Send the check of every version still pending ``VALIDATION_REQUEUE_AFTER_S`` after its check was
+    last sent (its message was lost, or its worker died) again; returns how many were sent. A version
+    whose workers stay away is sent again once per that interval, not at every run."""
     now = now or timezone.now()
     before = now - timedelta(seconds=settings.VALIDATION_REQUEUE_AFTER_S)
-    stale = list(BotVersion.objects.filter(validation_status=BotVersion.Validation.PENDING, created_at__lt=before)
-                 .order_by("id").values_list("id", flat=True))
-    versions_validate_on_commit(stale)
+    with transaction.atomic():
+        stale = list(
+            BotVersion.objects.filter(validation_status=BotVersion.Validation.PENDING, created_at__lt=before)
+            .filter(Q(validation_sent_at__lt=before) | Q(validation_sent_at__isnull=True))
+            .order_by("id").values_list("id", flat=True)
+        )
+        # Marked now, so that a broker that is down does not make every run send them again.
+        BotVersion.objects.filter(id__in=stale).update(validation_sent_at=now)
+        versions_validate_on_commit(stale)
     return len(stale)

@@ -12,6 +12,7 @@ compiler process.
 from __future__ import annotations
 
 import os
+import signal
 import socket
 import subprocess
 import sys
@@ -82,14 +83,16 @@ def web_server(worker_pool, settings, tmp_path):
         except requests.RequestException:
             return False
 
-    wait_until(listening, timeout=60, interval=0.3, message="gunicorn to listen")
-    yield process, base
-    os.killpg(process.pid, 15)
     try:
-        process.wait(timeout=10)
-    except subprocess.TimeoutExpired:
-        os.killpg(process.pid, 9)
-        process.wait(timeout=10)
+        wait_until(listening, timeout=60, interval=0.3, message="gunicorn to listen")
+        yield process, base
+    finally:
+        os.killpg(process.pid, signal.SIGTERM)
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait(timeout=10)
 
 
 def test_the_web_tier_runs_no_bot_and_the_workers_check_every_upload(worker_pool, web_server):

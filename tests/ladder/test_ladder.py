@@ -42,3 +42,16 @@ def test_tick_does_nothing_when_disabled_or_alone(bot_factory, settings):
     settings.LADDER_ENABLED = False
     bot_factory()
     assert ladder_tick() == {}
+
+
+def test_ticks_with_exactly_two_bots_keep_scheduling_one_match_each(bot_factory, settings):
+    """Two bots make one match per tick, so the first tick leaves the ladder's highest index at 0: every
+    later tick must number its match after it, not collide with it."""
+    settings.LADDER_MAX_BACKLOG = 1000
+    bot_factory()
+    bot_factory()
+    for tick in range(12):
+        assert ladder_tick(matches_per_game=4, rng=random.Random(tick)) == {"kingdomino": 1}
+    ladder = Tournament.objects.get(kind="ladder", game__slug="kingdomino")
+    assert sorted(ladder.matches.values_list("index", flat=True)) == list(range(12))
+    assert len(set(ladder.matches.values_list("seed", flat=True))) == 12

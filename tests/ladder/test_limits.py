@@ -225,7 +225,7 @@ def test_the_check_refuses_global_limits_beyond_their_caps(settings):
 
 
 def test_the_check_holds_the_match_time_cap_against_the_soft_time_limit(settings):
-    settings.MATCH_LEASE_S, settings.MATCH_SOFT_TIME_LIMIT_S, settings.MATCH_TIME_LIMIT_S = 100, 80, 90
+    settings.MATCH_SOFT_TIME_LIMIT_S, settings.MATCH_TIME_LIMIT_S = 80, 90
     settings.BOTS_MAX_MATCH_MS, settings.BOTS_MATCH_MS = 9000, 5000
     settings.BOTS_LIMITS_BY_GAME = {}
     # Five seats of the largest games, one after the other: 5 x (5 s start + 9 s) + 10 s engine = 80 s.
@@ -234,7 +234,7 @@ def test_the_check_holds_the_match_time_cap_against_the_soft_time_limit(settings
     assert "5-player" in message and "may last 80 s" in message and "MATCH_SOFT_TIME_LIMIT_S (80 s)" in message
     assert "BOTS_MAX_MATCH_MS 9000 ms" in message and "start_ms 5000 ms" in message
     [error] = sandbox_limits_check()
-    assert "lower BOTS_MAX_MATCH_MS" in error.hint and "MATCH_LEASE_S" in error.hint
+    assert "lower BOTS_MAX_MATCH_MS" in error.hint and "raise MATCH_SOFT_TIME_LIMIT_S" in error.hint
     settings.BOTS_MAX_MATCH_MS = 8999
     assert check_messages() == []
     # Moves and banks no longer matter: the match time caps them all.
@@ -247,7 +247,22 @@ def test_the_check_holds_the_match_time_cap_against_the_soft_time_limit(settings
     assert "start_ms in BOTS_LIMITS_BY_GAME['draftosaurus']" in error.hint
 
 
-def test_the_check_wants_the_time_limits_inside_the_lease(settings):
-    settings.MATCH_LEASE_S, settings.MATCH_SOFT_TIME_LIMIT_S, settings.MATCH_TIME_LIMIT_S = 300, 240, 300
+def test_the_check_wants_the_soft_time_limit_below_the_hard_one(settings):
+    settings.MATCH_SOFT_TIME_LIMIT_S, settings.MATCH_TIME_LIMIT_S = 240, 240
     [(check_id, message)] = check_messages()
-    assert check_id == "ladder.E005" and "MATCH_TIME_LIMIT_S (300) < MATCH_LEASE_S (300)" in message
+    assert check_id == "ladder.E005" and "MATCH_SOFT_TIME_LIMIT_S (240) < MATCH_TIME_LIMIT_S (240)" in message
+
+
+def test_the_lease_need_not_outlast_a_match_only_three_heartbeats(settings):
+    """The lease is renewed while a match plays: a lease far shorter than the longest match is right."""
+    settings.MATCH_LEASE_S, settings.MATCH_HEARTBEAT_S = 30, 5
+    assert settings.MATCH_SOFT_TIME_LIMIT_S > settings.MATCH_LEASE_S
+    assert check_messages() == []
+    settings.MATCH_HEARTBEAT_S = 10
+    assert check_messages() == []
+    settings.MATCH_HEARTBEAT_S = 10.5
+    [error] = sandbox_limits_check()
+    assert error.id == "ladder.E006" and "MATCH_HEARTBEAT_S (10.5)" in error.msg and "MATCH_LEASE_S (30)" in error.msg
+    assert "set MATCH_HEARTBEAT_S to 10 or less" in error.hint
+    settings.MATCH_HEARTBEAT_S = 0
+    assert [e.id for e in sandbox_limits_check()] == ["ladder.E006"]

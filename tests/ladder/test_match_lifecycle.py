@@ -9,13 +9,16 @@ from django.utils import timezone
 
 from bots.referee import MatchResult, SeatResult
 from ladder.models import Match, Rating, RatingChange, Tournament
+from ladder.services.enqueue import broker_queue_length, matches_send_now
 from ladder.services.matches import (
     match_claim,
+    match_lease_renew,
     match_record_result,
     match_release_after_fault,
     matches_reconcile,
 )
 from ladder.services.tournaments import tournament_create
+from tests.conftest import broker_queue_purge
 from tests.factories import RatingChangeFactory, StaffFactory
 
 pytestmark = pytest.mark.django_db
@@ -121,17 +124,89 @@ def test_sandbox_faults_requeue_then_fail(match, settings):
     assert match.tournament.status == "finished"
 
 
-def test_reconciler_requeues_expired_leases_and_resends_stale_messages(match, settings):
+def test_reconciler_requeues_expired_leases_and_resends_stale_messages(match, settings, private_queue,
+                                                                       django_capture_on_commit_callbacks):
     settings.MATCH_REQUEUE_AFTER_S = 60
     claim = match_claim(match_id=match.id)
     later = timezone.now() + timedelta(seconds=settings.MATCH_LEASE_S + 1)
-    report = matches_reconcile(now=later)
-    assert (report.expired, report.failed) == (1, 0)
+    with django_capture_on_commit_callbacks(execute=True):
+        report = matches_reconcile(now=later)
+    assert (report.expired, report.failed, report.lost) == (1, 0, 0)
     match.refresh_from_db()
     assert match.status == "queued" and match.attempt_token is None
+    assert broker_queue_length(private_queue) == 1
     assert match_record_result(match_id=match.id, token=claim.token, result=result_for(claim)) is False
     assert matches_reconcile(now=later).resent == 0
-    assert matches_reconcile(now=later + timedelta(seconds=61)).resent == 1
+    # A message that waited long is sent again even though the broker still holds it.
+    with django_capture_on_commit_callbacks(execute=True):
+        assert matches_reconcile(now=later + timedelta(seconds=61)).to_json() == {
+            "expired": 0, "failed": 0, "resent": 1, "lost": 0}
+    assert broker_queue_length(private_queue) == 2
+
+
+def test_reconciler_resends_at_once_what_the_broker_lost(three_matches, private_queue,
+                                                        django_capture_on_commit_callbacks):
+    matches_send_now([m.id for m in three_matches])
+    assert broker_queue_length(private_queue) == 3
+    assert matches_reconcile().resent == 0
+    match_claim(match_id=three_matches[0].id)
+    broker_queue_purge(private_queue)
+    with django_capture_on_commit_callbacks(execute=True):
+        report = matches_reconcile()
+    # The two queued matches, not the running one; immediately, not after MATCH_REQUEUE_AFTER_S.
+    assert (report.lost, report.resent, report.expired) == (2, 2, 0)
+    assert broker_queue_length(private_queue) == 2
+    assert matches_reconcile().resent == 0
+
+
+@pytest.fixture
+def unreachable_broker(settings, monkeypatch):
+    """The configured broker replaced by a Redis URL where nothing listens."""
+    import ladder.services.enqueue as enqueue
+
+    # Celery reads the variable before the setting.
+    monkeypatch.setenv("CELERY_BROKER_URL", "redis://127.0.0.1:1/0")
+    settings.CELERY_BROKER_URL, settings.CELERY_BROKER_TRANSPORT = "redis://127.0.0.1:1/0", "redis"
+    enqueue._client = None
+    yield
+    enqueue._client = None
+
+
+def test_reconciler_waits_for_the_timer_where_the_broker_cannot_count(match, settings, unreachable_broker):
+    settings.MATCH_REQUEUE_AFTER_S = 60
+    assert broker_queue_length() is None
+    assert matches_reconcile().resent == 0
+    report = matches_reconcile(now=timezone.now() + timedelta(seconds=61))
+    assert (report.resent, report.lost) == (1, 0)
+
+
+def test_a_renewed_lease_keeps_a_long_match_from_the_reconciler(match, settings):
+    claim = match_claim(match_id=match.id)
+    lease = timedelta(seconds=settings.MATCH_LEASE_S)
+    # Renewed every few seconds, the lease of a match that plays for ten leases never expires.
+    for beat in range(1, 40):
+        now = timezone.now() + beat * lease / 4
+        assert matches_reconcile(now=now).expired == 0
+        assert match_lease_renew(match_id=match.id, token=claim.token, now=now) is True
+    match.refresh_from_db()
+    assert match.status == "running" and match.lease_expires_at == now + lease and match.attempts == 1
+    assert matches_reconcile(now=now + lease + timedelta(seconds=1)).expired == 1
+
+
+def test_only_the_holder_of_a_claim_renews_its_lease(match, settings):
+    claim = match_claim(match_id=match.id)
+    later = timezone.now() + timedelta(seconds=settings.MATCH_LEASE_S + 1)
+    assert match_lease_renew(match_id=match.id, token="not-a-token", now=later) is False
+    assert match_lease_renew(match_id=match.id, token="00000000-0000-4000-8000-000000000000", now=later) is False
+    assert matches_reconcile(now=later).expired == 1
+    # Taken over: the old token renews nothing, the new one does.
+    takeover = match_claim(match_id=match.id, now=later)
+    assert match_lease_renew(match_id=match.id, token=claim.token, now=later) is False
+    assert match_lease_renew(match_id=match.id, token=takeover.token, now=later) is True
+    assert match_record_result(match_id=match.id, token=takeover.token, result=result_for(takeover)) is True
+    assert match_lease_renew(match_id=match.id, token=takeover.token, now=later) is False
+    match.refresh_from_db()
+    assert match.status == "finished" and match.lease_expires_at is None
 
 
 def test_reconciler_fails_a_match_that_keeps_losing_its_worker(match, settings):

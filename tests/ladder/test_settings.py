@@ -54,10 +54,18 @@ def test_manage_py_check_refuses_limits_for_a_game_that_is_not_installed():
     assert checked.stderr.count("(ladder.E") == 1
 
 
-def test_manage_py_check_refuses_a_match_time_cap_that_does_not_fit_the_lease():
-    # 5 x (5 s + 30 s) + 10 s = 185 s of a 200 s lease's 160 s soft limit.
-    checked = manage_py_check(MATCH_LEASE_S="200", BOTS_MATCH_MS="20000", BOTS_MAX_MATCH_MS="30000")
+def test_manage_py_check_refuses_a_match_time_cap_that_does_not_fit_the_time_limit():
+    # 5 x (5 s + 30 s) + 10 s = 185 s against a 160 s soft limit.
+    checked = manage_py_check(MATCH_SOFT_TIME_LIMIT_S="160", BOTS_MATCH_MS="20000", BOTS_MAX_MATCH_MS="30000")
     assert checked.returncode != 0
     assert "(ladder.E004) a 5-player" in checked.stderr and "may last 185 s" in checked.stderr
     assert "HINT: lower BOTS_MAX_MATCH_MS" in checked.stderr
-    assert manage_py_check(MATCH_LEASE_S="200", BOTS_MATCH_MS="20000", BOTS_MAX_MATCH_MS="20000").returncode == 0
+    assert manage_py_check(MATCH_SOFT_TIME_LIMIT_S="160", BOTS_MATCH_MS="20000",
+                           BOTS_MAX_MATCH_MS="20000").returncode == 0
+
+
+def test_manage_py_check_refuses_a_heartbeat_the_lease_would_not_outlast():
+    checked = manage_py_check(MATCH_LEASE_S="12", MATCH_HEARTBEAT_S="5")
+    assert checked.returncode != 0
+    assert "(ladder.E006) MATCH_HEARTBEAT_S (5) must be above 0 and at most a third of MATCH_LEASE_S (12)" in (
+        checked.stderr)

@@ -18,6 +18,9 @@ class Command(BaseCommand):
         parser.add_argument("--matches", type=int, default=100, help="matches in the measured round robin (default: 100)")
         parser.add_argument("--scaling-matches", type=int, default=None,
                             help="matches per run of the scaling measurement (default: --matches)")
+        parser.add_argument("--recovery-matches", type=int, default=120,
+                            help="matches of the round robins timed through a killed worker and a flushed broker "
+                                 "(default: 120; 0 leaves the recovery figures out)")
         parser.add_argument("--repeats", type=int, default=40,
                             help="repeats of the sandbox measurements, whose medians are taken (default: 40)")
         parser.add_argument("--skip-sandbox", action="store_true",
@@ -34,7 +37,8 @@ class Command(BaseCommand):
         if not options["skip_pipeline"]:
             from ladder.pipeline_bench import bench_pipeline
 
-            figures.update(bench_pipeline(matches=options["matches"], scaling_matches=options["scaling_matches"]))
+            figures.update(bench_pipeline(matches=options["matches"], scaling_matches=options["scaling_matches"],
+                                          recovery_matches=options["recovery_matches"]))
         if options["json"]:
             self.stdout.write(json.dumps(figures, sort_keys=True))
             return

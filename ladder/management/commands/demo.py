@@ -2,9 +2,14 @@
 
 Migrates the database, uploads the example bots, starts a real ``celery worker`` (with the beat scheduler
 embedded for the ladder and the reconciler), waits until it has checked the uploads, schedules a round
-robin per game and serves the site (whose processes may not run bots, as in production). SIGINT
-or SIGTERM stops every process it started: each child runs in its own process group, and the whole group
-is terminated, then killed if it lingers.
+robin per game and serves the site (whose processes may not run bots, as in production).
+
+SIGINT or SIGTERM (to the demo alone or to its process group) stops every process it started. Each child
+leads a session of its own (``ladder.child_processes``), so the signal reaches the demo only, and the demo
+stops each child the way it expects: SIGTERM to its main process (Celery's warm shutdown lets the pool
+processes finish their matches and exit; signalling them first deadlocks the worker's shutdown), then,
+after ``STOP_GRACE_S`` or a second signal, SIGKILL to whatever is left of its group. If the demo itself is
+killed, the children's parent-death signal and the reaper end them all the same.
 """
 
 from __future__ import annotations
@@ -22,6 +27,7 @@ from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError
 
 from bots.sandbox import FORBIDDEN_ENV
+from ladder.child_processes import GroupReaper, kill_group, spawn_bound
 from ladder.models import Bot, BotVersion, Game
 from ladder.services.errors import ServiceError
 from ladder.services.tournaments import tournament_create
@@ -46,7 +52,9 @@ class Command(BaseCommand):
     def handle(self, *args, host: str, port: int, concurrency: int, games_per_pairing: int, run_for: float,
                **options):
         self._children: list[subprocess.Popen] = []
+        self._signals = 0
         self._stopping = False
+        self._reaper: GroupReaper | None = None
         previous = {sig: signal.signal(sig, self._on_signal) for sig in (signal.SIGINT, signal.SIGTERM)}
         try:
             self._check_port(host, port)
@@ -55,6 +63,7 @@ class Command(BaseCommand):
             if not settings.DEBUG:
                 call_command("collectstatic", interactive=False, verbosity=0)
             call_command("seed_examples", stdout=self.stdout)
+            self._reaper = GroupReaper()
             self._start_worker(concurrency)
             self._await_checks()
             self._schedule(games_per_pairing)
@@ -138,8 +147,8 @@ class Command(BaseCommand):
     def _spawn(self, argv: list[str], name: str, env: dict[str, str] | None = None) -> subprocess.Popen:
         log_path = Path(settings.VAR_DIR) / f"demo-{name}.log"
         with open(log_path, "ab") as log:
-            child = subprocess.Popen(argv, cwd=REPO, stdout=log, stderr=subprocess.STDOUT,
-                                     env={**os.environ, **(env or {})}, start_new_session=True)
+            child = spawn_bound(argv, reaper=self._reaper, cwd=REPO, stdout=log, stderr=subprocess.STDOUT,
+                                env={**os.environ, **(env or {})})
         child.demo_name = name  # type: ignore[attr-defined]
         self._children.append(child)
         self.stdout.write(f"started {name} (pid {child.pid}, log {log_path})")
@@ -194,27 +203,30 @@ class Command(BaseCommand):
     # --- stopping ------------------------------------------------------------------------------------
 
     def _on_signal(self, signum, frame) -> None:
+        self._signals += 1
         self._stopping = True
 
     def _stop_children(self) -> None:
         self._stopping = True
-        for child in self._children:
-            _signal_group(child.pid, signal.SIGTERM)
+        signals_before = self._signals
+        running = [child for child in self._children if child.poll() is None]
+        for child in running:
+            # The main process only: it stops its own processes in order (see the module docstring).
+            child.send_signal(signal.SIGTERM)
         deadline = time.monotonic() + STOP_GRACE_S
+        while (any(child.poll() is None for child in running) and time.monotonic() < deadline
+               and self._signals == signals_before):
+            time.sleep(0.05)
         for child in self._children:
-            try:
-                child.wait(timeout=max(0.1, deadline - time.monotonic()))
-            except subprocess.TimeoutExpired:
-                pass
-        for child in self._children:
-            # Pool children and bot processes share the group; nothing of it may outlive the demo.
-            _signal_group(child.pid, signal.SIGKILL)
-            if child.poll() is None:
-                child.wait(timeout=5)
-
-
-def _signal_group(pgid: int, sig: int) -> None:
-    try:
-        os.killpg(pgid, sig)
-    except ProcessLookupError:
-        pass
+            lingered = child.poll() is None
+            # Whatever is left of its group (pool processes, the sandbox's, bots) goes too.
+            kill_group(child.pid)
+            child.wait(timeout=5)
+            if self._reaper is not None:
+                self._reaper.forget(child.pid)
+            if child in running:
+                name = child.demo_name  # type: ignore[attr-defined]
+                self.stdout.write(f"{name} did not stop within {STOP_GRACE_S:g} s of SIGTERM; killed it"
+                                  if lingered else f"stopped {name}")
+        if self._reaper is not None:
+            self._reaper.close()

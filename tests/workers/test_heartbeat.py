@@ -1,0 +1,61 @@
+"""The lease heartbeat thread of a worker process, against the real database (its own connection)."""
+
+import time
+
+import pytest
+
+from ladder.models import Match
+from ladder.services.matches import match_claim, match_record_result
+from ladder.services.tournaments import tournament_create
+from tests.ladder.test_match_lifecycle import result_for
+from workers.heartbeat import LeaseHeartbeat
+
+# The heartbeat's thread has a connection of its own: it sees only committed rows.
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+@pytest.fixture
+def claimed(bot_factory):
+    a, b = bot_factory(), bot_factory()
+    tournament = tournament_create(created_by=None, game_slug="kingdomino", name="t", bot_ids=[a.id, b.id],
+                                   players_per_match=2, seed=5)
+    match = tournament.matches.get()
+    return match, match_claim(match_id=match.id, worker="here")
+
+
+def lease_of(match) -> object:
+    return Match.objects.values_list("lease_expires_at", flat=True).get(id=match.id)
+
+
+def test_the_lease_is_renewed_while_the_match_is_held_and_not_after(claimed):
+    match, claim = claimed
+    heartbeat = LeaseHeartbeat(interval_s=0.2)
+    first = lease_of(match)
+    with heartbeat.holding(match_id=match.id, token=claim.token):
+        time.sleep(0.9)
+        renewed = lease_of(match)
+    assert heartbeat.renewals >= 2 and renewed > first
+    time.sleep(0.5)
+    assert lease_of(match) == renewed
+    assert heartbeat.renewals <= 5
+
+
+def test_a_match_shorter_than_the_interval_costs_no_renewal(claimed):
+    match, claim = claimed
+    heartbeat = LeaseHeartbeat(interval_s=5)
+    first = lease_of(match)
+    for _ in range(20):
+        with heartbeat.holding(match_id=match.id, token=claim.token):
+            time.sleep(0.01)
+    assert heartbeat.renewals == 0 and lease_of(match) == first
+
+
+def test_a_lost_claim_stops_the_renewals(claimed):
+    match, claim = claimed
+    heartbeat = LeaseHeartbeat(interval_s=0.1)
+    with heartbeat.holding(match_id=match.id, token=claim.token):
+        assert match_record_result(match_id=match.id, token=claim.token, result=result_for(claim)) is True
+        time.sleep(0.6)
+    # The first renewal found the match no longer running under the token and stopped there.
+    assert heartbeat.renewals == 1
+    assert lease_of(match) is None

@@ -1,0 +1,107 @@
+"""The lease heartbeat: while a worker process plays a match, a thread of that process renews its lease.
+
+One thread per worker process, started on first use (after the pool forked the process), with a database
+connection of its own. The match being played is handed to it with :meth:`LeaseHeartbeat.holding`; the
+thread wakes every ``MATCH_HEARTBEAT_S`` while it holds one and renews the lease with one UPDATE guarded
+by the attempt token (``ladder.services.matches.match_lease_renew``). Handing a match over and taking it
+back only sets a field under a lock: a match shorter than the interval costs no query at all. A renewal
+that fails (database unreachable) is logged and tried again at the next beat; one that finds the claim
+lost stops renewing that match, whose result the recording will refuse.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import logging
+import os
+import threading
+import time
+
+from django.conf import settings
+from django.db import DatabaseError, InterfaceError, connection
+
+logger = logging.getLogger(__name__)
+
+
+@dataclasses.dataclass
+class _Held:
+    match_id: int
+    token: str
+    renewed_at: float
+
+
+class LeaseHeartbeat:
+    """Renews the lease of the match this process is playing (at most one at a time)."""
+
+    def __init__(self, interval_s: float | None = None) -> None:
+        self._interval_s = interval_s
+        self._condition = threading.Condition()
+        self._held: _Held | None = None
+        self._thread: threading.Thread | None = None
+        self._pid = 0
+        #: Renewals done (for tests and logs).
+        self.renewals = 0
+
+    @property
+    def interval_s(self) -> float:
+        return self._interval_s if self._interval_s is not None else settings.MATCH_HEARTBEAT_S
+
+    @contextlib.contextmanager
+    def holding(self, *, match_id: int, token: str):
+        """Renew the lease of ``match_id`` (claimed under ``token``) until the block ends."""
+        self._ensure_thread()
+        with self._condition:
+            self._held = _Held(match_id, token, time.monotonic())
+            self._condition.notify()
+        try:
+            yield
+        finally:
+            with self._condition:
+                self._held = None
+                self._condition.notify()
+
+    def _ensure_thread(self) -> None:
+        # A process forked from one whose thread was running has no thread: start one of its own.
+        if self._thread is None or self._pid != os.getpid() or not self._thread.is_alive():
+            self._condition = threading.Condition()
+            self._pid = os.getpid()
+            self._thread = threading.Thread(target=self._run, name="lease-heartbeat", daemon=True)
+            self._thread.start()
+
+    def _run(self) -> None:
+        while True:
+            with self._condition:
+                held = self._held
+                if held is None:
+                    # Idle: a worker between matches holds no connection for the heartbeat.
+                    connection.close()
+                    self._condition.wait()
+                    continue
+                due = held.renewed_at + self.interval_s
+                wait_s = due - time.monotonic()
+                if wait_s > 0:
+                    self._condition.wait(wait_s)
+                    continue
+                held.renewed_at = time.monotonic()
+            self._renew(held)
+
+    def _renew(self, held: _Held) -> None:
+        from ladder.services.matches import match_lease_renew
+
+        try:
+            renewed = match_lease_renew(match_id=held.match_id, token=held.token)
+        except (DatabaseError, InterfaceError):
+            logger.warning("could not renew the lease of match %s; trying again", held.match_id, exc_info=True)
+            connection.close()
+            return
+        self.renewals += 1
+        if not renewed:
+            logger.warning("match %s: lease lost (taken over or finished); no longer renewed", held.match_id)
+            with self._condition:
+                if self._held is held:
+                    self._held = None
+
+
+#: The heartbeat of this worker process.
+lease_heartbeat = LeaseHeartbeat()
