@@ -151,10 +151,10 @@ def test_me_shows_the_upload_limit_and_what_is_used(auth_client, throttle_rates)
     throttle_rates(uploads="2/hour")
     before = auth_client.get("/api/auth/me/").json()["quotas"]["uploads"]
     assert before == {"limit": 2, "period": "hour", "used": 0, "left": 2, "frees_in_s": None}
-    assert upload(auth_client, name="first").status_code == 201
+    assert upload(auth_client, name="first").status_code == 202
     after = auth_client.get("/api/auth/me/").json()["quotas"]["uploads"]
     assert (after["used"], after["left"]) == (1, 1) and 3500 < after["frees_in_s"] <= 3600
-    assert upload(auth_client, name="second").status_code == 201
+    assert upload(auth_client, name="second").status_code == 202
     refused = auth_client.post("/api/bots/", {"game": "kingdomino", "name": "third",
                                               "code": SimpleUploadedFile("bot.py", b"x = 1\n")}, format="multipart")
     assert refused.status_code == 429 and int(refused["Retry-After"]) > 0
