@@ -94,7 +94,7 @@ def test_a_match_longer_than_its_lease_stays_with_its_live_worker(worker_pool):
     worker_pool.start(concurrency=1)
     worker_pool.start(concurrency=1)
     tournament = tournament_create(created_by=None, game_slug="kingdomino", name="long", bot_ids=[b.id for b in bots],
-                                   players_per_match=2, games_per_pairing=1)
+                                   players_per_match=2, games_per_pairing=1, rated=True)
     match = tournament.matches.get()
 
     def finished_while_reconciling():

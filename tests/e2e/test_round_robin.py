@@ -115,8 +115,9 @@ def test_a_users_round_robin_with_a_chosen_seed_leaves_every_leaderboard_rating_
                                (bob, "bystander", FIRST_LEGAL_BOT + b"#3\n")):
         response = client.post("/api/bots/", {"game": "kingdomino", "name": name,
                                               "code": SimpleUploadedFile("bot.py", code)}, format="multipart")
-        assert response.status_code == 201, response.json()
+        assert response.status_code == 202, response.json()
         bot_ids.append(response.json()["id"])
+    wait_until_checked(ada, bot_ids)
     leaderboard = list(Rating.objects.order_by("bot_id").values_list("bot_id", "elo", "games", "wins", "draws",
                                                                      "losses"))
     assert [row[0] for row in leaderboard] == sorted(bot_ids)
