@@ -3,20 +3,12 @@ only rules there were, so each gets its installed game's current version; a game
 keeps NULL."""
 
 import pytest
-from django.db import connection
-from django.db.migrations.executor import MigrationExecutor
 
 import engines
+from tests.ladder.migration_steps import migrate, migrate_to_latest
 
 BEFORE = [("ladder", "0004_botversion_validation_log")]
 AFTER = [("ladder", "0005_match_rules_version")]
-
-
-def migrate(targets):
-    executor = MigrationExecutor(connection)
-    executor.loader.build_graph()
-    executor.migrate(targets)
-    return executor.loader.project_state(targets).apps
 
 
 @pytest.mark.django_db(transaction=True)
@@ -42,6 +34,6 @@ def test_stored_matches_get_their_games_current_rules_version():
                             "dice_king": engines.get("dice_king").rules_version, "retired_game": None}
     finally:
         Match.objects.all().delete()
-        new_or_old = migrate(MigrationExecutor(connection).loader.graph.leaf_nodes("ladder"))
+        new_or_old = migrate_to_latest()
         new_or_old.get_model("ladder", "Tournament").objects.all().delete()
         new_or_old.get_model("ladder", "Game").objects.filter(slug="retired_game").delete()
