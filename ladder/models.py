@@ -270,10 +270,6 @@ class Seat(models.Model):
         of a seat not played yet). The one rule the ratings, the standings and every page read."""
         return outcome not in ("", Seat.Outcome.OK)
 
-    @property
-    def forfeited(self) -> bool:
-        return self.outcome_forfeits(self.outcome)
-
 
 class Rating(TimeStampedModel):
     """A bot's Elo in one game and its record. Wins/draws/losses count sole first place, shared first

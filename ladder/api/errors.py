@@ -103,7 +103,7 @@ _ERROR_EXAMPLES = {
     409: ("conflict", "match 7 is queued; replays exist once it finished", {}),
     410: ("gone", "match 7 was played under version 1 of the kingdomino rules, and the server now plays version 2: "
                   "the rules changed since, so its moves cannot be replayed. Its actions and its result (scores, "
-                  "places, outcomes) are still shown on GET /api/matches/7/.", {}),
+                  "places, outcomes) can still be read (GET /api/matches/7/ and the match's page).", {}),
     429: ("throttled", "too many uploads: at most 30 per hour; try again in 1200 seconds", {}),
     503: ("unavailable", "bots cannot be checked right now, try again later (sandbox unavailable)", {}),
 }

@@ -125,14 +125,14 @@ def replay_unavailable_reason(*, match: Match) -> ReplayUnavailable | None:
         game = engines.get(match.game.slug)
     except KeyError:
         return ReplayUnavailable(f"match {match.id} cannot be replayed: the game {match.game.slug!r} is not "
-                                 "installed on this server. Its actions and its result are still shown on "
-                                 f"GET /api/matches/{match.id}/.", status=410)
+                                 "installed on this server. Its actions and its result can still be read "
+                                 f"(GET /api/matches/{match.id}/ and the match's page).", status=410)
     if match.rules_version is not None and match.rules_version != game.rules_version:
         return ReplayUnavailable(
             f"match {match.id} was played under version {match.rules_version} of the {match.game.slug} rules, "
             f"and the server now plays version {game.rules_version}: the rules changed since, so its moves "
-            f"cannot be replayed. Its actions and its result (scores, places, outcomes) are still shown on "
-            f"GET /api/matches/{match.id}/.", status=410,
+            f"cannot be replayed. Its actions and its result (scores, places, outcomes) can still be read "
+            f"(GET /api/matches/{match.id}/ and the match's page).", status=410,
         )
     return None
 
@@ -142,7 +142,7 @@ def replay_failed(*, match: Match, error: Exception) -> ReplayUnavailable:
     return ReplayUnavailable(
         f"match {match.id} cannot be replayed: its stored actions do not fit the {match.game.slug} rules as "
         f"installed now ({type(error).__name__}: {error}). Its actions and its result (scores, places, "
-        f"outcomes) are still shown on GET /api/matches/{match.id}/.", status=409,
+        f"outcomes) can still be read (GET /api/matches/{match.id}/ and the match's page).", status=409,
     )
 
 

@@ -55,7 +55,8 @@ def action_text(action) -> str:
 def _new_state(game: str, players: int, seed: int, options: dict | None):
     try:
         return engines.get(game).new_state(players, seed, options or None)
-    except (KeyError, ValueError) as exc:
+    # Unknown game (KeyError), options the installed rules refuse (ValueError) or fail on: no replay.
+    except Exception as exc:  # noqa: BLE001
         raise ReplayUnavailable(f"this match cannot be replayed: {exc}") from exc
 
 
