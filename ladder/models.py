@@ -188,6 +188,9 @@ class Match(TimeStampedModel):
     # readers see what it was played under. {} (scheduled before limits were stored): the settings at play time.
     limits = models.JSONField(default=dict, blank=True, db_default={})
     actions = models.JSONField(default=list, blank=True)
+    # The game's ``rules_version`` when the match was scheduled: its actions replay only under those rules.
+    # Nullable while code that does not write it may still be deployed (migration 0005 backfills).
+    rules_version = models.PositiveIntegerField(null=True, blank=True)
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.QUEUED)
     # Lower runs first where the broker supports it; tournaments 0, the ladder 5.
     priority = models.PositiveSmallIntegerField(default=0)
@@ -260,6 +263,12 @@ class Seat(models.Model):
 
     def __str__(self) -> str:
         return f"seat {self.position} of match {self.match_id}"
+
+    @staticmethod
+    def outcome_forfeits(outcome: str) -> bool:
+        """Whether a seat with ``outcome`` lost by forfeit: any outcome but ``ok`` (and the empty outcome
+        of a seat not played yet). The one rule the ratings, the standings and every page read."""
+        return outcome not in ("", Seat.Outcome.OK)
 
 
 class Rating(TimeStampedModel):

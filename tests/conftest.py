@@ -126,6 +126,15 @@ def bot_factory(db):
 
 
 @pytest.fixture
+def big_history(db):
+    """10,000 finished matches between 20 bots, built in bulk (``tests.factories.big_history``): the history
+    the query-count tests of the site and the API read."""
+    from tests.factories import big_history
+
+    return big_history()
+
+
+@pytest.fixture
 def api_client():
     from rest_framework.test import APIClient
 

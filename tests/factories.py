@@ -2,25 +2,28 @@
 
 Users and bots come from the factories in ``tests/conftest.py`` (``UserFactory``, ``BotFactory``: a bot
 with an accepted version 1 and a rating row). A finished match is played by the real engine (every seat
-takes the first legal action) and its rating change is applied by the real service, so replays, places
-and rating history are what production would store.
+takes the first legal action) and recorded the way a worker records it (``match_claim`` then
+``match_record_result``), so replays, places, rating changes and tournament state are what production
+would store.
 """
 
 from __future__ import annotations
 
 import hashlib
+import random
 import uuid
 from collections.abc import Sequence
+from datetime import timedelta
 
 import factory
-from django.db import transaction
 from django.utils import timezone
 
 import engines
 from tests.conftest import FIRST_LEGAL_BOT, BotFactory, UserFactory
 
-__all__ = ["BotFactory", "BotVersionFactory", "MatchFactory", "RatedTournamentFactory", "RatingChangeFactory",
-           "SeatFactory", "StaffFactory", "TournamentFactory", "UserFactory", "finished_match"]
+__all__ = ["BotFactory", "BotVersionFactory", "FinishedMatchFactory", "LadderTournamentFactory", "MatchFactory", "RatedTournamentFactory", "RatingChangeFactory",
+           "SeatFactory", "StaffFactory", "TournamentFactory", "UserFactory", "big_history",
+           "finished_match"]
 
 
 def _game(slug: str):
@@ -91,6 +94,7 @@ class MatchFactory(factory.django.DjangoModelFactory):
     players = 2
     seed = factory.Sequence(lambda n: 500 + n)
     options = factory.LazyAttribute(lambda match: dict(match.game.default_options))
+    rules_version = factory.LazyAttribute(lambda match: engines.get(match.game.slug).rules_version)
 
 
 class SeatFactory(factory.django.DjangoModelFactory):
@@ -139,33 +143,110 @@ def finished_match(
     logs: Sequence[str] | None = None,
     finished_at=None,
 ):
-    """A finished match between ``bots`` (seat order), rated like a worker would rate it (by default in a
-    rated tournament, so that it moves the bots' ratings).
+    """A finished match between ``bots`` (seat order), claimed and recorded by the services a worker calls
+    (by default in a rated tournament, so that it moves the bots' ratings).
 
     The actions, scores and (unless ``places`` overrides them) places come from a real first-legal-action
     playout, so the replay of the match is valid. ``outcomes`` marks forfeits (e.g. ``"timeout"``).
+    ``finished_at`` back-dates the match once it is recorded.
     """
+    from bots.referee import MatchResult, SeatResult
     from ladder.models import Match
-    from ladder.services.rating_updates import ratings_apply_match
+    from ladder.services.matches import match_claim, match_record_result
 
     tournament = tournament or RatedTournamentFactory(game=bots[0].game, bots=list(bots))
     match = MatchFactory(tournament=tournament, players=len(bots))
+    for position, bot in enumerate(bots):
+        SeatFactory(match=match, position=position, bot=bot)
     actions, scores, ranking = _first_legal_playout(match.game.slug, match.players, match.seed, match.options)
     places = list(places or ranking)
     outcomes = list(outcomes or ["ok"] * len(bots))
     logs = list(logs or [f"log of {bot.name}\n" for bot in bots])
-    now = finished_at or timezone.now()
-    with transaction.atomic():
-        Match.objects.filter(pk=match.pk).update(
-            status=Match.Status.FINISHED, actions=actions, attempts=1, started_at=now, finished_at=now,
-            duration_s=0.5,
-        )
-        match.refresh_from_db()
-        seats = [
-            SeatFactory(match=match, position=position, bot=bot, score=scores[position], place=places[position],
-                        outcome=outcomes[position], log=logs[position],
-                        reason="" if outcomes[position] == "ok" else f"{outcomes[position]} on move 1")
-            for position, bot in enumerate(bots)
-        ]
-        ratings_apply_match(match=match, seats=seats)
+    claim = match_claim(match_id=match.pk, worker="tests")
+    assert claim is not None, f"match {match.pk} could not be claimed"
+    result = MatchResult(
+        game=match.game.slug, players=match.players, seed=match.seed, options=match.options, actions=actions,
+        seats=[SeatResult(bot=bot.name, score=scores[position], place=places[position], outcome=outcomes[position],
+                          reason="" if outcomes[position] == "ok" else f"{outcomes[position]} on move 1",
+                          time_used_ms=1, log=logs[position])
+               for position, bot in enumerate(bots)],
+        duration_s=0.5,
+    )
+    assert match_record_result(match_id=match.pk, token=claim.token, result=result)
+    if finished_at is not None:
+        Match.objects.filter(pk=match.pk).update(started_at=finished_at, finished_at=finished_at)
+    match.refresh_from_db()
     return match
+
+
+# --- A big history, built in bulk --------------------------------------------------------------------
+
+
+class LadderTournamentFactory(factory.django.DjangoModelFactory):
+    class Meta:
+        model = "ladder.Tournament"
+
+    name = factory.Sequence(lambda n: f"ladder {n}")
+    kind = "ladder"
+    players_per_match = 2
+    rated = True
+    seed = None
+
+
+class FinishedMatchFactory(factory.django.DjangoModelFactory):
+    """Built (not saved) so that thousands can go through one ``bulk_create``."""
+
+    class Meta:
+        model = "ladder.Match"
+
+    index = factory.Sequence(lambda n: n)
+    players = 2
+    seed = factory.Sequence(lambda n: n)
+    status = "finished"
+    finished_at = factory.LazyFunction(timezone.now)
+    duration_s = 0.1
+    rules_version = factory.LazyAttribute(lambda match: engines.get(match.game.slug).rules_version)
+
+
+def big_history() -> dict:
+    """10,000 finished two-player Kingdomino matches between 20 bots, with seats, rating changes and
+    ratings, built with ``bulk_create``. Returns ``{"game", "tournament", "bots", "match_ids"}``.
+
+    The one history not recorded match by match through ``match_record_result`` (as :func:`finished_match`
+    records): it exists for its volume, which the query-count tests read and that path would take minutes
+    to write."""
+    from ladder.models import Game, Match, Rating, RatingChange, Seat
+
+    game = Game.objects.get(slug="kingdomino")
+    bots = [BotFactory(game=game, name=f"many-{i:02d}") for i in range(20)]
+    versions = {b.id: b.versions.get() for b in bots}
+    tournament = LadderTournamentFactory(game=game)
+    rng = random.Random(3)
+    start = timezone.now() - timedelta(days=10)
+    matches = Match.objects.bulk_create(
+        [FinishedMatchFactory.build(game=game, tournament=tournament, finished_at=start + timedelta(seconds=i))
+         for i in range(10_000)],
+        batch_size=2000,
+    )
+    elo = {b.id: 1500.0 for b in bots}
+    seats, plan = [], []
+    for match in matches:
+        a, b = rng.sample(bots, 2)
+        winner = rng.random() < 0.5
+        for position, (bot, place) in enumerate(((a, 1 if winner else 2), (b, 2 if winner else 1))):
+            before = elo[bot.id]
+            elo[bot.id] = before + (8.0 if place == 1 else -8.0)
+            seats.append(Seat(match=match, position=position, bot=bot, bot_version=versions[bot.id], score=30 - place,
+                              place=place, outcome="ok", log="", rating_before=before, rating_after=elo[bot.id]))
+            plan.append((match, bot, before, elo[bot.id]))
+    Seat.objects.bulk_create(seats, batch_size=4000)
+    RatingChange.objects.bulk_create(
+        [RatingChange(seat=seat, match=match, bot=bot, game=game, before=before, after=after, delta=after - before)
+         for seat, (match, bot, before, after) in zip(seats, plan, strict=True)],
+        batch_size=4000,
+    )
+    for bot in bots:
+        wins = sum(1 for s in seats if s.bot_id == bot.id and s.place == 1)
+        games = sum(1 for s in seats if s.bot_id == bot.id)
+        Rating.objects.filter(bot=bot).update(elo=elo[bot.id], games=games, wins=wins, losses=games - wins)
+    return {"game": game, "tournament": tournament, "bots": bots, "match_ids": [m.id for m in matches]}

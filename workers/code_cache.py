@@ -15,7 +15,7 @@ from ladder.services.bots import bot_code_by_sha256
 MAX_ENTRIES = 256
 
 
-class CodeCache:
+class CodeBytesCache:
     """A bounded, thread-safe LRU map from sha256 to code bytes, filled from the database on a miss."""
 
     def __init__(self, max_entries: int = MAX_ENTRIES) -> None:
@@ -50,4 +50,4 @@ class CodeCache:
         return found
 
 
-code_cache = CodeCache()
+code_bytes_cache = CodeBytesCache()

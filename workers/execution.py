@@ -10,7 +10,7 @@ from django.conf import settings
 
 from ladder.services.bots import sandbox_limits
 from ladder.services.matches import match_claim, match_record_result, match_release_after_fault
-from workers.code_cache import code_cache
+from workers.code_cache import code_bytes_cache
 from workers.heartbeat import lease_heartbeat
 
 logger = logging.getLogger(__name__)
@@ -28,7 +28,7 @@ def match_execute(*, match_id: int, worker: str | None = None) -> str:
     try:
         # The lease is renewed while the match is played, however long it lasts.
         with lease_heartbeat.holding(match_id=match_id, token=claim.token):
-            code = code_cache.get_many([seat.sha256 for seat in claim.seats])
+            code = code_bytes_cache.get_many([seat.sha256 for seat in claim.seats])
             result = play_match(
                 claim.game,
                 [BotSpec(name=seat.bot_name, code=code[seat.sha256]) for seat in claim.seats],

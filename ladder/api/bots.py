@@ -22,14 +22,9 @@ from ladder.api.errors import error_responses
 from ladder.api.filters import BotFilter
 from ladder.api.throttles import UploadThrottle
 from ladder.models import Bot, BotVersion, RatingChange
+from ladder.selectors.bots import bot_detail_get, bot_get, bot_head_to_head, bot_rating_history, bots_listed
+from ladder.selectors.leaderboards import rating_is_provisional
 from ladder.services import access
-from ladder.services.bot_history import (
-    bot_detail_get,
-    bot_get,
-    bot_head_to_head,
-    bot_rating_history,
-    bots_listed,
-)
 from ladder.services.bots import bot_create, bot_set_active, bot_version_create
 from ladder.services.errors import ServiceError
 
@@ -101,7 +96,7 @@ class BotRatingSerializer(serializers.Serializer):
     )
 
     def get_provisional(self, rating) -> bool:
-        return rating.games < settings.RATING_PROVISIONAL_GAMES
+        return rating_is_provisional(rating.games)
 
 
 class BotDetailSerializer(serializers.ModelSerializer):
@@ -121,10 +116,8 @@ class BotDetailSerializer(serializers.ModelSerializer):
 
     @extend_schema_field(VersionSerializer(allow_null=True))
     def get_current_version(self, bot):
-        # Read from the prefetched versions: no query per bot.
-        accepted = [v for v in bot.versions.all() if v.validation_status == BotVersion.Validation.ACCEPTED]
-        newest = max(accepted, key=lambda v: v.number, default=None)
-        return VersionSerializer(newest, context=self.context).data if newest else None
+        current = bot.current_version  # set by bot_detail_get from its prefetched versions
+        return VersionSerializer(current, context=self.context).data if current else None
 
 
 def _bot_detail(request, bot_id: int) -> dict:

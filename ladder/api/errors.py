@@ -19,8 +19,8 @@ from rest_framework.views import exception_handler as drf_exception_handler
 from ladder.services.errors import ServiceError
 from ladder.services.quotas import QuotaExceeded
 
-_SERVICE_CODES = {400: "invalid", 403: "permission_denied", 404: "not_found", 409: "conflict", 429: "throttled",
-                  503: "unavailable"}
+_SERVICE_CODES = {400: "invalid", 403: "permission_denied", 404: "not_found", 409: "conflict", 410: "gone",
+                  429: "throttled", 503: "unavailable"}
 
 
 def error_body(message: str, *, code: str, fields: dict[str, list[str]] | None = None) -> dict:
@@ -101,6 +101,9 @@ _ERROR_EXAMPLES = {
     403: ("permission_denied", "You do not have permission to perform this action.", {}),
     404: ("not_found", "no bot with id 42", {}),
     409: ("conflict", "match 7 is queued; replays exist once it finished", {}),
+    410: ("gone", "match 7 was played under version 1 of the kingdomino rules, and the server now plays version 2: "
+                  "the rules changed since, so its moves cannot be replayed. Its actions and its result (scores, "
+                  "places, outcomes) can still be read (GET /api/matches/7/ and the match's page).", {}),
     429: ("throttled", "too many uploads: at most 30 per hour; try again in 1200 seconds", {}),
     503: ("unavailable", "bots cannot be checked right now, try again later (sandbox unavailable)", {}),
 }

@@ -6,16 +6,15 @@ whole, ranked, to draw the table.
 
 from __future__ import annotations
 
-from django.conf import settings
 from drf_spectacular.utils import OpenApiExample, extend_schema
 from rest_framework import serializers
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from ladder import selectors
 from ladder.api.errors import error_responses
 from ladder.models import Game
-from ladder.services.errors import ServiceError
+from ladder.selectors.games import games_available
+from ladder.selectors.leaderboards import leaderboard_game, leaderboard_ranked
 
 
 class GameListApi(APIView):
@@ -35,13 +34,13 @@ class GameListApi(APIView):
                                 "initial_pick": "random_kings"}}], response_only=True, status_codes=["200"])],
     )
     def get(self, request):
-        games = Game.objects.filter(available=True).order_by("id")
+        games = games_available()
         return Response(self.OutputSerializer(games, many=True).data)
 
 
 class LeaderboardRowSerializer(serializers.Serializer):
     rank = serializers.IntegerField(help_text="1 is best; equal Elo shares a rank.")
-    bot = serializers.CharField()
+    bot = serializers.CharField(source="bot.name")
     bot_id = serializers.IntegerField()
     owner = serializers.CharField()
     elo = serializers.FloatField(help_text="Online Elo (initial 1500).")
@@ -67,10 +66,5 @@ class LeaderboardApi(APIView):
         ], response_only=True, status_codes=["200"])],
     )
     def get(self, request, game: str):
-        game_row = Game.objects.filter(slug=game).first()
-        if game_row is None:
-            raise ServiceError(f"no game {game!r}: GET /api/games/ lists them", status=404)
-        provisional_games = settings.RATING_PROVISIONAL_GAMES
-        rows = [{**row, "provisional": row["games"] < provisional_games}
-                for row in selectors.leaderboard(game=game_row)]
-        return Response(LeaderboardRowSerializer(rows, many=True).data)
+        board = leaderboard_ranked(game=leaderboard_game(slug=game))
+        return Response(LeaderboardRowSerializer(board, many=True).data)

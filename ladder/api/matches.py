@@ -15,8 +15,8 @@ from ladder.api.errors import error_responses
 from ladder.api.filters import MatchFilter
 from ladder.api.limits import MatchLimitsSerializer
 from ladder.models import Match, Seat
+from ladder.selectors.matches import match_get, match_replay, matches_listed
 from ladder.services import access
-from ladder.services.match_reads import match_detail_get, match_replay, matches_listed
 from ladder.services.rated_play import match_public_seed
 
 
@@ -40,10 +40,15 @@ class MatchSerializer(serializers.ModelSerializer):
     seed = serializers.SerializerMethodField(help_text="The seed of the game's chance. A rated match's seed is "
                                                        "secret (null) until the match finished.")
 
+    rules_version = serializers.IntegerField(
+        allow_null=True, read_only=True,
+        help_text="The version of the game's rules the match was scheduled under; its replay needs the same "
+                  "version installed (GET .../replay/ answers 410 otherwise).")
+
     class Meta:
         model = Match
-        fields = ("id", "game", "tournament_id", "rated", "index", "players", "seed", "options", "limits", "status",
-                  "attempts", "failure_reason", "created_at", "started_at", "finished_at", "duration_s", "seats")
+        fields = ("id", "game", "rules_version", "tournament_id", "rated", "index", "players", "seed", "options",
+                  "limits", "status", "attempts", "failure_reason", "created_at", "started_at", "finished_at", "duration_s", "seats")
 
     @extend_schema_field(serializers.IntegerField(allow_null=True))
     def get_seed(self, match) -> int | None:
@@ -60,7 +65,7 @@ _SEATS_EXAMPLE = [
 _LIMITS_EXAMPLE = {"move_ms": 1000, "bank_ms": 20000, "match_ms": 30000, "memory_mb": 256, "log_bytes": 65536,
                    "cpu_seconds": 60, "max_processes": 16, "tmp_mb": 16, "start_ms": 5000,
                    "max_message_bytes": 1048576, "file_mb": 16, "max_open_files": 64}
-_MATCH_EXAMPLE = {"id": 31, "game": "kingdomino", "tournament_id": 3, "index": 0, "players": 2,
+_MATCH_EXAMPLE = {"id": 31, "game": "kingdomino", "rules_version": 1, "tournament_id": 3, "index": 0, "players": 2,
                   "seed": 8841305791, "options": {"harmony": True}, "limits": _LIMITS_EXAMPLE,
                   "status": "finished", "attempts": 1,
                   "failure_reason": "", "created_at": "2026-05-01T12:00:00Z", "started_at": "2026-05-01T12:00:02Z",
@@ -100,7 +105,7 @@ class MatchDetailApi(APIView):
         examples=[OpenApiExample("match", value=_MATCH_EXAMPLE, response_only=True, status_codes=["200"])],
     )
     def get(self, request, match_id: int):
-        return Response(MatchSerializer(match_detail_get(match_id=match_id)).data)
+        return Response(MatchSerializer(match_get(match_id=match_id)).data)
 
 
 class ReplaySerializer(serializers.Serializer):
@@ -115,8 +120,11 @@ class MatchReplayApi(APIView):
     @extend_schema(
         operation_id="matches_replay",
         summary="A finished match's actions and the view after each one",
-        description="Recomputed from (game, players, seed, options, actions). 409 until the match finished.",
-        responses={200: ReplaySerializer, **error_responses(404, 409)},
+        description="Recomputed from (game, players, seed, options, actions). 409 until the match finished. "
+                    "410 when the match was played under another rules_version of its game than the server's "
+                    "(the rules changed since): its actions and result stay on GET /api/matches/{id}/. 409 "
+                    "when the installed engine refuses its stored actions.",
+        responses={200: ReplaySerializer, **error_responses(404, 409, 410)},
         examples=[OpenApiExample("replay", value={"actions": [{"pick": 3}], "frames": [{"round": 1},
                                                                                     {"round": 1}]},
                                  response_only=True, status_codes=["200"])],

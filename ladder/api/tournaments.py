@@ -16,9 +16,14 @@ from ladder.api.filters import TournamentFilter
 from ladder.api.limits import TournamentLimitsInputSerializer, TournamentLimitsSerializer
 from ladder.api.throttles import TournamentCreateThrottle
 from ladder.models import Tournament
-from ladder.services.errors import ServiceError
-from ladder.services.tournament_tables import tournament_crosstable, tournament_table
-from ladder.services.tournaments import tournament_create, tournament_progress
+from ladder.selectors.tournaments import (
+    tournament_crosstable,
+    tournament_get,
+    tournament_progress,
+    tournament_standings,
+    tournaments_with_entrants,
+)
+from ladder.services.tournaments import tournament_create
 
 _SEED_MAX = (1 << 62)
 
@@ -95,21 +100,11 @@ _DETAIL_EXAMPLE = {**_TOURNAMENT_EXAMPLE,
                    "standings": [_STANDING_EXAMPLE]}
 
 
-def _tournament_get(tournament_id: int) -> Tournament:
-    tournament = (
-        Tournament.objects.select_related("game", "created_by").prefetch_related("bots")
-        .filter(pk=tournament_id).first()
-    )
-    if tournament is None:
-        raise ServiceError(f"no tournament with id {tournament_id}", status=404)
-    return tournament
-
-
 def _detail(tournament: Tournament) -> dict:
     return {
         **TournamentSerializer(tournament).data,
         "progress": ProgressSerializer(tournament_progress(tournament=tournament).to_json()).data,
-        "standings": StandingSerializer(tournament_table(tournament=tournament), many=True).data,
+        "standings": StandingSerializer(tournament_standings(tournament=tournament), many=True).data,
     }
 
 
@@ -146,7 +141,7 @@ class TournamentListCreateApi(ListAPIView):
                                                    "secret seed drawn by the server (no seed may be given).")
 
     def get_queryset(self):
-        return Tournament.objects.select_related("game", "created_by").prefetch_related("bots")
+        return tournaments_with_entrants()
 
     @extend_schema(
         operation_id="tournaments_list",
@@ -199,7 +194,7 @@ class TournamentListCreateApi(ListAPIView):
             limits=values["limits"],
             rated=values["rated"],
         )
-        return Response(_detail(_tournament_get(tournament.id)), status=status.HTTP_201_CREATED)
+        return Response(_detail(tournament_get(tournament_id=tournament.id)), status=status.HTTP_201_CREATED)
 
 
 class TournamentDetailApi(APIView):
@@ -213,7 +208,7 @@ class TournamentDetailApi(APIView):
         examples=[OpenApiExample("tournament", value=_DETAIL_EXAMPLE, response_only=True, status_codes=["200"])],
     )
     def get(self, request, tournament_id: int):
-        return Response(_detail(_tournament_get(tournament_id)))
+        return Response(_detail(tournament_get(tournament_id=tournament_id)))
 
 
 class TournamentStandingsApi(APIView):
@@ -225,8 +220,8 @@ class TournamentStandingsApi(APIView):
                                  status_codes=["200"])],
     )
     def get(self, request, tournament_id: int):
-        tournament = _tournament_get(tournament_id)
-        return Response(StandingSerializer(tournament_table(tournament=tournament), many=True).data)
+        tournament = tournament_get(tournament_id=tournament_id)
+        return Response(StandingSerializer(tournament_standings(tournament=tournament), many=True).data)
 
 
 class CrosstableResultSerializer(serializers.Serializer):
@@ -269,5 +264,5 @@ class TournamentCrosstableApi(APIView):
             ]}, response_only=True, status_codes=["200"])],
     )
     def get(self, request, tournament_id: int):
-        tournament = _tournament_get(tournament_id)
+        tournament = tournament_get(tournament_id=tournament_id)
         return Response(CrosstableSerializer(tournament_crosstable(tournament=tournament)).data)

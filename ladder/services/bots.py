@@ -108,11 +108,6 @@ def bot_version_create(*, bot: Bot, data: bytes, filename: str) -> BotVersion:
         return _version_add(bot=locked, data=data, kind=kind)
 
 
-def bot_current_version(*, bot: Bot) -> BotVersion | None:
-    """The newest accepted version of ``bot``, or None."""
-    return bot.versions.filter(validation_status=BotVersion.Validation.ACCEPTED).order_by("-number").first()
-
-
 def bot_set_active(*, bot: Bot, active: bool) -> Bot:
     """Include (True) or exclude (False) the bot from new tournaments and the ladder."""
     Bot.objects.filter(pk=bot.pk).update(active=active)

@@ -16,7 +16,7 @@ from django.utils import timezone
 from ladder.models import Match, Rating, RatingChange, Seat
 from ladder.services import match_sql, ratings
 from ladder.services.games import game_get
-from ladder.services.rated_play import RATED_MATCHES, match_moves_ratings
+from ladder.services.rated_play import RATED_MATCHES
 
 
 def seat_rating_deltas(
@@ -47,25 +47,8 @@ def seat_record(*, place: int, places: Sequence[int], forfeited: bool) -> str:
 _RECORD_FIELD = {"win": "wins", "draw": "draws", "loss": "losses"}
 
 
-def _forfeited(seat: Seat) -> bool:
-    return seat.outcome not in ("", Seat.Outcome.OK)
-
-
-def ratings_apply_match(*, match: Match, seats: Sequence[Seat]) -> bool:
-    """Apply one finished match to its bots' ratings, write the history rows and save the seats'
-    ``rating_before``/``rating_after``, if the match is rated; returns whether it was. Same locking
-    contract as :func:`ratings_apply`."""
-    if not match_moves_ratings(match.tournament):
-        return False
-    ratings_apply(game_id=match.game_id, match_id=match.id, seats=seats)
-    Seat.objects.bulk_update(seats, ["rating_before", "rating_after"])
-    return True
-
-
-def ratings_apply(*, game_id: int, match_id: int, seats: Sequence, locked: list[tuple] | None = None) -> None:
-    """Apply one finished match to its bots' ratings and write the history rows: :func:`ratings_compute`
-    then :func:`ratings_write`. Same contract as those two."""
-    ratings_write(*ratings_compute(game_id=game_id, match_id=match_id, seats=seats, locked=locked))
+def _forfeited(seat) -> bool:
+    return Seat.outcome_forfeits(seat.outcome)
 
 
 def ratings_compute(*, game_id: int, match_id: int, seats: Sequence,

@@ -7,7 +7,7 @@ Pure functions on plain data (no Django, no database), so the incremental ladder
 Match data
 ----------
 Functions that read whole matches take an iterable of matches, each a sequence of seats, each seat a
-``(bot_id, place, score, forfeited)`` tuple (``SeatResult`` names the fields): ``bot_id`` is any
+``(bot_id, place, score, forfeited)`` tuple (``PlacedSeat`` names the fields): ``bot_id`` is any
 hashable id, ``place`` the engine's ranking (1 = best, ties share a place), ``score`` the game's
 points and ``forfeited`` whether the bot broke a rule and lost by forfeit.
 
@@ -172,7 +172,7 @@ def elo_deltas(
     return deltas
 
 
-class SeatResult(NamedTuple):
+class PlacedSeat(NamedTuple):
     """One seat of a finished match, as the standings and the tournament fit read it."""
 
     bot_id: Hashable
@@ -184,14 +184,14 @@ class SeatResult(NamedTuple):
 MatchSeats = Sequence[tuple[Hashable, int, float, bool]]
 
 
-def _seats(match: MatchSeats) -> list[SeatResult]:
-    seats = [SeatResult(*seat) for seat in match]
+def _seats(match: MatchSeats) -> list[PlacedSeat]:
+    seats = [PlacedSeat(*seat) for seat in match]
     if len(seats) < 2:
         raise ValueError(f"a match needs at least 2 seats, got {len(seats)}")
     return seats
 
 
-def _effective_order(seats: Sequence[SeatResult]) -> list[tuple[bool, int]]:
+def _effective_order(seats: Sequence[PlacedSeat]) -> list[tuple[bool, int]]:
     """A sort key per seat: forfeited seats share one slot below every seat that played on."""
     return [(True, 0) if seat.forfeited else (False, seat.place) for seat in seats]
 
@@ -202,7 +202,7 @@ def default_points_by_place(players: int) -> list[float]:
 
 
 def match_points(
-    seats: Sequence[SeatResult], points_by_place: Mapping[int, Sequence[float]] | None = None
+    seats: Sequence[PlacedSeat], points_by_place: Mapping[int, Sequence[float]] | None = None
 ) -> list[float]:
     """Points per seat of one match (see "Standings and crosstable" in the module docstring).
 

@@ -2,20 +2,16 @@
 
 from __future__ import annotations
 
-import dataclasses
 import random
 from collections.abc import Sequence
-from datetime import datetime, timedelta
 
 from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
-from django.db.models import Count, Min, Q
 from django.utils import timezone
 
 import engines
 from ladder.models import Bot, BotVersion, Game, Match, Seat, Tournament
-from ladder.services import ratings
 from ladder.services.enqueue import matches_enqueue_on_commit
 from ladder.services.errors import ServiceError
 from ladder.services.games import game_get
@@ -66,6 +62,7 @@ def matches_create(
     versions = _current_versions({bot_id for seating in seatings for bot_id in seating})
     limits = limits_resolve(game_slug=tournament.game.slug, overrides=tournament.limits)
     rated = match_moves_ratings(tournament)
+    rules_version = engines.get(tournament.game.slug).rules_version
     now = timezone.now()
     matches = [
         Match(
@@ -75,6 +72,7 @@ def matches_create(
             players=len(seating),
             seed=rated_match_seed() if rated else derive_seed(tournament.seed, first_index + offset),
             options=tournament.options,
+            rules_version=rules_version,
             limits=limits,
             priority=priority,
             enqueued_at=now,
@@ -201,58 +199,6 @@ def tournament_create(
             priority=TOURNAMENT_PRIORITY,
         )
     return tournament
-
-
-@dataclasses.dataclass(frozen=True)
-class Progress:
-    total: int
-    queued: int
-    running: int
-    finished: int
-    failed: int
-    started_at: datetime | None
-    estimated_finish: datetime | None
-
-    def to_json(self) -> dict:
-        return dataclasses.asdict(self)
-
-
-def tournament_progress(*, tournament: Tournament, now: datetime | None = None) -> Progress:
-    """Counts of matches by status, and an estimated finish from the rate of matches done so far."""
-    counts = tournament.matches.aggregate(
-        total=Count("id"),
-        queued=Count("id", filter=Q(status=Match.Status.QUEUED)),
-        running=Count("id", filter=Q(status=Match.Status.RUNNING)),
-        finished=Count("id", filter=Q(status=Match.Status.FINISHED)),
-        failed=Count("id", filter=Q(status=Match.Status.FAILED)),
-        first_start=Min("started_at"),
-    )
-    now = now or timezone.now()
-    started = counts.pop("first_start") or None
-    done = counts["finished"] + counts["failed"]
-    remaining = counts["total"] - done
-    estimate = None
-    if remaining == 0 and done:
-        estimate = tournament.finished_at or now
-    elif done and started is not None:
-        per_match = (now - started).total_seconds() / done
-        estimate = now + timedelta(seconds=per_match * remaining)
-    return Progress(started_at=started, estimated_finish=estimate, **counts)
-
-
-def tournament_standings(*, tournament: Tournament) -> list[dict]:
-    """The table of finished matches, best first (``ratings.standings``: pairwise wins, points by place)."""
-    seats = (
-        Seat.objects.filter(match__tournament=tournament, match__status=Match.Status.FINISHED)
-        .order_by("match_id", "position")
-        .values_list("match_id", "bot_id", "place", "score", "outcome")
-    )
-    by_match: dict[int, list] = {}
-    for match_id, bot_id, place, score, outcome in seats:
-        by_match.setdefault(match_id, []).append((bot_id, place, score or 0, outcome not in ("", "ok")))
-    table = ratings.standings(by_match.values())
-    names = dict(Bot.objects.filter(id__in=[row.bot_id for row in table]).values_list("id", "name"))
-    return [{**dataclasses.asdict(row), "bot": names.get(row.bot_id, "")} for row in table]
 
 
 def tournament_finish_if_done(*, tournament_id: int) -> bool:

@@ -55,14 +55,17 @@ def action_text(action) -> str:
 def _new_state(game: str, players: int, seed: int, options: dict | None):
     try:
         return engines.get(game).new_state(players, seed, options or None)
-    except (KeyError, ValueError) as exc:
+    # Unknown game (KeyError), options the installed rules refuse (ValueError) or fail on: no replay.
+    except Exception as exc:  # noqa: BLE001
         raise ReplayUnavailable(f"this match cannot be replayed: {exc}") from exc
 
 
 def _apply(state, action, index: int) -> None:
     try:
         state.apply(action)
-    except engines.IllegalAction as exc:
+    # A stored action the engine refuses (IllegalAction) or chokes on (a malformed value) is the same fact
+    # for the page: the match's actions no longer fit the installed rules.
+    except Exception as exc:  # noqa: BLE001
         raise ReplayUnavailable(
             f"action {index + 1} ({action_text(action)}) does not fit the game's rules as installed now: {exc}"
         ) from exc

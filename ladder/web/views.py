@@ -1,6 +1,6 @@
 """Server-rendered pages and the two small JSON endpoints their scripts poll.
 
-Views are thin: read through ``ladder.web.selectors``, write through ``ladder.services`` (the same services
+Views are thin: read through ``ladder.selectors`` (the same selectors the REST API calls), write through ``ladder.services`` (the same services
 the REST API calls), render a template. Templates escape everything users wrote; the only markup inserted
 unescaped is SVG that our own code drew (charts, engine renderers), and those escape their text.
 """
@@ -11,18 +11,24 @@ from django.contrib import messages
 from django.contrib.auth import login
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, JsonResponse
-from django.shortcuts import get_object_or_404, redirect, render
+from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 from rest_framework.exceptions import Throttled
 
 from ladder.api.throttles import UploadThrottle
-from ladder.models import Bot, Game, Match, Tournament
+from ladder.models import Match
+from ladder.selectors import bots as bot_reads
+from ladder.selectors import games as game_reads
+from ladder.selectors import leaderboards as leaderboard_reads
+from ladder.selectors import matches as match_reads
+from ladder.selectors import tournaments as tournament_reads
+from ladder.services import access
 from ladder.services.bots import bot_create, bot_version_create
 from ladder.services.errors import ServiceError
 from ladder.services.rated_play import match_public_seed
 from ladder.services.users import user_register
-from ladder.web import charts, replay, selectors
+from ladder.web import charts, replay
 from ladder.web.forms import (
     BotUploadForm,
     BotVersionUploadForm,
@@ -32,25 +38,38 @@ from ladder.web.forms import (
 )
 
 
+def _found(read, **lookup):
+    """What ``read(**lookup)`` returns; the site's 404 page when it answers ServiceError 404."""
+    try:
+        return read(**lookup)
+    except ServiceError as error:
+        if error.status == 404:
+            raise Http404(error.message) from error
+        raise
+
+
 def home_page(request):
-    return render(request, "ladder/home.html", selectors.home())
+    return render(request, "ladder/home.html", {
+        "games": game_reads.games_with_counts(), "running": tournament_reads.tournaments_running(),
+        "recent": match_reads.recent_matches(),
+    })
 
 
 def leaderboard_page(request, slug: str):
-    game = get_object_or_404(Game, slug=slug)
+    game = _found(leaderboard_reads.leaderboard_game, slug=slug)
     form = LeaderboardFilterForm(request.GET or None)
     cleaned = form.cleaned_data if form.is_valid() else {}
-    filters = selectors.LeaderboardFilters(
+    filters = leaderboard_reads.LeaderboardFilters(
         search=cleaned.get("search") or "",
         owner=cleaned.get("owner") or "",
         min_games=cleaned.get("min_games") or 0,
         include_inactive=bool(cleaned.get("include_inactive")),
     )
-    board = selectors.leaderboard(game=game, filters=filters)
+    board = leaderboard_reads.leaderboard_with_trends(game=game, filters=filters)
     for line in board:
         line["sparkline"] = charts.sparkline_svg(line["trend"])
     return render(request, "ladder/leaderboard.html", {
-        "game": game, "board": board, "form": form, "recent": selectors.recent_matches(game=game),
+        "game": game, "board": board, "form": form, "recent": match_reads.recent_matches(game=game),
     })
 
 
@@ -59,9 +78,7 @@ def _history_chart(page: dict) -> str:
 
 
 def bot_page(request, bot_id: int):
-    page = selectors.bot_page(bot_id=bot_id, viewer=request.user)
-    if page is None:
-        raise Http404("no such bot")
+    page = _found(bot_reads.bot_page, bot_id=bot_id, viewer=request.user)
     page["chart"] = _history_chart(page)
     if page["owner_view"]:
         page["version_form"] = BotVersionUploadForm()
@@ -90,7 +107,7 @@ def _render_refused(request, template: str, context: dict, wait: int | None):
 @require_POST
 @login_required
 def bot_version_upload(request, bot_id: int):
-    bot = get_object_or_404(Bot.objects.select_related("game", "owner"), pk=bot_id, owner=request.user)
+    bot = _found(access.bot_for_change, user=request.user, bot_id=bot_id)
     form = BotVersionUploadForm(request.POST, request.FILES)
     wait = None
     if form.is_valid() and (wait := _upload_throttled(request, form)) is None:
@@ -103,7 +120,7 @@ def bot_version_upload(request, bot_id: int):
             messages.success(request, f"Version {version.number} was uploaded: a worker is checking it now "
                                       "(it is compiled and plays a smoke match), as the table below shows.")
             return redirect("bot", bot_id=bot.id)
-    page = selectors.bot_page(bot_id=bot.id, viewer=request.user)
+    page = bot_reads.bot_page(bot_id=bot.id, viewer=request.user)
     page["chart"] = _history_chart(page)
     page["version_form"] = form
     return _render_refused(request, "ladder/bot.html", page, wait)
@@ -129,25 +146,23 @@ def bot_upload_page(request):
 
 @login_required
 def my_bots_page(request):
-    return render(request, "ladder/my_bots.html", {"bots": selectors.my_bots(owner=request.user)})
+    return render(request, "ladder/my_bots.html", {"bots": bot_reads.bots_of_owner(user=request.user)})
 
 
 def tournaments_page(request):
-    return render(request, "ladder/tournaments.html", {"tournaments": selectors.tournaments_list()})
+    return render(request, "ladder/tournaments.html", {"tournaments": tournament_reads.tournaments_listed()})
 
 
 def tournament_page(request, tournament_id: int):
-    page = selectors.tournament_page(tournament_id=tournament_id)
-    if page is None:
-        raise Http404("no such tournament")
+    page = _found(tournament_reads.tournament_page, tournament_id=tournament_id)
     page["progress_url"] = reverse("tournament-progress", args=[tournament_id])
     return render(request, "ladder/tournament.html", page)
 
 
 @require_GET
-def tournament_progress(request, tournament_id: int):
-    tournament = get_object_or_404(Tournament, pk=tournament_id)
-    return JsonResponse(selectors.progress_json(tournament=tournament))
+def tournament_progress_json(request, tournament_id: int):
+    tournament = _found(tournament_reads.tournament_get, tournament_id=tournament_id)
+    return JsonResponse(tournament_reads.tournament_progress_summary(tournament=tournament))
 
 
 def _seat_names(match: Match) -> list[str]:
@@ -179,14 +194,18 @@ def _step_from(request, last: int) -> int:
 
 
 def match_page(request, match_id: int):
-    match = selectors.match_with_seats(match_id=match_id)
-    if match is None:
-        raise Http404("no such match")
+    """A match's seats and results and, once it finished, its replay. A match the installed rules cannot
+    replay (played under another rules version, or actions the engine refuses) still shows its result and
+    its actions, with a notice saying why there is no replay."""
+    match = _found(match_reads.match_get, match_id=match_id)
     context = {"match": match, "seats": list(match.seats.all()), "seed": match_public_seed(match),
-               "logs": selectors.match_logs(match=match, viewer=request.user)}
+               "logs": match_reads.match_logs_by_position(match=match, user=request.user)}
     if match.status != Match.Status.FINISHED:
         return render(request, "ladder/match.html", context)
+    refused = match_reads.replay_unavailable_reason(match=match)
     try:
+        if refused is not None:
+            raise replay.ReplayUnavailable(refused.message)
         steps = replay.timeline(game=match.game.slug, players=match.players, seed=match.seed,
                                 options=match.options, actions=match.actions)
         step = _step_from(request, len(steps) - 1)
@@ -211,10 +230,15 @@ def match_page(request, match_id: int):
 
 @require_GET
 def match_frame(request, match_id: int):
-    """One replay step as JSON: ``{"step": {...}, "svg": "<svg...>" | null, "view_json": str | null}``."""
-    match = selectors.match_with_seats(match_id=match_id)
-    if match is None or match.status != Match.Status.FINISHED:
+    """One replay step as JSON: ``{"step": {...}, "svg": "<svg...>" | null, "view_json": str | null}``;
+    ``{"detail"}`` with 410 for a match played under another rules version, 409 when the engine refuses
+    its actions."""
+    match = _found(match_reads.match_get, match_id=match_id)
+    if match.status != Match.Status.FINISHED:
         raise Http404("no finished match with that id")
+    refused = match_reads.replay_unavailable_reason(match=match)
+    if refused is not None:
+        return JsonResponse({"detail": refused.message}, status=refused.status)
     try:
         frame = replay.frame(game=match.game.slug, players=match.players, seed=match.seed, options=match.options,
                              actions=match.actions, step=_step_from(request, len(match.actions)),

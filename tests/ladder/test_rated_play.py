@@ -35,7 +35,7 @@ def record(match_id: int, places=(1, 2)) -> None:
     assert match_record_result(match_id=match_id, token=claim.token, result=result)
 
 
-def leaderboard() -> list[tuple]:
+def rating_rows() -> list[tuple]:
     return sorted(Rating.objects.values_list("bot_id", "elo", "games", "wins", "draws", "losses"))
 
 
@@ -43,14 +43,14 @@ def test_a_users_round_robin_with_a_chosen_seed_leaves_every_leaderboard_rating_
     ada = user_factory()
     own = [bot_factory(owner=ada) for _ in range(2)]
     other = bot_factory()  # another user's bot: anyone's active bot may be benchmarked against
-    before = leaderboard()
+    before = rating_rows()
     tournament = tournament_create(created_by=ada, game_slug="kingdomino", name="farm", seed=11,
                                    bot_ids=[b.id for b in [*own, other]], players_per_match=2, games_per_pairing=2)
     assert not tournament.rated
     for match_id in tournament.matches.values_list("id", flat=True):
         record(match_id)
     assert tournament.matches.filter(status="finished").count() == 6
-    assert leaderboard() == before
+    assert rating_rows() == before
     assert not RatingChange.objects.exists()
     assert not Seat.objects.filter(match__tournament=tournament).exclude(rating_before=None, rating_after=None)
     assert Seat.objects.filter(match__tournament=tournament).exclude(place=None).count() == 12
@@ -129,12 +129,12 @@ def test_rebuild_ratings_replays_only_rated_matches(bot_factory, user_factory, s
                                 bot_ids=ids, players_per_match=2, games_per_pairing=2)
     for index, match_id in enumerate(Match.objects.order_by("?").values_list("id", flat=True)):
         record(match_id, places=(1, 2) if index % 3 else (2, 1))
-    incremental = leaderboard()
+    incremental = rating_rows()
     history = list(RatingChange.objects.values_list("match_id", "bot_id", "before", "after"))
     # A seat of an unrated match rated by an older rule: the rebuild clears it and never counts it.
     Seat.objects.filter(match__tournament=unrated).update(rating_before=1500.0, rating_after=1600.0)
     call_command("rebuild_ratings", "kingdomino")
-    assert leaderboard() == incremental
+    assert rating_rows() == incremental
     assert list(RatingChange.objects.values_list("match_id", "bot_id", "before", "after")) == history
     assert {match_id for match_id, *_ in history} == set(rated.matches.values_list("id", flat=True))
     assert not Seat.objects.filter(match__tournament=unrated).exclude(rating_before=None, rating_after=None)

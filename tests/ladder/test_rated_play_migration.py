@@ -3,20 +3,12 @@ still waiting get secret seeds (theirs derived from that public seed); played ma
 round robins stay unrated with their seeds."""
 
 import pytest
-from django.db import connection
-from django.db.migrations.executor import MigrationExecutor
 
 from ladder.services.scheduling import derive_seed
+from tests.ladder.migration_steps import migrate, migrate_to_latest
 
 BEFORE = [("ladder", "0002_match_tournament_limits")]
 AFTER = [("ladder", "0003_rated_play")]
-
-
-def migrate(targets):
-    executor = MigrationExecutor(connection)
-    executor.loader.build_graph()
-    executor.migrate(targets)
-    return executor.loader.project_state(targets).apps
 
 
 @pytest.mark.django_db(transaction=True)
@@ -45,4 +37,4 @@ def test_an_existing_ladder_becomes_rated_and_its_waiting_matches_get_secret_see
     finally:
         Match.objects.all().delete()
         Tournament.objects.all().delete()
-        migrate(MigrationExecutor(connection).loader.graph.leaf_nodes("ladder"))
+        migrate_to_latest()

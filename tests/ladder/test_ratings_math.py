@@ -16,7 +16,7 @@ from ladder.services.ratings import (
     INITIAL_RATING,
     HeadToHead,
     PairwiseResult,
-    SeatResult,
+    PlacedSeat,
     crosstable,
     elo_deltas,
     expected_score,
@@ -205,20 +205,20 @@ TOURNAMENT = [
 
 
 def test_match_points_default_to_pairwise_score():
-    seats = [SeatResult(*seat) for seat in TOURNAMENT[3]]
+    seats = [PlacedSeat(*seat) for seat in TOURNAMENT[3]]
     # places 2, 1, 2, 4: table 3, 2, 1, 0; the shared second place splits (2 + 1) / 2.
     assert match_points(seats) == [1.5, 3.0, 1.5, 0.0]
 
 
 def test_match_points_from_a_custom_table_and_a_forfeit_placed_last():
-    seats = [SeatResult(*seat) for seat in TOURNAMENT[3]]
+    seats = [PlacedSeat(*seat) for seat in TOURNAMENT[3]]
     assert match_points(seats, {4: [10, 6, 3, 0]}) == [4.5, 10.0, 4.5, 0.0]
-    forfeit = [SeatResult(*seat) for seat in TOURNAMENT[2]]
+    forfeit = [PlacedSeat(*seat) for seat in TOURNAMENT[2]]
     assert match_points(forfeit, {2: [3, 0]}) == [3.0, 0.0]
 
 
 def test_match_points_reject_a_table_of_the_wrong_length():
-    seats = [SeatResult(*seat) for seat in TOURNAMENT[0]]
+    seats = [PlacedSeat(*seat) for seat in TOURNAMENT[0]]
     with pytest.raises(ValueError, match="2 players"):
         match_points(seats, {2: [3, 1, 0]})
 

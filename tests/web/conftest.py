@@ -10,16 +10,13 @@ from __future__ import annotations
 import os
 import random
 import shutil
-from datetime import timedelta
 from pathlib import Path
 
-import factory
 import pytest
-from django.utils import timezone
 
 import engines
 from bots.referee import MatchResult, SeatResult
-from ladder.models import Match, Rating, RatingChange, Seat, Tournament
+from ladder.models import Tournament
 from ladder.services.matches import match_claim, match_record_result
 from ladder.services.tournaments import tournament_create
 
@@ -103,75 +100,6 @@ def tournament_factory(bot_factory):
         return tournament
 
     return make
-
-
-# --- A big history, built in bulk --------------------------------------------------------------------
-
-
-class LadderTournamentFactory(factory.django.DjangoModelFactory):
-    class Meta:
-        model = "ladder.Tournament"
-
-    name = factory.Sequence(lambda n: f"ladder {n}")
-    kind = Tournament.Kind.LADDER
-    players_per_match = 2
-    rated = True
-    seed = None
-
-
-class FinishedMatchFactory(factory.django.DjangoModelFactory):
-    """Built (not saved) so that thousands can go through one ``bulk_create``."""
-
-    class Meta:
-        model = "ladder.Match"
-
-    index = factory.Sequence(lambda n: n)
-    players = 2
-    seed = factory.Sequence(lambda n: n)
-    status = Match.Status.FINISHED
-    finished_at = factory.LazyFunction(timezone.now)
-    duration_s = 0.1
-
-
-@pytest.fixture
-def big_history(bot_factory):
-    """10,000 finished two-player Kingdomino matches between 20 bots, with seats, rating changes and
-    ratings, built with ``bulk_create``. Returns ``{"game", "tournament", "bots", "match_ids"}``."""
-    from ladder.models import Game
-
-    game = Game.objects.get(slug="kingdomino")
-    bots = [bot_factory(game=game, name=f"many-{i:02d}") for i in range(20)]
-    versions = {b.id: b.versions.get() for b in bots}
-    tournament = LadderTournamentFactory(game=game)
-    rng = random.Random(3)
-    start = timezone.now() - timedelta(days=10)
-    matches = Match.objects.bulk_create(
-        [FinishedMatchFactory.build(game=game, tournament=tournament, finished_at=start + timedelta(seconds=i))
-         for i in range(10_000)],
-        batch_size=2000,
-    )
-    elo = {b.id: 1500.0 for b in bots}
-    seats, plan = [], []
-    for match in matches:
-        a, b = rng.sample(bots, 2)
-        winner = rng.random() < 0.5
-        for position, (bot, place) in enumerate(((a, 1 if winner else 2), (b, 2 if winner else 1))):
-            before = elo[bot.id]
-            elo[bot.id] = before + (8.0 if place == 1 else -8.0)
-            seats.append(Seat(match=match, position=position, bot=bot, bot_version=versions[bot.id], score=30 - place,
-                              place=place, outcome="ok", log="", rating_before=before, rating_after=elo[bot.id]))
-            plan.append((match, bot, before, elo[bot.id]))
-    Seat.objects.bulk_create(seats, batch_size=4000)
-    RatingChange.objects.bulk_create(
-        [RatingChange(seat=seat, match=match, bot=bot, game=game, before=before, after=after, delta=after - before)
-         for seat, (match, bot, before, after) in zip(seats, plan, strict=True)],
-        batch_size=4000,
-    )
-    for bot in bots:
-        wins = sum(1 for s in seats if s.bot_id == bot.id and s.place == 1)
-        games = sum(1 for s in seats if s.bot_id == bot.id)
-        Rating.objects.filter(bot=bot).update(elo=elo[bot.id], games=games, wins=wins, losses=games - wins)
-    return {"game": game, "tournament": tournament, "bots": bots, "match_ids": [m.id for m in matches]}
 
 
 # --- The browser -------------------------------------------------------------------------------------

@@ -173,8 +173,8 @@ def test_tournament_page_has_progress_standings_fit_and_crosstable(client, tourn
     response = client.get(f"/tournaments/{tournament.id}/")
     standings = response.context["standings"]
     assert len(standings) == 4
-    assert all(row["fit"].low < row["fit"].rating < row["fit"].high for row in standings)
-    assert sum(row["fit"].rating for row in standings) == pytest.approx(4 * 1500.0)
+    assert all(row["rating_low"] < row["rating"] < row["rating_high"] for row in standings)
+    assert sum(row["rating"] for row in standings) == pytest.approx(4 * 1500.0)
     assert len(response.context["crosstable"]) == 4
     assert response.context["progress"]["percent"] == 100
     progress = client.get(f"/tournaments/{tournament.id}/progress/").json()

@@ -6,7 +6,7 @@ from ladder.models import Match, RatingChange
 from ladder.services.tournaments import tournament_create
 from tests.conftest import FIRST_LEGAL_BOT, LAST_LEGAL_BOT
 from tests.factories import BotFactory
-from workers.code_cache import CodeCache
+from workers.code_cache import CodeBytesCache
 from workers.execution import match_execute
 
 pytestmark = pytest.mark.django_db
@@ -50,7 +50,7 @@ def test_a_match_that_cannot_be_played_is_retried_then_failed(match, settings):
 
 
 def test_code_is_fetched_once_per_checksum(match):
-    cache = CodeCache()
+    cache = CodeBytesCache()
     shas = list(match.seats.values_list("bot_version__sha256", flat=True))
     first = cache.get_many(shas)
     again = cache.get_many(shas)

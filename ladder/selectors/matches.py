@@ -1,0 +1,169 @@
+"""Reading matches: lists, one match with its seats, seat results for the tables, logs, and replays.
+
+Public reads leave out the bulky private columns (bot code, bot logs); logs come only through
+``ladder.services.access``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from django.db.models import Prefetch, Q, QuerySet
+
+import engines
+from ladder.models import Game, Match, Seat, Tournament
+from ladder.services import access
+from ladder.services.errors import ServiceError
+from ladder.services.ratings import PlacedSeat
+
+# Recent matches listed on the home, leaderboard, bot and tournament pages.
+RECENT_MATCHES = 15
+
+
+def seat_results_by_match(rows: Iterable[tuple]) -> dict[int, list[PlacedSeat]]:
+    """``(match_id, bot_id, place, score, outcome)`` rows, sorted by match then seat, as the match data of
+    ``ladder.services.ratings``, by match id.
+
+    A seat forfeited when ``Seat.outcome_forfeits`` says so. A finished match always has places; a seat
+    without one (a corrupt row) is read as last of its match rather than dropped or failing the page.
+    """
+    grouped: dict[int, list[tuple]] = {}
+    for match_id, *seat in rows:
+        grouped.setdefault(match_id, []).append(seat)
+    return {
+        match_id: [
+            PlacedSeat(bot_id, place or len(seats), score or 0, Seat.outcome_forfeits(outcome))
+            for bot_id, place, score, outcome in seats
+        ]
+        for match_id, seats in grouped.items()
+    }
+
+
+def finished_seat_results(seat_filter: Q) -> dict[int, list[PlacedSeat]]:
+    """The seats matching ``seat_filter`` of finished matches, as :func:`seat_results_by_match` reads them,
+    in match order. One query."""
+    rows = (
+        Seat.objects.filter(seat_filter, match__status=Match.Status.FINISHED)
+        .order_by("match_id", "position")
+        .values_list("match_id", "bot_id", "place", "score", "outcome")
+    )
+    return seat_results_by_match(rows)
+
+
+def _public_seats() -> QuerySet[Seat]:
+    return (
+        Seat.objects.select_related("bot", "bot__owner", "bot_version")
+        .defer("log", "bot_version__code")
+        .order_by("position")
+    )
+
+
+def matches_listed() -> QuerySet[Match]:
+    """Every match with its game, tournament (whether it is rated, for the seed) and seats (bot, owner,
+    version) prefetched: two queries per page, and no ``actions`` (a list shows no moves)."""
+    return (
+        Match.objects.select_related("game", "tournament")
+        .defer("actions")
+        .prefetch_related(Prefetch("seats", queryset=_public_seats()))
+    )
+
+
+def match_get(*, match_id: int) -> Match:
+    """One match with its game, tournament and seats (bot, owner, version; logs left out), or
+    ServiceError 404. Two queries."""
+    match = (
+        Match.objects.select_related("game", "tournament")
+        .prefetch_related(Prefetch("seats", queryset=_public_seats()))
+        .filter(pk=match_id)
+        .first()
+    )
+    if match is None:
+        raise ServiceError(f"no match with id {match_id}", status=404)
+    return match
+
+
+def finished_matches_with_seats() -> QuerySet[Match]:
+    """Finished matches with their game and seats (bot; logs left out) prefetched."""
+    seats = Seat.objects.select_related("bot").defer("log").order_by("position")
+    return (
+        Match.objects.filter(status=Match.Status.FINISHED)
+        .select_related("game")
+        .prefetch_related(Prefetch("seats", queryset=seats))
+    )
+
+
+def recent_matches(*, game: Game | None = None, tournament: Tournament | None = None,
+                   limit: int = RECENT_MATCHES) -> list[Match]:
+    """The newest finished matches (by id, which follows scheduling), with their seats and bots."""
+    matches = finished_matches_with_seats()
+    if game is not None:
+        matches = matches.filter(game=game)
+    if tournament is not None:
+        matches = matches.filter(tournament=tournament)
+    return list(matches.order_by("-id")[:limit])
+
+
+def match_logs_by_position(*, match: Match, user) -> dict[int, str]:
+    """The logs of ``match``'s seats that ``user`` may read (``access``), by seat position. No query for a
+    visitor who is not logged in."""
+    seats = access.seats_with_logs_readable_by(user).filter(match=match)
+    return dict(seats.values_list("position", "log"))
+
+
+class ReplayUnavailable(ServiceError):
+    """A finished match that cannot be replayed by the engine installed now: its game's rules changed
+    since it was played (410), or its stored actions do not fit them (409). Its actions and its result
+    stay readable."""
+
+
+def replay_unavailable_reason(*, match: Match) -> ReplayUnavailable | None:
+    """Why ``match`` (finished) cannot be replayed by the installed rules, before trying: its game is no
+    longer installed, or it was played under another ``rules_version``. None when the versions agree, and
+    for a match stored without a version (scheduled by code that did not record it, so under the rules
+    installed then): its replay is tried, and an engine failure is :func:`replay_failed`."""
+    try:
+        game = engines.get(match.game.slug)
+    except KeyError:
+        return ReplayUnavailable(f"match {match.id} cannot be replayed: the game {match.game.slug!r} is not "
+                                 "installed on this server. Its actions and its result can still be read "
+                                 f"(GET /api/matches/{match.id}/ and the match's page).", status=410)
+    if match.rules_version is not None and match.rules_version != game.rules_version:
+        return ReplayUnavailable(
+            f"match {match.id} was played under version {match.rules_version} of the {match.game.slug} rules, "
+            f"and the server now plays version {game.rules_version}: the rules changed since, so its moves "
+            f"cannot be replayed. Its actions and its result (scores, places, outcomes) can still be read "
+            f"(GET /api/matches/{match.id}/ and the match's page).", status=410,
+        )
+    return None
+
+
+def replay_failed(*, match: Match, error: Exception) -> ReplayUnavailable:
+    """The answer for a match whose stored actions the engine refused or failed on while replaying."""
+    return ReplayUnavailable(
+        f"match {match.id} cannot be replayed: its stored actions do not fit the {match.game.slug} rules as "
+        f"installed now ({type(error).__name__}: {error}). Its actions and its result (scores, places, "
+        f"outcomes) can still be read (GET /api/matches/{match.id}/ and the match's page).", status=409,
+    )
+
+
+def match_replay(*, match_id: int) -> dict:
+    """``{"actions", "frames"}`` of a finished match: the spectator view before the first action and after
+    each one, recomputed by the engine.
+
+    ServiceError 404 for no such match, 409 until it finished; ``ReplayUnavailable`` (410) when it was
+    played under another ``rules_version`` of its game, or (409) when the engine fails on its actions.
+    """
+    match = Match.objects.select_related("game").filter(pk=match_id).first()
+    if match is None:
+        raise ServiceError(f"no match with id {match_id}", status=404)
+    if match.status != Match.Status.FINISHED:
+        raise ServiceError(f"match {match_id} is {match.status}; its replay exists once it finished: poll "
+                           f"GET /api/matches/{match_id}/ until status is finished", status=409)
+    unavailable = replay_unavailable_reason(match=match)
+    if unavailable is not None:
+        raise unavailable
+    try:
+        frames = engines.replay(match.game.slug, match.players, match.seed, match.options, match.actions)
+    except Exception as error:  # noqa: BLE001 - any engine fault on stored actions is this one answer
+        raise replay_failed(match=match, error=error) from error
+    return {"actions": match.actions, "frames": frames}
