@@ -73,3 +73,20 @@ def race():
     engines._registry.pop(game.name, None)
 
 
+
+
+@pytest.fixture(scope="module")
+def sandbox(tmp_path_factory):
+    """A real zygote sandbox of its own for each test module (skipped, or failed in CI, where the machine
+    cannot isolate bots)."""
+    from sandbox_helpers import skip_without_isolation
+
+    from bots.sandbox import SandboxUnavailable
+    from bots.sandbox.zygote import ZygoteSandbox
+
+    try:
+        box = ZygoteSandbox(tmp_path_factory.mktemp("code-cache")).start()
+    except SandboxUnavailable as exc:
+        skip_without_isolation(exc)
+    yield box
+    box.close()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import textwrap
+from pathlib import Path
 
 import pytest
 
@@ -36,3 +37,21 @@ def skip_without_isolation(reason: object) -> None:
     if os.environ.get("CI"):
         pytest.fail(f"CI must run the real sandbox, but isolation is unavailable here: {reason}")
     pytest.skip(f"no isolation on this machine: {reason}")
+
+
+def live_processes(*, uids: set[int] = frozenset(), name: str | None = None) -> list[str]:
+    """Live processes (not zombies) whose uid is one of ``uids`` or whose name is ``name``, each as
+    ``"pid name uid"``."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            status = (entry / "status").read_text()
+        except OSError:
+            continue
+        fields = dict(line.split(":", 1) for line in status.splitlines() if ":" in line)
+        process_name, uid = fields.get("Name", "").strip(), int(fields["Uid"].split()[0])
+        if (uid in uids or process_name == name) and not fields["State"].strip().startswith("Z"):
+            found.append(f"{entry.name} {process_name} {uid}")
+    return found

@@ -8,11 +8,8 @@ import platform
 from pathlib import Path
 
 import pytest
-from sandbox_helpers import skip_without_isolation
 
 from bots.referee import BotSpec, Limits, play_match
-from bots.sandbox import SandboxUnavailable
-from bots.sandbox.zygote import ZygoteSandbox
 
 # The colluder calls futex, mincore, inotify and SysV IPC by their x86-64 numbers.
 pytestmark = pytest.mark.skipif(platform.machine() != "x86_64", reason="the colluder uses x86-64 numbers")
@@ -22,16 +19,6 @@ REFUSED_BY_THE_FILTER = ("flock", "record-lock", "ofd-lock", "inotify", "dnotify
                          "futex-private-wait", "futex-shared-mapping")
 HIDDEN_BY_NAMESPACES = ("abstract-socket", "dev-shm", "tmp", "signals")
 REFUSED_IPC = ("sysv-sem", "sysv-shm", "sysv-msg", "posix-mqueue")
-
-
-@pytest.fixture(scope="module")
-def sandbox(tmp_path_factory):
-    try:
-        box = ZygoteSandbox(tmp_path_factory.mktemp("code-cache")).start()
-    except SandboxUnavailable as exc:
-        skip_without_isolation(exc)
-    yield box
-    box.close()
 
 
 def test_two_copies_of_a_colluder_find_no_channel(sandbox, race):

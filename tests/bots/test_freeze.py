@@ -19,10 +19,10 @@ import time
 from pathlib import Path
 
 import pytest
-from sandbox_helpers import FIRST_BOT, bot_source, skip_without_isolation
+from sandbox_helpers import FIRST_BOT, bot_source
 
 from bots.referee import BotSpec, Limits, play_match
-from bots.sandbox import SandboxUnavailable, cgroups
+from bots.sandbox import cgroups
 from bots.sandbox.zygote import ZygoteSandbox, _read_line
 
 HOSTILE = Path(__file__).parent / "hostile"
@@ -38,16 +38,6 @@ SPINNER = bot_source("""
 LIMITS = Limits(move_ms=2000, bank_ms=0, start_ms=5000, memory_mb=128)
 _START = b'{"type":"start","game":"race","seat":0,"players":2,"options":{}}\n'
 _ACT = b'{"type":"act","observation":{},"legal_actions":[1,2],"time_left_ms":1000}\n'
-
-
-@pytest.fixture(scope="module")
-def sandbox(tmp_path_factory):
-    try:
-        box = ZygoteSandbox(tmp_path_factory.mktemp("code-cache")).start()
-    except SandboxUnavailable as exc:
-        skip_without_isolation(exc)
-    yield box
-    box.close()
 
 
 def thinker_turns(log: str) -> list[dict]:

@@ -15,7 +15,7 @@ import uuid
 from pathlib import Path
 
 import pytest
-from sandbox_helpers import skip_without_isolation
+from sandbox_helpers import live_processes
 
 from bots.referee import BotSpec, Limits, play_match
 from bots.sandbox import SandboxUnavailable
@@ -30,16 +30,6 @@ OPPONENT = (f"# {MARKER}\n"
 LIMITS = Limits(move_ms=400, bank_ms=200, start_ms=5000, memory_mb=128, log_bytes=16384)
 
 
-@pytest.fixture(scope="module")
-def sandbox(tmp_path_factory):
-    try:
-        box = ZygoteSandbox(tmp_path_factory.mktemp("code-cache")).start()
-    except SandboxUnavailable as exc:
-        skip_without_isolation(exc)
-    yield box
-    box.close()
-
-
 def hostile(name: str, **constants) -> bytes:
     header = "".join(f"{key} = {value!r}\n" for key, value in constants.items())
     return (header + (HOSTILE / f"{name}.py").read_text()).encode()
@@ -50,23 +40,10 @@ def bot_uid_processes(box: ZygoteSandbox) -> list[str]:
     kernel. (Other sandboxes on the machine may be running bots of their own meanwhile.)"""
     deadline = time.monotonic() + 2
     while True:
-        found = []
-        for entry in Path("/proc").iterdir():
-            if not entry.name.isdigit():
-                continue
-            try:
-                status = (entry / "status").read_text()
-            except OSError:
-                continue
-            fields = dict(line.split(":", 1) for line in status.splitlines() if ":" in line)
-            uid = int(fields["Uid"].split()[0])
-            if uid in box.uids_used and not fields["State"].strip().startswith("Z"):
-                found.append(f"{entry.name} {fields['Name'].strip()}")
+        found = live_processes(uids=box.uids_used)
         if not found or time.monotonic() > deadline:
             return found
         time.sleep(0.05)
-
-
 
 
 def play(box, race, code: bytes, limits: Limits = LIMITS):

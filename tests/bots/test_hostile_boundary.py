@@ -12,24 +12,12 @@ from __future__ import annotations
 import time
 
 import pytest
-from sandbox_helpers import GREEDY_BOT, skip_without_isolation
+from sandbox_helpers import GREEDY_BOT
 from test_hostile import OPPONENT, bot_uid_processes, hostile
 
 from bots.referee import BotSpec, Limits, play_match
-from bots.sandbox import SandboxUnavailable
-from bots.sandbox.zygote import ZygoteSandbox
 
 LIMITS = Limits(move_ms=400, bank_ms=200, start_ms=5000, memory_mb=128, log_bytes=16384)
-
-
-@pytest.fixture(scope="module")
-def sandbox(tmp_path_factory):
-    try:
-        box = ZygoteSandbox(tmp_path_factory.mktemp("code-cache")).start()
-    except SandboxUnavailable as exc:
-        skip_without_isolation(exc)
-    yield box
-    box.close()
 
 
 def assert_storable(text: str) -> None:

@@ -19,10 +19,9 @@ import uuid
 from pathlib import Path
 
 import pytest
-from sandbox_helpers import FIRST_BOT, skip_without_isolation
+from sandbox_helpers import FIRST_BOT, live_processes, skip_without_isolation
 
 from bots.referee import BotSpec, Limits, play_match
-from bots.sandbox import SandboxUnavailable
 from bots.sandbox.zygote import ZygoteSandbox
 
 HERE = Path(__file__).parent
@@ -35,19 +34,7 @@ def immortal(token: str) -> bytes:
 
 def processes_named(token: str, uids: set[int] = frozenset()) -> list[str]:
     """Live processes (not zombies) whose name is ``token`` or whose uid is one of ``uids``."""
-    found = []
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            status = (entry / "status").read_text()
-        except OSError:
-            continue
-        fields = dict(line.split(":", 1) for line in status.splitlines() if ":" in line)
-        named = fields.get("Name", "").strip() == token or int(fields["Uid"].split()[0]) in uids
-        if named and not fields["State"].strip().startswith("Z"):
-            found.append(f"{entry.name} uid {fields['Uid'].split()[0]}")
-    return found
+    return live_processes(uids=set(uids), name=token)
 
 
 def wait_for(condition, timeout_s: float) -> bool:
@@ -61,16 +48,6 @@ def wait_for(condition, timeout_s: float) -> bool:
 
 def new_token() -> str:
     return "imm" + uuid.uuid4().hex[:12]  # a process name holds 15 characters
-
-
-@pytest.fixture(scope="module")
-def sandbox(tmp_path_factory):
-    try:
-        box = ZygoteSandbox(tmp_path_factory.mktemp("code-cache")).start()
-    except SandboxUnavailable as exc:
-        skip_without_isolation(exc)
-    yield box
-    box.close()
 
 
 def test_a_bot_that_clears_its_parent_death_signal_dies_with_its_match(sandbox, race):

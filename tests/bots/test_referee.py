@@ -5,11 +5,9 @@ from __future__ import annotations
 import os
 
 import pytest
-from sandbox_helpers import FIRST_BOT, bot_source, skip_without_isolation
+from sandbox_helpers import FIRST_BOT, bot_source
 
 from bots.referee import BotSpec, Limits, play_match
-from bots.sandbox import SandboxUnavailable
-from bots.sandbox.zygote import ZygoteSandbox
 
 SLOW_BOT = bot_source("""
     import time
@@ -18,16 +16,6 @@ SLOW_BOT = bot_source("""
         time.sleep(0.3)
         return legal_actions[0]
 """)
-
-
-@pytest.fixture(scope="module")
-def sandbox(tmp_path_factory):
-    try:
-        box = ZygoteSandbox(tmp_path_factory.mktemp("code-cache")).start()
-    except SandboxUnavailable as exc:
-        skip_without_isolation(exc)
-    yield box
-    box.close()
 
 
 def test_time_beyond_each_move_is_drawn_from_the_bank(sandbox, race):
