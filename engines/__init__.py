@@ -9,12 +9,24 @@ from __future__ import annotations
 
 import importlib
 
-from engines.base import Chance, Game, IllegalAction, State, competition_ranking, find_action, same_action
+from engines.base import (
+    Chance,
+    Game,
+    GameFacts,
+    IllegalAction,
+    Information,
+    State,
+    competition_ranking,
+    find_action,
+    same_action,
+)
 
 __all__ = [
     "Chance",
     "Game",
+    "GameFacts",
     "IllegalAction",
+    "Information",
     "State",
     "competition_ranking",
     "find_action",
