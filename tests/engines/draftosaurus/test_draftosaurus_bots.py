@@ -65,5 +65,5 @@ def test_greedy_bot_prefers_points_now():
     state.zoos[0].pens["king_of_the_jungle"] = ["spinosaurus"]
     state.hands[0] = ["triceratops", "stegosaurus"]
     state.roller = 0
-    state._invalidate()
+    state.reset_legal_cache()
     assert act(state.observation(0), state.legal_actions())["to"] == "woody_trio"  # completes the trio: 7
