@@ -154,7 +154,8 @@ class State(ABC):
 
     * ``_legal_actions()`` lists the current decision's actions. The base calls it once per position
       (the list is cached until the next ``apply`` or :meth:`reset_legal_cache`) and never hands that
-      list out: ``legal_actions()`` returns a copy, so a caller that mutates it changes nothing.
+      list out: ``legal_actions()`` returns a copy, so a caller that mutates it changes nothing. Nor does
+      the base change it, so a game may return a list it shares between positions.
     * ``_apply(action)`` plays an action that the base has already checked: ``action`` is the cached
       element equal to what the caller sent (the game may keep it, but must not mutate it).
     * ``_observation(player)`` for a seat the base has already checked; it and ``view()`` build a fresh
