@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from ds_helpers import GAME
+from draftosaurus_helpers import GAME
 
 from bots.loader import bind, load_bot, load_module
 

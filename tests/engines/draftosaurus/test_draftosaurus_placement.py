@@ -6,7 +6,7 @@ from __future__ import annotations
 import itertools
 
 import pytest
-from ds_helpers import (
+from draftosaurus_helpers import (
     SUMMER,
     WINTER,
     destinations,

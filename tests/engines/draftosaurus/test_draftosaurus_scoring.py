@@ -4,7 +4,16 @@ examples A and B, and engine decisions ED-9, ED-15 and ED-16."""
 from __future__ import annotations
 
 import pytest
-from ds_helpers import SUMMER, SUMMER_WINTER, WINTER, new, position, quarantine_position, random_playout, zoo
+from draftosaurus_helpers import (
+    SUMMER,
+    SUMMER_WINTER,
+    WINTER,
+    new,
+    position,
+    quarantine_position,
+    random_playout,
+    zoo,
+)
 
 from engines.draftosaurus.scoring import all_scores, pen_scores, zoo_score
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ds_helpers import (
+from draftosaurus_helpers import (
     SUMMER,
     SUMMER_WINTER,
     WINTER,
