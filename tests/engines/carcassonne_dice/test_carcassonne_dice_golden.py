@@ -7,9 +7,10 @@ close cities, score and end on 42 points rather than at the round cap.
 from __future__ import annotations
 
 import pytest
-from goldens import ROOT, Playthrough, check
+from bot_matches import examples
+from goldens import Playthrough, check
 
-EXAMPLES = ROOT / "bots" / "examples" / "carcassonne_dice"
+EXAMPLES = examples("carcassonne_dice")
 
 
 def example_bots(players: int, options: dict, bot_files: list[str]):

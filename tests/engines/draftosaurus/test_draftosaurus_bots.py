@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
+from bot_matches import examples, play_match
 from draftosaurus_helpers import GAME
 
 from bots.loader import bind, load_bot, load_module
 
-EXAMPLES = Path(__file__).resolve().parents[3] / "bots" / "examples" / "draftosaurus"
+EXAMPLES = examples("draftosaurus")
 RANDOM_BOT = EXAMPLES / "random_bot.py"
 GREEDY_BOT = EXAMPLES / "greedy_bot.py"
 
@@ -18,14 +17,7 @@ def play(players, seed, options, modules):
     """One game with ``modules[seat]`` deciding for each seat; returns the final state."""
     acts = [bind(module, game="draftosaurus", seat=seat, players=players, options=options)
             for seat, module in enumerate(modules)]
-    state = GAME.new_state(players, seed, options)
-    while not state.is_terminal():
-        seat = state.current_player()
-        legal = state.legal_actions()
-        action = acts[seat](state.observation(seat), legal)
-        assert action in legal
-        state.apply(action)
-    return state
+    return play_match(GAME.new_state(players, seed, options), acts)
 
 
 @pytest.mark.parametrize(("players", "options"), GAME.variants())
