@@ -38,7 +38,7 @@ _COLLECT_KEY = ("collect", "KNIGHT")
 _FLAG_ACTIONS = {"roll": _ROLL_KEY, "stop": _STOP_KEY, "score": _SCORE_KEY, "keep_knight": _KEEP_KEY}
 
 
-def action_key(action: dict) -> tuple:
+def log_key(action: dict) -> tuple:
     """The compact tuple a legal action is logged as (views spell it out again, see ``_copy_entry``)."""
     ((name, value),) = action.items()
     if name in _FLAG_ACTIONS:
@@ -86,7 +86,7 @@ class CarcassonneDiceState(State):
 
     def _apply(self, action: dict) -> None:
         """Play one legal decision of the active seat."""
-        key = action_key(action)
+        key = log_key(action)
         seat = self.active
         # The key stands for the action in the log; views spell it out (see _copy_entry).
         self._log({"seat": seat, "action": key})
