@@ -16,7 +16,8 @@ registering it; nothing here names a game. What it asserts:
   playout is longer than ``max_game_length``, and only a ``simultaneous`` game hides a choice;
 * ``ranking()`` is a competition ranking that agrees with ``scores()``: a strictly higher score means a
   strictly better place, except for a seat placed first alone by an instant win;
-* bad player counts, seeds and options raise ``ValueError`` with a message;
+* bad player counts, seeds and options raise ``ValueError`` with a message, and so does an observation
+  for a seat that is not in the game;
 * secrecy: ``resample_hidden(player, seed)`` keeps ``observation(player)`` identical while re-dealing
   what that player cannot see; for games that declare ``hidden_information`` the re-deal must actually
   change the spectator view at some point, so the check cannot pass vacuously.
@@ -289,6 +290,15 @@ def test_bad_player_counts_seeds_and_options_raise_value_error(name):
         wrong = "a string" if not isinstance(default, str) else 12345
         with pytest.raises(ValueError, match=key):
             game.new_state(game.min_players, 1, {key: wrong})
+
+
+@pytest.mark.parametrize("name", GAMES)
+def test_observation_of_a_seat_not_in_the_game_raises_value_error(name):
+    game = engines.get(name)
+    state = game.new_state(game.min_players, 1)
+    for seat in (-1, game.min_players, True, "0", None, 0.0):
+        with pytest.raises(ValueError, match="no seat"):
+            state.observation(seat)
 
 
 @pytest.mark.parametrize("name", GAMES)
