@@ -12,14 +12,14 @@ the site, the bots) talks to games only through the methods declared here:
   booleans, ``None``), so they cross process boundaries and are stored as they are.
 * :class:`IllegalAction` is raised by ``apply`` for anything that is not in ``legal_actions()``; the
   state is left exactly as it was.
+* :class:`Chance` is the only randomness an engine may use. It is built on ``random.Random.random()``
+  alone, the one method whose sequence Python promises to keep across versions, so that
+  ``(game, players, seed, options, actions)`` replays the same game on any machine.
 
 The base classes own the public contract (OpenSpiel style): checking arguments and actions, the
 legal-action cache, the copies handed out and cloning. A game implements only its rules:
 ``Game._new_state`` and ``State._legal_actions``, ``State._apply``, ``State._observation``, ``State.view``
 and the results.
-* :class:`Chance` is the only randomness an engine may use. It is built on ``random.Random.random()``
-  alone, the one method whose sequence Python promises to keep across versions, so that
-  ``(game, players, seed, options, actions)`` replays the same game on any machine.
 
 Engines import nothing of the project beyond this module.
 """
