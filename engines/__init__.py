@@ -2,19 +2,33 @@
 
 ``engines.get(name)`` returns a :class:`~engines.base.Game`; ``engines.names()`` lists the games that are
 installed. Each game package registers itself when imported; the registry imports the known packages on
-first use, so adding a game means writing its package and adding its name to ``_PACKAGES``.
+first use, so adding a game means writing its package (its :class:`~engines.base.GameFacts`, a
+:class:`~engines.base.Game` and a :class:`~engines.base.State` that implements the rules' hooks) and adding
+its name to ``_PACKAGES``.
 """
 
 from __future__ import annotations
 
 import importlib
 
-from engines.base import Chance, Game, IllegalAction, State, competition_ranking, find_action, same_action
+from engines.base import (
+    Chance,
+    Game,
+    GameFacts,
+    IllegalAction,
+    Information,
+    State,
+    competition_ranking,
+    find_action,
+    same_action,
+)
 
 __all__ = [
     "Chance",
     "Game",
+    "GameFacts",
     "IllegalAction",
+    "Information",
     "State",
     "competition_ranking",
     "find_action",

@@ -4,7 +4,9 @@ An engine is a package under ``engines/`` that defines a :class:`Game` subclass 
 instance of it with :func:`engines.register`. Everything above the engines (the referee, the workers,
 the site, the bots) talks to games only through the methods declared here:
 
-* :class:`Game` describes a game (name, title, player range, options) and deals new states.
+* :class:`GameFacts` is what a game is (players, chance, simultaneous moves, information, a bound on its
+  length, the version of its rules), declared once at the top of its package as data.
+* :class:`Game` describes a game (its facts, options) and deals new states.
 * :class:`State` is one position of one match. It is mutated by :meth:`State.apply`; every other method
   only reads it. Actions, observations and views are plain JSON values (dicts, lists, strings, numbers,
   booleans, ``None``), so they cross process boundaries and are stored as they are.
@@ -14,18 +16,27 @@ the site, the bots) talks to games only through the methods declared here:
   alone, the one method whose sequence Python promises to keep across versions, so that
   ``(game, players, seed, options, actions)`` replays the same game on any machine.
 
+The base classes own the public contract (OpenSpiel style): checking arguments and actions, the
+legal-action cache, the copies handed out and cloning. A game implements only its rules:
+``Game._new_state`` and ``State._legal_actions``, ``State._apply``, ``State._observation``, ``State.view``
+and the results.
+
 Engines import nothing of the project beyond this module.
 """
 
 from __future__ import annotations
 
 import copy
+import enum
 import json
 import random
 import reprlib
 from abc import ABC, abstractmethod
 from collections.abc import Iterable, MutableSequence, Sequence
-from typing import Any, TypeVar
+from dataclasses import dataclass
+from typing import Any, ClassVar, TypeVar
+
+import orjson
 
 JSON = Any
 T = TypeVar("T")
@@ -46,8 +57,7 @@ class Chance:
     __slots__ = ("_rng",)
 
     def __init__(self, seed: int) -> None:
-        if isinstance(seed, bool) or not isinstance(seed, int):
-            raise ValueError(f"seed must be an integer, got {seed!r}")
+        check_seed(seed)
         self._rng = random.Random(seed)
 
     def random(self) -> float:
@@ -93,37 +103,114 @@ class Chance:
         return twin
 
 
+class Information(enum.Enum):
+    """Whether every seat sees the whole position (OpenSpiel's ``Information``)."""
+
+    PERFECT = "perfect"
+    #: Some seat cannot see part of the position (face-down stacks, hidden hands, pending choices).
+    IMPERFECT = "imperfect"
+
+
+@dataclass(frozen=True)
+class GameFacts:
+    """What a game is, declared once at the top of its package (OpenSpiel's ``_GAME_TYPE``/``_GAME_INFO``).
+
+    :class:`Game` derives ``name``, ``title``, ``min_players``, ``max_players``, ``rules_version`` and
+    ``hidden_information`` from it, and the conformance suite checks every fact by random play.
+    """
+
+    name: str
+    title: str
+    min_players: int
+    max_players: int
+    #: Dice, shuffles or draws: all of it from the seeded :class:`Chance`, consumed in a fixed order.
+    chance: bool
+    #: Some decisions are taken by several seats at once (asked one seat at a time, kept hidden).
+    simultaneous: bool
+    information: Information
+    #: An upper bound on the number of decisions of a match, in every configuration (OpenSpiel's
+    #: ``max_game_length``): what a referee may rely on to tell a runaway engine from a long game.
+    max_game_length: int
+    #: Version of the rules implementation; bump it when a change alters how a recorded match replays.
+    rules_version: int
+
+    def __post_init__(self) -> None:
+        if not self.name or not self.title:
+            raise ValueError("a game needs a name and a title")
+        if not 1 <= self.min_players <= self.max_players:
+            raise ValueError(f"bad player range {self.min_players}..{self.max_players} for {self.name}")
+        if self.max_game_length < 1 or self.rules_version < 1:
+            raise ValueError(f"max_game_length and rules_version of {self.name} must be positive")
+
+
 class State(ABC):
     """One position of a match. Only ``apply`` changes it.
 
     Decisions are sequential: at any time exactly one seat (``current_player()``) decides, or none once
     the game is over. Games with simultaneous choices ask the seats one at a time and keep each choice
     hidden from the others until all have chosen.
+
+    The base class owns the public contract; a game implements the underscored hooks:
+
+    * ``_legal_actions()`` lists the current decision's actions. The base calls it once per position
+      (the list is cached until the next ``apply`` or :meth:`reset_legal_cache`) and never hands that
+      list out: ``legal_actions()`` returns a copy, so a caller that mutates it changes nothing. Nor does
+      the base change it, so a game may return a list it shares between positions.
+    * ``_apply(action)`` plays an action that the base has already checked: ``action`` is the cached
+      element equal to what the caller sent (the game may keep it, but must not mutate it).
+    * ``_observation(player)`` for a seat the base has already checked; it and ``view()`` build a fresh
+      JSON value on each call that shares no list or dict with the state.
+
+    A state keeps its seat count in ``players``.
     """
+
+    players: int
+    #: The current position's legal actions as ``_legal_actions()`` listed them; ``None`` until asked.
+    _legal_cache: list[JSON] | None = None
+    #: The same list encoded once, so that every hand-out is one fast decode.
+    _legal_bytes: bytes | None = None
 
     @abstractmethod
     def current_player(self) -> int | None:
         """The seat (0-based) whose decision it is, or ``None`` once the game is over."""
 
-    @abstractmethod
     def legal_actions(self) -> list[JSON]:
         """Every action the current player may take, as JSON values; never empty before the end.
 
         The order is deterministic (the same position always lists the same actions in the same order).
-        After the end it is ``[]``.
+        After the end it is ``[]``. The list is the caller's own: changing it changes nothing here.
         """
+        encoded = self._legal_bytes
+        if encoded is None:
+            legal = self._cached_legal()
+            try:
+                encoded = orjson.dumps(legal)
+            except TypeError:
+                # Beyond orjson's range (say an integer over 64 bits): copy it the slow way.
+                return copy.deepcopy(legal)
+            self._legal_bytes = encoded
+        return orjson.loads(encoded)
 
-    @abstractmethod
     def apply(self, action: JSON) -> None:
         """Play ``action`` for the current player.
 
         Raises :class:`IllegalAction` (and changes nothing) if ``action`` is not equal, as JSON, to one of
         ``legal_actions()``, or if the game is over.
         """
+        if self.is_terminal():
+            raise IllegalAction("the game is over")
+        chosen = find_action(self._cached_legal(), action)
+        self.reset_legal_cache()
+        self._apply(chosen)
 
-    @abstractmethod
     def observation(self, player: int) -> dict:
-        """What ``player`` may know now, as a JSON object; nothing the rules keep secret from them."""
+        """What ``player`` may know now, as a JSON object; nothing the rules keep secret from them.
+
+        Raises ``ValueError`` for a seat that is not in the game.
+        """
+        if isinstance(player, bool) or not isinstance(player, int) or not 0 <= player < self.players:
+            raise ValueError(f"no seat {player!r} in a {self.players}-player game")
+        return self._observation(player)
 
     @abstractmethod
     def view(self) -> dict:
@@ -145,8 +232,15 @@ class State(ABC):
         """
 
     def clone(self) -> State:
-        """An independent copy: applying actions to one never changes the other."""
-        return copy.deepcopy(self)
+        """An independent copy: applying actions to one never changes the other.
+
+        The copy starts as a shallow one; :meth:`_copy_parts` gives it its own mutable parts.
+        """
+        twin = object.__new__(type(self))
+        twin.__dict__.update(self.__dict__)
+        self._copy_parts(twin)
+        twin.reset_legal_cache()
+        return twin
 
     def resample_hidden(self, player: int, seed: int) -> State:
         """A copy that ``player`` cannot tell apart from this one, with what they cannot see re-dealt.
@@ -159,14 +253,49 @@ class State(ABC):
         """
         return self.clone()
 
+    def reset_legal_cache(self) -> None:
+        """Forget the cached legal actions: for code that changes a position outside ``apply``
+        (``resample_hidden``, a test that sets up a position by hand)."""
+        self._legal_cache = self._legal_bytes = None
+
+    # The hooks a game implements.
+
+    def _legal_actions(self) -> list[JSON]:
+        """The current decision's legal actions in their canonical order (``[]`` after the end)."""
+        raise NotImplementedError(f"{type(self).__name__} does not list its legal actions")
+
+    def _apply(self, action: JSON) -> None:
+        """Play ``action``, an element of the cached ``_legal_actions()`` list."""
+        raise NotImplementedError(f"{type(self).__name__} does not apply actions")
+
+    def _observation(self, player: int) -> dict:
+        """What ``player`` (a valid seat) may know, as a fresh JSON object."""
+        raise NotImplementedError(f"{type(self).__name__} does not observe")
+
+    def _copy_parts(self, twin: State) -> None:
+        """Give ``twin``, a shallow copy of this state, its own copy of every part ``_apply`` mutates.
+
+        The default deep-copies everything; games override it with copies of just what changes.
+        """
+        twin.__dict__.update(copy.deepcopy(self.__dict__))
+
+    def _cached_legal(self) -> list[JSON]:
+        legal = self._legal_cache
+        if legal is None:
+            legal = self._legal_cache = self._legal_actions()
+        return legal
+
 
 class Game(ABC):
     """A game: its facts and a factory of initial states.
 
-    Subclasses set the class attributes and implement :meth:`new_state`. ``options`` are a JSON object;
-    the defaults come from :meth:`default_options` and unknown keys or bad values are refused.
+    Subclasses set ``facts`` (a :class:`GameFacts`, from which ``name``, ``title``, ``min_players``,
+    ``max_players``, ``rules_version`` and ``hidden_information`` follow) and implement
+    :meth:`_new_state`. ``options`` are a JSON object; the defaults come from :meth:`default_options` and
+    unknown keys or bad values are refused.
     """
 
+    facts: ClassVar[GameFacts | None] = None
     name: str = ""
     title: str = ""
     min_players: int = 2
@@ -176,6 +305,15 @@ class Game(ABC):
     #: True when some seat cannot see part of the position (face-down stacks, hidden hands, pending
     #: choices). Such a game must implement ``State.resample_hidden`` so that it re-deals those parts.
     hidden_information: bool = False
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        facts = cls.__dict__.get("facts")
+        if facts is not None:
+            cls.name, cls.title = facts.name, facts.title
+            cls.min_players, cls.max_players = facts.min_players, facts.max_players
+            cls.rules_version = facts.rules_version
+            cls.hidden_information = facts.information is Information.IMPERFECT
 
     def default_options(self) -> dict:
         """The options a new match gets when none are given (a fresh dict each call)."""
@@ -194,13 +332,19 @@ class Game(ABC):
         """
         return [(players, self.default_options()) for players in range(self.min_players, self.max_players + 1)]
 
-    @abstractmethod
     def new_state(self, players: int, seed: int, options: dict | None = None) -> State:
         """The initial state for ``players`` seats, dealt from ``seed``.
 
         Raises ``ValueError`` with a message a user can act on for a bad player count, a bad seed or bad
-        options.
+        options; then hands the checked arguments (options merged over the defaults) to ``_new_state``.
         """
+        self.check_players(players)
+        check_seed(seed)
+        return self._new_state(players, seed, self.resolve_options(options))
+
+    def _new_state(self, players: int, seed: int, options: dict) -> State:
+        """The initial state from checked arguments; ``ValueError`` for a combination the game refuses."""
+        raise NotImplementedError(f"{type(self).__name__} deals no states")
 
     # Helpers shared by the engines' ``new_state`` implementations.
 
@@ -240,6 +384,13 @@ class Game(ABC):
         return f"<Game {self.name}>"
 
 
+def check_seed(seed: Any) -> None:
+    """Raise ``ValueError`` unless ``seed`` is an integer (``True`` is not a seed)."""
+    if isinstance(seed, bool) or not isinstance(seed, int):
+        # The Game contract promises ValueError for every bad argument, whatever its kind.
+        raise ValueError(f"seed must be an integer, got {seed!r}")  # noqa: TRY004
+
+
 def same_action(a: JSON, b: JSON) -> bool:
     """Whether two actions are equal as JSON (so ``[1, 2]`` equals ``(1, 2)`` and ``1`` is not ``True``)."""
     return canonical_json(a) == canonical_json(b)
@@ -256,6 +407,15 @@ def find_action(legal: list[JSON], action: JSON) -> JSON:
     ``action`` may come from a bot: whatever it is (not JSON, keys that cannot be sorted together, nested
     too deep to encode, huge), the only exception is :class:`IllegalAction`, with a short message.
     """
+    # The fast path: Python's equality scans in C, and the one candidate it finds is confirmed by its
+    # canonical bytes (Python says 1 == True == 1.0, JSON does not). Whatever it misses (tuples for lists,
+    # keys that are not strings, values Python cannot compare) the canonical texts below decide.
+    try:
+        candidate = legal[legal.index(action)]
+        if orjson.dumps(candidate, option=_SORTED) == orjson.dumps(action, option=_SORTED):
+            return candidate
+    except Exception:  # noqa: BLE001 - a bot's value may raise anything from __eq__
+        pass
     try:
         wanted = canonical_json(action)
     except (TypeError, ValueError, RecursionError) as exc:
@@ -266,6 +426,8 @@ def find_action(legal: list[JSON], action: JSON) -> JSON:
     shown = wanted if len(wanted) <= _ACTION_CHARS else wanted[:_ACTION_CHARS] + "..."
     raise IllegalAction(f"illegal action {shown}")
 
+
+_SORTED = orjson.OPT_SORT_KEYS
 
 # How much of a refused action a message shows: reprlib bounds the depth and length it walks, so showing
 # a hostile value cannot recurse or grow without bound.

@@ -76,19 +76,28 @@ as many turns, then the highest total wins (CD-9.4).
 from __future__ import annotations
 
 import engines
-from engines.base import Game
-from engines.carcassonne_dice.state import CarcassonneDiceState
+from engines.base import Game, GameFacts, Information
+from engines.carcassonne_dice.state import DICE, MAX_ROLLS, ROUND_CAP, CarcassonneDiceState
+
+FACTS = GameFacts(
+    name="carcassonne_dice",
+    title="Carcassonne: The Dice Game",
+    min_players=2,
+    max_players=5,
+    chance=True,  # every roll (CD-4)
+    simultaneous=False,
+    information=Information.PERFECT,  # everything on the table is public (rules 12)
+    # At most ROUND_CAP rounds of 5 turns (CD-9.3); a turn resolves each die at most once, re-rolls at
+    # most twice, stops once and may make the knight choice.
+    max_game_length=ROUND_CAP * 5 * (DICE + (MAX_ROLLS - 1) + 2),
+    rules_version=1,
+)
 
 
 class CarcassonneDice(Game):
     """Carcassonne: The Dice Game for 2 to 5 players."""
 
-    name = "carcassonne_dice"
-    title = "Carcassonne: The Dice Game"
-    min_players = 2
-    max_players = 5
-    rules_version = 1
-    hidden_information = False
+    facts = FACTS
 
     def default_options(self) -> dict:
         """``equal_turns`` off: the official immediate win at 42 (CD-9.1)."""
@@ -105,13 +114,9 @@ class CarcassonneDice(Game):
             (players, {"equal_turns": True}) for players in counts
         ]
 
-    def new_state(self, players: int, seed: int, options: dict | None = None) -> CarcassonneDiceState:
+    def _new_state(self, players: int, seed: int, options: dict) -> CarcassonneDiceState:
         """A match with seat 0 to start (ED-8); its first roll is already made (CD-4.1)."""
-        self.check_players(players)
-        if isinstance(seed, bool) or not isinstance(seed, int):
-            # The Game contract (engines.base) promises ValueError for every bad argument.
-            raise ValueError(f"seed must be an integer, got {seed!r}")  # noqa: TRY004
-        return CarcassonneDiceState(players, seed, self.resolve_options(options))
+        return CarcassonneDiceState(players, seed, options)
 
 
 engines.register(CarcassonneDice())

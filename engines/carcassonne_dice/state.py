@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import copy
 
-from engines.base import Chance, IllegalAction, State, competition_ranking
+from engines.base import Chance, State, competition_ranking
 from engines.carcassonne_dice.faces import (
     CATAPULT,
     CITY_FACES,
@@ -38,22 +38,14 @@ _COLLECT_KEY = ("collect", "KNIGHT")
 _FLAG_ACTIONS = {"roll": _ROLL_KEY, "stop": _STOP_KEY, "score": _SCORE_KEY, "keep_knight": _KEEP_KEY}
 
 
-def action_key(action) -> tuple | None:
-    """A hashable key for a well-formed action, or None; equal keys mean actions equal as JSON."""
-    if type(action) is not dict or len(action) != 1:
-        return None
+def log_key(action: dict) -> tuple:
+    """The compact tuple a legal action is logged as (views spell it out again, see ``_copy_entry``)."""
     ((name, value),) = action.items()
     if name in _FLAG_ACTIONS:
-        return _FLAG_ACTIONS[name] if value is True else None
+        return _FLAG_ACTIONS[name]
     if name == "collect":
-        return _COLLECT_KEY if value == "KNIGHT" and type(value) is str else None
-    if name != "build" or type(value) not in (list, tuple) or not value or type(value[0]) is not str:
-        return None
-    if len(value) == 2 and value[1] == "new" and type(value[1]) is str:
-        return ("build", value[0], "new")
-    if len(value) == 5 and all(type(v) is int for v in value[1:]):
-        return ("build", *value)
-    return None
+        return _COLLECT_KEY
+    return ("build", *value)
 
 
 class CarcassonneDiceState(State):
@@ -80,7 +72,6 @@ class CarcassonneDiceState(State):
         self.final_round = False  # equal_turns: someone reached 42, the round is being finished
         # Public log, one list per turn; only the previous and the current turn are kept (what views show).
         self.turn_logs: list[list[dict]] = []
-        self._legal: list | None = None
         self._start_turn()
 
     # -- the State contract -------------------------------------------------------------------------
@@ -93,18 +84,9 @@ class CarcassonneDiceState(State):
     def active(self) -> int:
         return self.turn_index % self.players
 
-    def legal_actions(self) -> list:
-        """The decisions open now, in the canonical order of rules section 12.2."""
-        return list(self._legal_cache())
-
-    def apply(self, action) -> None:
-        """Play one decision of the active seat; anything else raises IllegalAction and changes nothing."""
-        if self.phase == GAME_OVER:
-            raise IllegalAction("the game is over")
-        key = action_key(action)
-        if key is None or not self._is_legal(key):
-            raise IllegalAction(f"illegal action {action!r} in phase {self.phase}")
-        self._legal = None
+    def _apply(self, action: dict) -> None:
+        """Play one legal decision of the active seat."""
+        key = log_key(action)
         seat = self.active
         # The key stands for the action in the log; views spell it out (see _copy_entry).
         self._log({"seat": seat, "action": key})
@@ -125,10 +107,8 @@ class CarcassonneDiceState(State):
         else:
             self._end_turn(keep_knight=kind == "keep_knight")
 
-    def observation(self, player: int) -> dict:
+    def _observation(self, player: int) -> dict:
         """All information is public (rules 12): the view plus the asking seat."""
-        if isinstance(player, bool) or not isinstance(player, int) or not 0 <= player < self.players:
-            raise ValueError(f"no seat {player!r} in a {self.players}-player game")
         result = {"you": player}
         result.update(self.view())
         return result
@@ -192,10 +172,8 @@ class CarcassonneDiceState(State):
             [(seat == self.catapult_winner, total) for seat, total in enumerate(self.totals)]
         )
 
-    def clone(self) -> CarcassonneDiceState:
-        """An independent copy (hand-written: planes and logs are copied, log entries are never mutated)."""
-        twin = CarcassonneDiceState.__new__(CarcassonneDiceState)
-        twin.__dict__.update(self.__dict__)
+    def _copy_parts(self, twin: CarcassonneDiceState) -> None:
+        """Planes and logs are copied; log entries are never mutated, so the lists of them are enough."""
         twin.options = dict(self.options)
         twin.chance = copy.deepcopy(self.chance)
         twin.totals = list(self.totals)
@@ -206,8 +184,6 @@ class CarcassonneDiceState(State):
         twin.planes = [plane.copy() for plane in self.planes]
         twin.winners = list(self.winners) if self.winners is not None else None
         twin.turn_logs = [list(log) for log in self.turn_logs]
-        twin._legal = None
-        return twin
 
     def resample_hidden(self, player: int, seed: int) -> CarcassonneDiceState:
         """Nothing on the table is secret; only the dice not yet rolled are unknown, so they are re-seeded."""
@@ -231,15 +207,13 @@ class CarcassonneDiceState(State):
 
     # -- legal actions ------------------------------------------------------------------------------
 
-    def _legal_cache(self) -> list:
-        if self._legal is None:
-            if self.phase == RESOLVE:
-                self._legal = self._resolve_actions()
-            elif self.phase == KNIGHT_CHOICE:
-                self._legal = [{"score": True}, {"keep_knight": True}]
-            else:
-                self._legal = []
-        return self._legal
+    def _legal_actions(self) -> list:
+        """The decisions open now, in the canonical order of rules section 12.2."""
+        if self.phase == RESOLVE:
+            return self._resolve_actions()
+        if self.phase == KNIGHT_CHOICE:
+            return [{"score": True}, {"keep_knight": True}]
+        return []
 
     def _resolve_actions(self) -> list:
         faces = {face for _, face in self.pool}
@@ -253,29 +227,6 @@ class CarcassonneDiceState(State):
             actions.append({"roll": True})
         actions.append({"stop": True})
         return actions
-
-    def _is_legal(self, key: tuple) -> bool:
-        """Whether the action with this key is in ``legal_actions()``, decided without listing them."""
-        kind = key[0]
-        if self.phase == KNIGHT_CHOICE:
-            return kind in ("score", "keep_knight")
-        if self.phase != RESOLVE:
-            return False
-        if kind == "stop":
-            return True
-        if kind == "roll":
-            return self.rolls_made < MAX_ROLLS and bool(self.pool)
-        if kind == "collect":
-            return any(face == KNIGHT for _, face in self.pool)
-        if kind != "build":
-            return False
-        face = FACE_ID.get(key[1])
-        if face not in CITY_FACES or not any(shown == face for _, shown in self.pool):
-            return False
-        if key[2] == "new":
-            return True
-        _, _, index, x, y, r = key
-        return 0 <= index < len(self.planes) and self.planes[index].fits(x, y, face, r)
 
     # -- the turn -----------------------------------------------------------------------------------
 
@@ -392,7 +343,6 @@ class CarcassonneDiceState(State):
         self.phase = GAME_OVER
         self.winners = winners
         self.end_reason = reason
-        self._legal = None
         self._log({"event": "game_over", "reason": reason, "winner": list(winners)})
 
 

@@ -56,20 +56,32 @@ Decisions with a single option outside rolling and claiming are taken by the eng
 from __future__ import annotations
 
 import engines
-from engines.base import Game
-from engines.dice_king.state import DiceKingState
+from engines.base import Game, GameFacts, Information
+from engines.dice_king.board import TILE_COUNT
+from engines.dice_king.cards import CARDS
+from engines.dice_king.state import MAX_ROLLS, DiceKingState
+
+FACTS = GameFacts(
+    name="dice_king",
+    title="King of the Dice: The Board Game",
+    min_players=2,
+    max_players=4,
+    chance=True,  # stack shuffles, removed tiles, the start roll-off, dice and tile draws (ED-15)
+    simultaneous=False,
+    information=Information.IMPERFECT,  # removed tiles, the supply and the stack orders are secret (12.1)
+    # Every turn takes a card (a claim or an alarm) or, once they are gone, places a tile, so there are
+    # fewer turns than cards and tiles together. A turn asks at most MAX_ROLLS roll decisions, one claim
+    # or alarm and three for the effect (two placements and a steal, or a field and a fire's source);
+    # each joker spends two cards, so a match has at most half as many jokers as cards.
+    max_game_length=(len(CARDS) + TILE_COUNT) * (MAX_ROLLS + 1 + 3) + len(CARDS) // 2,
+    rules_version=1,
+)
 
 
 class DiceKing(Game):
     """King of the Dice: The Board Game, 2 to 4 players, no options."""
 
-    name = "dice_king"
-    title = "King of the Dice: The Board Game"
-    min_players = 2
-    max_players = 4
-    rules_version = 1
-    #: Removed tiles, the supply's content and the stack orders are secret (rules section 12.1).
-    hidden_information = True
+    facts = FACTS
 
     def default_options(self) -> dict:
         """No options: the game has one rule set."""
@@ -78,13 +90,8 @@ class DiceKing(Game):
     def option_choices(self) -> dict:
         return {}
 
-    def new_state(self, players: int, seed: int, options: dict | None = None) -> DiceKingState:
-        """A new match for ``players`` seats dealt from ``seed``; ``ValueError`` for bad input."""
-        self.check_players(players)
-        self.resolve_options(options)
-        if isinstance(seed, bool) or not isinstance(seed, int):
-            # The engine contract promises ValueError for every bad input to new_state.
-            raise ValueError(f"seed must be an integer, got {seed!r}")  # noqa: TRY004
+    def _new_state(self, players: int, seed: int, options: dict) -> DiceKingState:
+        """A new match for ``players`` seats dealt from ``seed``."""
         return DiceKingState(players, seed)
 
 

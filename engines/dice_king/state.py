@@ -1,8 +1,7 @@
 """The rules of King of the Dice: The Board Game as a :class:`engines.base.State` (rules DK-2 to DK-10).
 
 The state keeps plain lists indexed by seat and by field, so ``clone`` and playouts stay cheap. Every
-decision point lives in ``phase``; the legal actions of the current decision are built once, cached with
-a hashable key per action, and dropped on every change, so ``apply`` validates with one dict lookup.
+decision point lives in ``phase``; :class:`engines.base.State` caches and checks the legal actions.
 Decisions the rules let the engine take (ED-19) are applied by :meth:`_settle` and logged with
 ``"auto": true``.
 """
@@ -13,7 +12,7 @@ import copy
 from bisect import insort
 from typing import Any
 
-from engines.base import Chance, IllegalAction, State, competition_ranking
+from engines.base import Chance, State, competition_ranking
 from engines.dice_king import board
 from engines.dice_king.board import (
     DISTANCE,
@@ -59,21 +58,9 @@ FORCED_PHASES = frozenset({PLACE, STEAL, TAME, BRAWL, ALARM_FIELD, FIRE_SOURCE})
 MARKER_EFFECTS = frozenset({DWARF, THIEF_CARD, THIEF_GEM, LANDOWNER})
 JOKER_KINDS = ("pair", "mixed", "super")
 
-_REROLL_SETS = tuple(tuple(die for die in range(DICE_COUNT) if mask >> die & 1) for mask in range(1, 64))
-
-
-def _freeze(value: Any) -> Any:
-    """A hashable stand-in for a JSON value that keeps JSON equality (``1`` is not ``true``)."""
-    kind = type(value)
-    if kind is list or kind is tuple:
-        return tuple(_freeze(item) for item in value)
-    if kind is bool:
-        return ("bool", value)
-    if kind is float:
-        return ("float", value)
-    if kind is dict:
-        return ("dict", tuple(sorted((str(key), _freeze(item)) for key, item in value.items())))
-    return value
+_ROLL_ACTIONS = [{"reroll": [die for die in range(DICE_COUNT) if mask >> die & 1]} for mask in range(1, 64)]
+_ROLL_ACTIONS.append({"stop": True})
+_STOP_ACTIONS = [{"stop": True}]
 
 
 _CONTAINERS = (dict, list)
@@ -90,30 +77,6 @@ def _json_copy(value: Any) -> Any:
     return [_json_copy(item) if type(item) in _CONTAINERS else item for item in value]
 
 
-def action_key(action: Any) -> Any:
-    """The hashable key of an action, equal for actions that are equal as JSON.
-
-    Every action is a one-entry object whose value is ``true``, an integer or a short list of integers
-    and strings, so those shapes take a fast path; anything else goes through :func:`_freeze` (and raises
-    ``TypeError`` for values that are not JSON, such as sets).
-    """
-    if type(action) is not dict or len(action) != 1:
-        return ("other", _freeze(action))
-    for kind, value in action.items():
-        value_type = type(value)
-        if value_type is int or value_type is str:
-            return (kind, value)
-        if value_type is list:
-            return (kind, tuple(item if type(item) is int or type(item) is str else _freeze(item)
-                                for item in value))
-        return (kind, _freeze(value))
-
-
-_ROLL_KEYS = {action_key(action): action for action in
-              [{"reroll": list(dice)} for dice in _REROLL_SETS] + [{"stop": True}]}
-_STOP_KEYS = {action_key({"stop": True}): {"stop": True}}
-
-
 class DiceKingState(State):
     """One position of a match; see the package docstring for observations and actions."""
 
@@ -121,8 +84,6 @@ class DiceKingState(State):
         self.players = players
         self.chance = Chance(seed)
         self.history: list[dict] = []
-        self._legal: list | None = None
-        self._keys: dict | None = None
 
         # Map (DK-2.2 to DK-2.4): per field the tile (-1 none), owner (-1 nobody), fire and gem.
         self.tile_at = [-1] * FIELD_COUNT
@@ -178,32 +139,14 @@ class DiceKingState(State):
         """The seat to decide, ``None`` once the game is over."""
         return None if self.phase == GAME_OVER else self.active
 
-    def legal_actions(self) -> list:
-        """The current decision's actions in the canonical order of rules section 12.2."""
-        if self._legal is None:
-            self._build_legal()
-        return list(self._legal)
-
-    def apply(self, action: Any) -> None:
-        """Play one action of ``legal_actions()``; :class:`IllegalAction` (and no change) otherwise."""
-        if self.phase == GAME_OVER:
-            raise IllegalAction("the game is over")
-        if self._keys is None:
-            self._build_legal()
-        try:
-            known = self._keys.get(action_key(action))
-        except TypeError:
-            known = None
-        if known is None:
-            raise IllegalAction(f"illegal action {action!r} in phase {self.phase}")
-        self._dispatch(known, auto=False)
+    def _apply(self, action: dict) -> None:
+        """Play one legal action, then every decision the rules take for the player (ED-19)."""
+        self._dispatch(action, auto=False)
         self._settle()
 
-    def observation(self, player: int) -> dict:
+    def _observation(self, player: int) -> dict:
         """What ``player`` may know (rules section 12.1): everything but the removed tiles, the supply's
         content and the order of the stacks below their display cards."""
-        if isinstance(player, bool) or not isinstance(player, int) or not 0 <= player < self.players:
-            raise ValueError(f"no seat {player!r} in a {self.players}-player game")
         obs = self._public()
         obs["you"] = player
         return obs
@@ -232,8 +175,7 @@ class DiceKingState(State):
         ]
         return competition_ranking(keys)
 
-    def clone(self) -> DiceKingState:
-        twin = copy.copy(self)
+    def _copy_parts(self, twin: DiceKingState) -> None:
         for name in ("tile_at", "owner", "fire", "gem", "markers", "gold", "white", "fires", "removed",
                      "supply", "seen_returned", "dice", "virtual", "natural_claimable", "claimable_now",
                      "history"):
@@ -243,8 +185,6 @@ class DiceKingState(State):
         twin.stacks = {stack: list(cards) for stack, cards in self.stacks.items()}
         twin.pending = None if self.pending is None else {**self.pending, "drawn": list(self.pending["drawn"])}
         twin.chance = copy.deepcopy(self.chance)
-        twin._legal = twin._keys = None
-        return twin
 
     def resample_hidden(self, player: int, seed: int) -> DiceKingState:
         """A copy with the removed tiles, the unseen supply and the stack orders redrawn from ``seed``.
@@ -314,7 +254,6 @@ class DiceKingState(State):
 
     def _set_phase(self, phase: str) -> None:
         self.phase = phase
-        self._legal = self._keys = None
 
     def _end_turn(self) -> None:
         self.pending = None
@@ -333,7 +272,7 @@ class DiceKingState(State):
     def _settle(self) -> None:
         """Apply every forced decision (exactly one legal option outside phases 1 and 2, ED-19)."""
         while self.phase in FORCED_PHASES:
-            legal = self._build_legal()
+            legal = self._legal_actions()
             if len(legal) != 1:
                 return
             self._dispatch(legal[0], auto=True)
@@ -382,23 +321,17 @@ class DiceKingState(State):
 
     # --- legal actions -----------------------------------------------------------------------------
 
-    def _build_legal(self) -> list:
+    def _legal_actions(self) -> list:
+        """The current decision's actions in the canonical order of rules section 12.2."""
         if self.phase == ROLL:
-            # The roll phase is the most frequent decision and always offers the same actions.
-            can_reroll = self.rolls_made < MAX_ROLLS
-            self._keys = _ROLL_KEYS if can_reroll else _STOP_KEYS
-            self._legal = [{"reroll": list(dice)} for dice in _REROLL_SETS] if can_reroll else []
-            self._legal.append({"stop": True})
-            return self._legal
+            # The most frequent decision always offers the same actions; the base never changes them.
+            return _ROLL_ACTIONS if self.rolls_made < MAX_ROLLS else _STOP_ACTIONS
         builder = {
             CLAIM: self._legal_claim, PLACE: self._legal_place,
             STEAL: self._legal_steal, TAME: self._legal_tame, BRAWL: self._legal_brawl,
             ALARM_FIELD: self._legal_alarm_field, FIRE_SOURCE: self._legal_fire_source,
         }.get(self.phase)
-        legal = builder() if builder else []
-        self._legal = legal
-        self._keys = {action_key(action): action for action in legal}
-        return legal
+        return builder() if builder else []
 
     def _legal_claim(self) -> list:
         seat = self.active
@@ -484,7 +417,6 @@ class DiceKingState(State):
         if auto:
             entry["auto"] = True
         self.history.append(entry)
-        self._legal = self._keys = None
         if kind == "reroll":
             self._roll(argument)
         elif kind == "stop":

@@ -65,22 +65,32 @@ orders by score, then fewest T-Rexes in the zoo (River included), then a shared 
 from __future__ import annotations
 
 import engines
-from engines.base import Game
+from engines.base import Game, GameFacts, Information
+from engines.draftosaurus.board import SETUPS
 from engines.draftosaurus.state import DraftosaurusState
 
-__all__ = ["Draftosaurus", "DraftosaurusState"]
+__all__ = ["FACTS", "Draftosaurus", "DraftosaurusState"]
+
+FACTS = GameFacts(
+    name="draftosaurus",
+    title="Draftosaurus",
+    min_players=min(SETUPS),
+    max_players=max(SETUPS),
+    chance=True,  # the bag's order and the placement die (ED-1)
+    simultaneous=True,  # every step is chosen by all asked seats at once, asked one at a time (ED-5)
+    information=Information.IMPERFECT,  # hands, the bag's order and pending choices are secret
+    # Every seat decides once per step (twice per turn with 2 players), plus one Quarantine step at the
+    # end of a winter game; summer_winter plays two games.
+    max_game_length=2 * max(setup.rounds * setup.turns_per_round * players * (2 if players == 2 else 1)
+                            + players for players, setup in SETUPS.items()),
+    rules_version=1,
+)
 
 
 class Draftosaurus(Game):
     """Draftosaurus for 2 to 5 players on the summer or winter zoo, or both in a row."""
 
-    name = "draftosaurus"
-    title = "Draftosaurus"
-    min_players = 2
-    max_players = 5
-    rules_version = 1
-    #: Hands, the bag's order and pending choices are secret; resample_hidden re-deals them.
-    hidden_information = True
+    facts = FACTS
 
     def default_options(self) -> dict:
         return {"board": "summer", "mode": "single"}
@@ -100,14 +110,9 @@ class Draftosaurus(Game):
                 configurations.append((players, dict(options)))
         return configurations
 
-    def new_state(self, players: int, seed: int, options: dict | None = None) -> DraftosaurusState:
+    def _new_state(self, players: int, seed: int, options: dict) -> DraftosaurusState:
         """A new match: the bag shuffled and the first hands drawn from ``seed`` (ED-1)."""
-        self.check_players(players)
-        resolved = self.resolve_options(options)
-        if isinstance(seed, bool) or not isinstance(seed, int):
-            # The Game contract promises ValueError for every bad argument, whatever its kind.
-            raise ValueError(f"seed must be an integer, got {seed!r}")  # noqa: TRY004
-        return DraftosaurusState(players, seed, resolved)
+        return DraftosaurusState(players, seed, options)
 
 
 engines.register(Draftosaurus())

@@ -9,7 +9,7 @@ Everything else (shuffling, drawing, rolling, passing, moving on, scoring) happe
 
 from __future__ import annotations
 
-from engines.base import Chance, IllegalAction, State, competition_ranking
+from engines.base import Chance, State, competition_ranking
 from engines.draftosaurus.board import (
     FACES,
     PENS,
@@ -51,7 +51,6 @@ class DraftosaurusState(State):
         self.match_scores = [0] * players
         self.match_t_rex = [0] * players
         self.game_index = 0
-        self._legal: list | None = None
         first_side = "summer" if options["mode"] == SUMMER_WINTER else options["board"]
         self._start_game(first_side)
 
@@ -92,10 +91,6 @@ class DraftosaurusState(State):
         self.phase = phase
         self.asked = tuple(seats)
         self.pending: list[dict | None] = [None] * self.players
-        self._invalidate()
-
-    def _invalidate(self) -> None:
-        self._legal = None
 
     def _pass_hands(self) -> None:
         """Each seat's hand goes to its left neighbour ``(i+1) mod N`` (DS-3.2.4, ED-2; a swap with 2)."""
@@ -216,12 +211,10 @@ class DraftosaurusState(State):
         actions.append({"to": RIVER})
         return actions
 
-    def _cached_legal(self) -> list[dict]:
-        """The current decision's legal actions, computed once per decision (``_invalidate`` drops them)."""
-        if self._legal is None:
-            seat = self.current_player()
-            self._legal = self.legal_for(seat) if seat is not None else []
-        return self._legal
+    def _legal_actions(self) -> list[dict]:
+        """The current seat's actions in ED-14 order; ``[]`` once the game is over."""
+        seat = self.current_player()
+        return self.legal_for(seat) if seat is not None else []
 
     # --- the State contract ---------------------------------------------------------------------
 
@@ -233,23 +226,9 @@ class DraftosaurusState(State):
                 return seat
         return None
 
-    def legal_actions(self) -> list[dict]:
-        """The current seat's actions in ED-14 order; ``[]`` once the game is over."""
-        return [dict(action) for action in self._cached_legal()]
-
-    def apply(self, action) -> None:
+    def _apply(self, action: dict) -> None:
         """Record the current seat's choice; when every asked seat has chosen, carry out the step."""
-        if self.phase == GAME_OVER:
-            raise IllegalAction("the game is over")
-        if not isinstance(action, dict):
-            raise IllegalAction(f"an action is a JSON object, got {action!r}")
-        # Every legal action is a flat object of strings, so dict equality is JSON equality here, and a
-        # scan of the cached list (a few dozen entries at most) is cheaper than hashing each of them.
-        chosen = next((legal for legal in self._cached_legal() if legal == action), None)
-        if chosen is None:
-            raise IllegalAction(f"illegal action {action!r} for seat {self.current_player()}")
-        self.pending[self.current_player()] = dict(chosen)
-        self._invalidate()
+        self.pending[self.current_player()] = dict(action)
         if self.current_player() is not None:
             return
         if self.phase == PLACE:
@@ -279,9 +258,7 @@ class DraftosaurusState(State):
         keys = [(score, -t_rex) for score, t_rex in zip(self.scores(), self.t_rex_counts())]
         return competition_ranking(keys)
 
-    def clone(self) -> DraftosaurusState:
-        twin = DraftosaurusState.__new__(DraftosaurusState)
-        twin.__dict__.update(self.__dict__)
+    def _copy_parts(self, twin: DraftosaurusState) -> None:
         twin.options = dict(self.options)
         twin.chance = Chance(0)
         twin.chance.setstate(self.chance.getstate())
@@ -293,8 +270,6 @@ class DraftosaurusState(State):
         twin.pending = [dict(action) if action is not None else None for action in self.pending]
         twin.history = [_copy_entry(entry) for entry in self.history]
         twin.discards = [dict(entry) for entry in self.discards]
-        twin._invalidate()
-        return twin
 
     # --- what a seat knows (ED-8) ---------------------------------------------------------------
 
@@ -341,7 +316,7 @@ class DraftosaurusState(State):
             if seat != player and twin.pending[seat] is not None:
                 twin.pending[seat] = dict(chance.choice(twin.legal_for(seat)))
         twin.chance = chance
-        twin._invalidate()
+        twin.reset_legal_cache()
         return twin
 
     # --- JSON (Section 13) ----------------------------------------------------------------------
@@ -381,10 +356,8 @@ class DraftosaurusState(State):
             "match_t_rex": list(self.match_t_rex),
         }
 
-    def observation(self, player: int) -> dict:
+    def _observation(self, player: int) -> dict:
         """What ``player`` may know: their hand, the known hands, public zoos and history (ED-8)."""
-        if not 0 <= player < self.players:
-            raise ValueError(f"no seat {player} in a {self.players}-player game")
         common = self._common()
         observation = {}
         for key, value in common.items():

@@ -52,20 +52,27 @@ once the game is over, plus earlier Dynasty games. Ties break on largest propert
 from __future__ import annotations
 
 import engines
-from engines.base import Game
-from engines.kingdomino.state import KingdominoState
+from engines.base import Game, GameFacts, Information
+from engines.kingdomino.state import DYNASTY_GAMES, KingdominoState
+
+FACTS = GameFacts(
+    name="kingdomino",
+    title="Kingdomino",
+    min_players=2,
+    max_players=4,
+    chance=True,  # the shuffled pile and the initial pick order (KD-2), again for each Dynasty game
+    simultaneous=False,
+    information=Information.IMPERFECT,  # the draw order and the set-aside dominoes are secret (ED-6)
+    # A game asks at most 4 initial picks and a place and a pick per domino (48 at most); Dynasty plays 3.
+    max_game_length=DYNASTY_GAMES * (4 + 2 * 48),
+    rules_version=1,
+)
 
 
 class Kingdomino(Game):
     """The Kingdomino game (Blue Orange, 2016) with its rulebook variants."""
 
-    name = "kingdomino"
-    title = "Kingdomino"
-    min_players = 2
-    max_players = 4
-    rules_version = 1
-    #: The draw order and the set-aside dominoes are secret (ED-6).
-    hidden_information = True
+    facts = FACTS
 
     def default_options(self) -> dict:
         return {"middle_kingdom": False, "harmony": False, "mighty_duel": False, "dynasty": False,
@@ -93,16 +100,14 @@ class Kingdomino(Game):
         ]
         return configurations
 
-    def new_state(self, players: int, seed: int, options: dict | None = None) -> KingdominoState:
-        """A new match; ``ValueError`` for a bad player count, seed or options (KD-9)."""
-        self.check_players(players)
-        resolved = self.resolve_options(options)
+    def _new_state(self, players: int, seed: int, options: dict) -> KingdominoState:
+        """A new match; ``ValueError`` for a 2-player option with more players (KD-9)."""
         if players != 2:
             for option, value in (("mighty_duel", True), ("initial_pick", "snake")):
-                if resolved[option] == value:
+                if options[option] == value:
                     raise ValueError(f"option {option}={value!r} of kingdomino is for 2 players only, "
                                      f"not {players}")
-        return KingdominoState(players, seed, resolved)
+        return KingdominoState(players, seed, options)
 
 
 engines.register(Kingdomino())

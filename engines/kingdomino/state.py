@@ -11,14 +11,12 @@ from __future__ import annotations
 import copy
 from dataclasses import dataclass
 
-from engines.base import Chance, IllegalAction, State, competition_ranking
+from engines.base import Chance, State, competition_ranking
 from engines.kingdomino.dominoes import NUMBERS, domino_json
 from engines.kingdomino.kingdom import Frame, Kingdom
 
 INITIAL_PICK, PLACE, PICK, GAME_OVER = "initial_pick", "place", "pick", "game_over"
 DYNASTY_GAMES = 3
-# The legal-key stand-in for ``{"discard": true}``; placement keys are never negative.
-DISCARD = -1
 COLOURS = ("pink", "yellow", "green", "blue")
 
 
@@ -94,8 +92,6 @@ class KingdominoState(State):
         self.phase = INITIAL_PICK
         self.round = 0
         self.position = 0
-        self._legal: list[int] | None = None
-        self._legal_set: frozenset[int] = frozenset()
 
     def _form_line(self) -> list[LineSlot]:
         """KD-2.4: the next ``line size`` dominoes of the pile, sorted by number, revealed."""
@@ -148,83 +144,43 @@ class KingdominoState(State):
         king = self.acting_king()
         return None if king is None else king[0]
 
-    def legal_keys(self) -> list[int]:
-        """The current decision's legal actions as keys: placement keys, ``[DISCARD]``, or positions.
-
-        Cached until the next ``apply``; ascending keys are the canonical order of ED-9.
-        """
-        if self._legal is None:
-            if self.phase == PLACE:
-                kingdom = self.kingdoms[self.current_line[self.position].king[0]]
-                keys = kingdom.legal_keys(self.current_line[self.position].domino) or [DISCARD]
-            elif self.phase == INITIAL_PICK:
-                keys = [p for p, slot in enumerate(self.current_line) if slot.king is None]
-            elif self.phase == PICK:
-                keys = [p for p, slot in enumerate(self.next_line) if slot.king is None]
-            else:
-                keys = []
-            self._legal = keys
-            self._legal_set = frozenset(keys)
-        return self._legal
-
-    def legal_actions(self) -> list[dict]:
-        """Every legal action in the canonical order of ED-9 (a fresh list of fresh dicts)."""
-        keys = self.legal_keys()
+    def _legal_actions(self) -> list[dict]:
+        """Every legal action in the canonical order of ED-9: placements by ascending key (r, then c,
+        then o), ``{"discard": true}`` when none fits, or the free positions of the line."""
         if self.phase == PLACE:
-            if keys[0] == DISCARD:
+            slot = self.current_line[self.position]
+            keys = self.kingdoms[slot.king[0]].legal_keys(slot.domino)
+            if not keys:
                 return [{"discard": True}]
             triples = self.frame.triples
             return [{"place": [*triples[key]]} for key in keys]
-        return [{"pick": p} for p in keys]
+        if self.phase == INITIAL_PICK:
+            line = self.current_line
+        elif self.phase == PICK:
+            line = self.next_line
+        else:
+            return []
+        return [{"pick": p} for p, slot in enumerate(line) if slot.king is None]
 
-    def _key_of(self, action) -> int:
-        """The legal key ``action`` spells in the current phase, or raise :class:`IllegalAction`.
-
-        Matching is exact JSON equality: ``1`` is not ``true``, ``2.0`` is not ``2``.
-        """
-        if not isinstance(action, dict) or len(action) != 1:
-            raise IllegalAction(f"an action is a JSON object with one key, got {action!r}")
-        if self.phase == PLACE:
-            if "discard" in action:
-                if action["discard"] is True:
-                    return DISCARD
-            elif "place" in action:
-                value = action["place"]
-                if (isinstance(value, (list, tuple)) and len(value) == 3
-                        and all(type(x) is int for x in value)):
-                    r, c, o = value
-                    size = self.frame.size
-                    if 0 <= r < size and 0 <= c < size and 0 <= o < 4:
-                        return self.frame.key(r, c, o)
-                    raise IllegalAction(f"placement {list(value)} lies outside the frame")
-            raise IllegalAction(f"expected {{'place': [r, c, o]}} or {{'discard': true}}, got {action!r}")
-        if "pick" in action and type(action["pick"]) is int:
-            return action["pick"]
-        raise IllegalAction(f"expected {{'pick': position}}, got {action!r}")
-
-    def apply(self, action) -> None:
-        """Play ``action`` for the acting king; ``IllegalAction`` (and no change) if it is not legal."""
-        if self.phase == GAME_OVER:
-            raise IllegalAction("the game is over")
-        key = self._key_of(action)
-        self.legal_keys()
-        if key not in self._legal_set:
-            raise IllegalAction(f"illegal {self.phase} action {action!r}")
+    def _apply(self, action: dict) -> None:
+        """Play a legal ``action`` for the acting king."""
         king = self.acting_king()
         if self.phase == INITIAL_PICK:
-            slot = self.current_line[key]
+            position = action["pick"]
+            slot = self.current_line[position]
             slot.king = king
-            self.history.append((king, "pick", key, slot.domino))
+            self.history.append((king, "pick", position, slot.domino))
             self.pick_index += 1
             if self.pick_index == len(self.pick_order):
                 self._begin_round()
         elif self.phase == PLACE:
             slot = self.current_line[self.position]
             kingdom = self.kingdoms[king[0]]
-            if key == DISCARD:
+            if "discard" in action:
                 kingdom.discard(slot.domino)
                 self.history.append((king, "discard", True, slot.domino))
             else:
+                key = self.frame.key(*action["place"])
                 kingdom.place(slot.domino, key)
                 self.history.append((king, "place", self.frame.triple(key), slot.domino))
             slot.done = True
@@ -233,11 +189,11 @@ class KingdominoState(State):
             else:
                 self.phase = PICK
         else:
-            slot = self.next_line[key]
+            position = action["pick"]
+            slot = self.next_line[position]
             slot.king = king
-            self.history.append((king, "pick", key, slot.domino))
+            self.history.append((king, "pick", position, slot.domino))
             self._next_king()
-        self._legal = None
 
     # -- results --------------------------------------------------------------------------------------
 
@@ -313,10 +269,8 @@ class KingdominoState(State):
             "match_scores": self.match_scores[:],
         }
 
-    def observation(self, player: int) -> dict:
+    def _observation(self, player: int) -> dict:
         """What ``player`` may know (section 11.2): the public position plus ``you``."""
-        if isinstance(player, bool) or not isinstance(player, int) or not 0 <= player < self.players:
-            raise ValueError(f"no seat {player!r} in a {self.players}-player game")
         public = self._public()
         observation = {}
         for field, value in public.items():
@@ -334,9 +288,8 @@ class KingdominoState(State):
 
     # -- copies ---------------------------------------------------------------------------------------
 
-    def clone(self) -> KingdominoState:
-        """An independent copy (cheaper than a generic deep copy)."""
-        twin = copy.copy(self)
+    def _copy_parts(self, twin: KingdominoState) -> None:
+        """What ``apply`` changes; the setup, the frame and the options are never changed."""
         twin.chance = copy.deepcopy(self.chance)
         twin.match_scores = self.match_scores[:]
         twin.kingdoms = [kingdom.copy() for kingdom in self.kingdoms]
@@ -347,7 +300,6 @@ class KingdominoState(State):
         twin.history = self.history[:]
         twin.current_line = [slot.copy() for slot in self.current_line]
         twin.next_line = None if self.next_line is None else [slot.copy() for slot in self.next_line]
-        return twin
 
     def resample_hidden(self, player: int, seed: int) -> KingdominoState:
         """A copy with the secret parts of ED-6 re-dealt from ``seed``.

@@ -10,9 +10,14 @@ registering it; nothing here names a game. What it asserts:
 * anything not legal raises ``IllegalAction`` and leaves the state exactly as it was;
 * ``engines.replay`` from (seed, actions) reproduces every view, and the same seed deals the same game;
 * ``clone()`` is independent of the original;
+* what a state hands out is the caller's own: mutating what ``legal_actions()``, ``observation()`` or
+  ``view()`` returned changes nothing in the state;
+* every game declares its facts (:class:`engines.GameFacts`) and random playouts respect them: no
+  playout is longer than ``max_game_length``, and only a ``simultaneous`` game hides a choice;
 * ``ranking()`` is a competition ranking that agrees with ``scores()``: a strictly higher score means a
   strictly better place, except for a seat placed first alone by an instant win;
-* bad player counts, seeds and options raise ``ValueError`` with a message;
+* bad player counts, seeds and options raise ``ValueError`` with a message, and so does an observation
+  for a seat that is not in the game;
 * secrecy: ``resample_hidden(player, seed)`` keeps ``observation(player)`` identical while re-dealing
   what that player cannot see; for games that declare ``hidden_information`` the re-deal must actually
   change the spectator view at some point, so the check cannot pass vacuously.
@@ -30,8 +35,6 @@ from hypothesis import strategies as st
 import engines
 from engines import IllegalAction
 
-# A playout longer than this is treated as a game that never ends.
-MAX_DECISIONS = 20_000
 PLAYOUT_SEEDS = range(12)
 
 
@@ -62,11 +65,13 @@ def playout(name, players, options, seed, *, check=None):
     """Play uniformly random legal actions to the end; return (final state, actions).
 
     ``check(state)`` runs before the decisions chosen by :func:`sampled`."""
-    state = engines.get(name).new_state(players, seed, options)
+    game = engines.get(name)
+    state = game.new_state(players, seed, options)
     chooser = random.Random(seed * 7919 + players)
     actions = []
+    bound = game.facts.max_game_length
     while not state.is_terminal():
-        assert len(actions) < MAX_DECISIONS, f"{name}: no end after {MAX_DECISIONS} decisions"
+        assert len(actions) < bound, f"{name}: no end within its max_game_length of {bound} decisions"
         if check is not None and sampled(len(actions)):
             check(state)
         legal = state.legal_actions()
@@ -208,6 +213,67 @@ def test_clone_is_independent(name, players, options):
     assert middle.view() == state.view()
 
 
+def mutate(value):
+    """Change a JSON value in place at every level: append to each list, change each dict's values."""
+    if isinstance(value, list):
+        for item in value:
+            mutate(item)
+        value.append("mutated")
+        if value[:-1]:
+            value[0] = "mutated"
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            if isinstance(item, (list, dict)):
+                mutate(item)
+            else:
+                value[key] = "mutated"
+        value["mutated"] = ["mutated"]
+
+
+@pytest.mark.parametrize(("name", "players", "options"), CONFIGURATIONS)
+def test_mutating_what_a_state_hands_out_changes_nothing(name, players, options):
+    # ``state`` has everything it hands out mutated; ``untouched`` is its clone that nobody mutates. They
+    # are played on with the same actions, and must agree on everything all the way to the end.
+    seed = 3
+    state = engines.get(name).new_state(players, seed, options)
+    untouched = state.clone()
+    chooser = random.Random(seed)
+    decision = 0
+    while not untouched.is_terminal():
+        if sampled(decision):
+            mutate(state.legal_actions())
+            for player in range(players):
+                mutate(state.observation(player))
+            mutate(state.view())
+            assert snapshot(state, players) == snapshot(untouched, players), (
+                f"mutating what the state handed out changed it (decision {decision})"
+            )
+        action = chooser.choice(untouched.legal_actions())
+        untouched.apply(action)
+        state.apply(action)
+        decision += 1
+    assert snapshot(state, players) == snapshot(untouched, players)
+    assert state.ranking() == untouched.ranking()
+
+
+@pytest.mark.parametrize("name", GAMES)
+def test_game_declares_its_facts_once(name):
+    game = engines.get(name)
+    facts = game.facts
+    assert isinstance(facts, engines.GameFacts)
+    assert (game.name, game.title, game.min_players, game.max_players, game.rules_version) == (
+        facts.name, facts.title, facts.min_players, facts.max_players, facts.rules_version)
+    assert game.hidden_information == (facts.information is engines.Information.IMPERFECT)
+    assert facts.simultaneous <= game.hidden_information, "simultaneous choices are hidden until all chose"
+
+
+@pytest.mark.parametrize(("name", "players", "options"), CONFIGURATIONS)
+def test_random_playouts_stay_within_the_declared_length(name, players, options):
+    bound = engines.get(name).facts.max_game_length
+    lengths = [len(playout(name, players, options, seed)[1]) for seed in range(100, 104)]
+    assert max(lengths) <= bound, f"{name} declares max_game_length {bound} but played {max(lengths)}"
+
+
 @pytest.mark.parametrize("name", GAMES)
 def test_bad_player_counts_seeds_and_options_raise_value_error(name):
     game = engines.get(name)
@@ -224,6 +290,15 @@ def test_bad_player_counts_seeds_and_options_raise_value_error(name):
         wrong = "a string" if not isinstance(default, str) else 12345
         with pytest.raises(ValueError, match=key):
             game.new_state(game.min_players, 1, {key: wrong})
+
+
+@pytest.mark.parametrize("name", GAMES)
+def test_observation_of_a_seat_not_in_the_game_raises_value_error(name):
+    game = engines.get(name)
+    state = game.new_state(game.min_players, 1)
+    for seat in (-1, game.min_players, True, "0", None, 0.0):
+        with pytest.raises(ValueError, match="no seat"):
+            state.observation(seat)
 
 
 @pytest.mark.parametrize("name", GAMES)
@@ -270,7 +345,7 @@ def test_observations_reveal_nothing_hidden(name):
                 changed_views.append(player)
             # The re-dealt state is a real position: it plays on to an end.
             chooser = random.Random(redeal)
-            for _ in range(MAX_DECISIONS):
+            for _ in range(game.facts.max_game_length):
                 if twin.is_terminal():
                     break
                 twin.apply(chooser.choice(twin.legal_actions()))

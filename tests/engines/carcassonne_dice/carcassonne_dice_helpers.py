@@ -55,7 +55,7 @@ def turn_with(faces, *, players: int = 2, seat: int = 0, totals=None, reserved=N
     state.turn_index = round_index * players + seat
     state.turn_logs = []
     state.chance = LoadedDice(*faces)
-    state._legal = None
+    state.reset_legal_cache()
     state._start_turn()
     return state
 
@@ -76,7 +76,7 @@ def with_planes(state: CarcassonneDiceState, *planes: Plane) -> CarcassonneDiceS
     for index, plane in enumerate(planes):
         plane.index = index
     state.planes = list(planes)
-    state._legal = None
+    state.reset_legal_cache()
     return state
 
 

@@ -22,7 +22,7 @@ def fresh(players: int = 3, seed: int = 1) -> DiceKingState:
 
 def refresh(state: DiceKingState) -> None:
     """Drop the cached legal actions after a test edited the state."""
-    state._legal = state._keys = None
+    state.reset_legal_cache()
 
 
 def dice_showing(*faces: str) -> list[int]:

@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
-from ds_helpers import GAME
+from bot_matches import examples, play_match
+from draftosaurus_helpers import GAME
 
 from bots.loader import bind, load_bot, load_module
 
-EXAMPLES = Path(__file__).resolve().parents[3] / "bots" / "examples" / "draftosaurus"
+EXAMPLES = examples("draftosaurus")
 RANDOM_BOT = EXAMPLES / "random_bot.py"
 GREEDY_BOT = EXAMPLES / "greedy_bot.py"
 
@@ -18,14 +17,7 @@ def play(players, seed, options, modules):
     """One game with ``modules[seat]`` deciding for each seat; returns the final state."""
     acts = [bind(module, game="draftosaurus", seat=seat, players=players, options=options)
             for seat, module in enumerate(modules)]
-    state = GAME.new_state(players, seed, options)
-    while not state.is_terminal():
-        seat = state.current_player()
-        legal = state.legal_actions()
-        action = acts[seat](state.observation(seat), legal)
-        assert action in legal
-        state.apply(action)
-    return state
+    return play_match(GAME.new_state(players, seed, options), acts)
 
 
 @pytest.mark.parametrize(("players", "options"), GAME.variants())
@@ -65,5 +57,5 @@ def test_greedy_bot_prefers_points_now():
     state.zoos[0].pens["king_of_the_jungle"] = ["spinosaurus"]
     state.hands[0] = ["triceratops", "stegosaurus"]
     state.roller = 0
-    state._invalidate()
+    state.reset_legal_cache()
     assert act(state.observation(0), state.legal_actions())["to"] == "woody_trio"  # completes the trio: 7

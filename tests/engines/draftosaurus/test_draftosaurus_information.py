@@ -6,7 +6,17 @@ from __future__ import annotations
 import json
 from collections import Counter
 
-from ds_helpers import GAME, SUMMER, SUMMER_WINTER, WINTER, new, play_step, position, random_playout, zoo
+from draftosaurus_helpers import (
+    GAME,
+    SUMMER,
+    SUMMER_WINTER,
+    WINTER,
+    new,
+    play_step,
+    position,
+    random_playout,
+    zoo,
+)
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import itertools
 
 import pytest
-from ds_helpers import (
+from draftosaurus_helpers import (
     SUMMER,
     WINTER,
     destinations,
@@ -364,7 +364,7 @@ def test_example_c_food_court_on_turn_3_of_round_1():
     state.zoos = [zoo("summer", river=["t_rex", "t_rex"], forest_of_sameness=[]) for _ in range(4)]
     state.hands = [["triceratops", "triceratops", "stegosaurus", "spinosaurus"]] * 4
     state.die = "food_court"
-    state._invalidate()
+    state.reset_legal_cache()
     assert set(destinations(state, "triceratops")) == {"forest_of_sameness", "woody_trio", "prairie_of_love",
                                                        "river"}
     state.apply({"dino": "triceratops", "to": "river"})

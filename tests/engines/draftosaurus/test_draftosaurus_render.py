@@ -5,7 +5,7 @@ from __future__ import annotations
 import xml.etree.ElementTree as ET
 
 import pytest
-from ds_helpers import GAME, SUMMER, SUMMER_WINTER, WINTER, new, position, random_playout, zoo
+from draftosaurus_helpers import GAME, SUMMER, SUMMER_WINTER, WINTER, new, position, random_playout, zoo
 
 from engines.draftosaurus.render import render
 

@@ -4,7 +4,16 @@ examples A and B, and engine decisions ED-9, ED-15 and ED-16."""
 from __future__ import annotations
 
 import pytest
-from ds_helpers import SUMMER, SUMMER_WINTER, WINTER, new, position, quarantine_position, random_playout, zoo
+from draftosaurus_helpers import (
+    SUMMER,
+    SUMMER_WINTER,
+    WINTER,
+    new,
+    position,
+    quarantine_position,
+    random_playout,
+    zoo,
+)
 
 from engines.draftosaurus.scoring import all_scores, pen_scores, zoo_score
 
@@ -121,7 +130,7 @@ def test_ds_10_1_scoring_adds_pens_river_and_bonus():
 def test_ds_10_1_quarantine_moves_before_scoring_and_king_looks_at_final_zoos():
     state = quarantine_position(zoo("winter", quarantine_zone=["spinosaurus"], lookout=["spinosaurus"]), players=2)
     state.zoos[1].river.append("spinosaurus")
-    state._invalidate()
+    state.reset_legal_cache()
     state.apply({"to": "river"})
     # Seat 0's Lookout counts seat 1 (its right), which holds whatever it placed plus one spinosaurus.
     assert pen_scores(state.zoos, 0)["lookout"] == 2 * state.zoos[1].count("spinosaurus")
@@ -168,7 +177,7 @@ def test_example_b_winter_three_players():
     # seat 0 also put its last dinosaur in the River; take it out again to match the example.
     state.zoos[0].river = []
     state.zoos[2] = right
-    state._invalidate()
+    state.reset_legal_cache()
     legal = state.legal_actions()
     assert {"to": "well_ordered_wood"} not in legal  # slot 4 must be a triceratops
     assert {"to": "pyramid", "cell": "B3"} in legal

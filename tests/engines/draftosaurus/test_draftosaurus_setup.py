@@ -6,7 +6,7 @@ import random
 from collections import Counter
 
 import pytest
-from ds_helpers import GAME, SUMMER, SUMMER_WINTER, WINTER, new, random_playout
+from draftosaurus_helpers import GAME, SUMMER, SUMMER_WINTER, WINTER, new, random_playout
 
 from engines.draftosaurus.board import BOARD_ORDER, FACES, SPECIES
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ds_helpers import (
+from draftosaurus_helpers import (
     SUMMER,
     SUMMER_WINTER,
     WINTER,
@@ -213,7 +213,7 @@ def _last_winter_turn(quarantined):
         state.apply([a for a in state.legal_actions() if a["to"] not in ("quarantine_zone",)][-1])
     for seat in range(4):
         state.zoos[seat].pens["quarantine_zone"] = ["triceratops"] if seat in quarantined else []
-    state._invalidate()
+    state.reset_legal_cache()
     return state
 
 

@@ -47,7 +47,7 @@ def finished(kingdoms: list[Kingdom], **options) -> KingdominoState:
     state = new(len(kingdoms), 0, **options)
     state.kingdoms = kingdoms
     state.phase = GAME_OVER
-    state._legal = None
+    state.reset_legal_cache()
     return state
 
 

@@ -2,15 +2,15 @@
 beats the random bot in at least 80% of 2-player games over 200 seeds."""
 
 import random
-from pathlib import Path
 
 import pytest
+from bot_matches import examples, play_match
 from kingdomino_helpers import game, new
 
 from bots.loader import bind, load_module
 from engines.kingdomino.state import PLACE
 
-EXAMPLES = Path(__file__).resolve().parents[3] / "bots" / "examples" / "kingdomino"
+EXAMPLES = examples("kingdomino")
 GREEDY = load_module(EXAMPLES / "greedy_bot.py", "kingdomino_greedy_bot")
 RANDOM = load_module(EXAMPLES / "random_bot.py", "kingdomino_random_bot")
 
@@ -21,13 +21,7 @@ def play(modules, players, seed, options=None):
     state = game().new_state(players, seed, options)
     bots = [bind(module, game="kingdomino", seat=seat, players=players, options=options)
             for seat, module in enumerate(modules)]
-    while not state.is_terminal():
-        seat = state.current_player()
-        legal = state.legal_actions()
-        action = bots[seat](state.observation(seat), legal)
-        assert action in legal
-        state.apply(action)
-    return state
+    return play_match(state, bots)
 
 
 @pytest.mark.parametrize(("players", "options"), [(3, {}), (4, {"dynasty": True}), (2, {"mighty_duel": True})])

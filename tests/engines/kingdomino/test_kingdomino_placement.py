@@ -114,7 +114,7 @@ def test_kd_4_5_discard_only_when_nothing_fits_and_the_king_still_picks():
     seat = state.current_player()
     state.kingdoms[seat] = build_kingdom(WALLED_IN)
     state.current_line[0].domino = 12
-    state._legal = None
+    state.reset_legal_cache()
     with pytest.raises(IllegalAction):
         state.apply({"place": [2, 2, 0]})
     before = state.kingdoms[seat].grid()

@@ -119,7 +119,7 @@ def test_ed_5_forced_picks_and_discards_are_still_asked():
     seat = state.current_player()
     state.kingdoms[seat] = build_kingdom(WALLED_IN)
     state.current_line[0].domino = 12
-    state._legal = None
+    state.reset_legal_cache()
     assert state.legal_actions() == [{"discard": True}]
     state.apply({"discard": True})
     assert state.history[-1] == ((seat, state.current_line[0].king[1]), "discard", True, 12)

@@ -9,11 +9,12 @@ import sys
 from pathlib import Path
 
 import pytest
+from bot_matches import examples, play_match
 from carcassonne_dice_helpers import game
 
 from bots.loader import load_bot
 
-EXAMPLES = Path(__file__).resolve().parents[3] / "bots" / "examples" / "carcassonne_dice"
+EXAMPLES = examples("carcassonne_dice")
 GAMES = 200
 
 
@@ -26,14 +27,7 @@ def seat_bots(files, players=2):
 
 
 def play(bots, seed, players=2):
-    state = game().new_state(players, seed)
-    while not state.is_terminal():
-        seat = state.current_player()
-        legal = state.legal_actions()
-        action = bots[seat](state.observation(seat), legal)
-        assert action in legal, f"seat {seat} answered {action!r}, not a legal action"
-        state.apply(action)
-    return state
+    return play_match(game().new_state(players, seed), bots)
 
 
 def test_bots_import_only_the_standard_library():

@@ -47,7 +47,7 @@ def position(players: int = 4, options: dict | None = None, *, zoos: list[Zoo] |
         state.die = die
     if roller is not None:
         state.roller = roller
-    state._invalidate()
+    state.reset_legal_cache()
     return state
 
 
@@ -86,7 +86,7 @@ def quarantine_position(seat_0_zoo, players=2):
     while not (state.round == state.setup.rounds and state.turn == state.setup.turns_per_round):
         state.apply(state.legal_actions()[-1])
     state.zoos = [seat_0_zoo.copy()] + [zoo("winter") for _ in range(players - 1)]
-    state._invalidate()
+    state.reset_legal_cache()
     play_step(state, lambda s, seat: next(a for a in s.legal_actions() if a["to"] == "river"))
     if players == 2:
         play_step(state, lambda s, seat: s.legal_actions()[0])

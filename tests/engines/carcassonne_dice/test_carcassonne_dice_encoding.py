@@ -97,7 +97,7 @@ BAD_ACTIONS = [
 def test_12_3_illegal_actions_raise_and_change_nothing(bad):
     state = with_planes(turn_with(["CAP"] * 9), plane_of(("CAP", 0, 0, 0)))
     state.rolls_made = 3
-    state._legal = None
+    state.reset_legal_cache()
     before = json.dumps(state.view(), sort_keys=True), json.dumps(state.legal_actions())
     with pytest.raises(IllegalAction):
         state.apply(bad)

@@ -47,8 +47,12 @@ def test_observations_do_not_reveal_the_dice_still_to_be_rolled(players, seed, d
         twin = state.resample_hidden(state.current_player(), redeal)
         assert [twin.observation(seat) for seat in range(players)] == observations
         assert twin.legal_actions() == state.legal_actions()
-        # Stopping ends the turn and makes the next seat's first roll from the re-seeded dice.
-        twin.apply({"stop": True} if twin.phase == "resolve" else {"score": True})
+        # Stopping (and scoring, when three knights offer the choice) ends the turn and makes the next
+        # seat's first roll from the re-seeded dice.
+        if twin.phase == "resolve":
+            twin.apply({"stop": True})
+        if twin.phase == "knight_choice":
+            twin.apply({"score": True})
         if twin.is_terminal():
             return  # the stop won the game: no seat rolls again
         next_rolls.add(str([e for e in twin.view()["history"] if e.get("event") == "roll"][-1:]))

@@ -93,7 +93,7 @@ def test_cd_4_2_rolling_again_is_legal_only_before_the_third_roll():
 def test_checklist_3_roll_with_an_empty_pool_is_illegal():
     state = turn_with(CAPS)
     state.pool = []
-    state._legal = None
+    state.reset_legal_cache()
     assert {"roll": True} not in state.legal_actions()
     with pytest.raises(IllegalAction):
         state.apply({"roll": True})

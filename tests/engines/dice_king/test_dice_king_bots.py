@@ -6,13 +6,13 @@ from __future__ import annotations
 
 import ast
 import sys
-from pathlib import Path
 
+from bot_matches import examples, play_match
 from dice_king_helpers import GAME, at_claim, dice_showing, fresh, give_cards, set_display
 
 from bots.loader import bind, load_module
 
-BOTS = Path(__file__).resolve().parents[3] / "bots" / "examples" / "dice_king"
+BOTS = examples("dice_king")
 GREEDY = load_module(BOTS / "greedy_bot.py", "dice_king_greedy_bot")
 RANDOM = load_module(BOTS / "random_bot.py", "dice_king_random_bot")
 
@@ -22,14 +22,7 @@ def seat_bot(module, seat, players=3):
 
 
 def play(bots, players, seed):
-    state = GAME.new_state(players, seed)
-    while not state.is_terminal():
-        seat = state.current_player()
-        legal = state.legal_actions()
-        action = bots[seat](state.observation(seat), legal)
-        assert action in legal
-        state.apply(action)
-    return state
+    return play_match(GAME.new_state(players, seed), bots)
 
 
 def test_bots_import_only_the_standard_library():
