@@ -88,6 +88,11 @@ def serve_forever(sock_fd: int, host_pid: int) -> None:
 
     signal.signal(signal.SIGTERM, host_gone)
     _die_with_parent(host_pid, signal.SIGTERM)
+    # A process group of its own (its cells and their bots join it): a SIGKILL sent to the host's group
+    # (a supervisor stopping a worker, a terminal's kill) must not reach the zygote or the cells directly,
+    # or a cell frozen with its bot would never act on it. They die through the parent-death signals
+    # instead, the zygote thawing them first.
+    os.setpgid(0, 0)
     policy = default_policy()
     libraries: dict[str, object] = {}
     filters: dict[tuple, bytes | None] = {}

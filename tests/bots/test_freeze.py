@@ -181,17 +181,22 @@ HOST_SCRIPT = textwrap.dedent("""
     bot.pause()
     print(json.dumps({{"groups": [str(d) for d in bot.cell.cgroup.dirs], "frozen": bot.cell.cgroup.frozen}}),
           flush=True)
+    # The host alone, or its whole process group (as a supervisor or a terminal kills a worker).
+    if {group!r}:
+        os.killpg(0, signal.SIGKILL)
     os.kill(os.getpid(), signal.SIGKILL)
 """)
 
 
-def test_a_bot_left_paused_by_a_host_that_died_does_not_linger(tmp_path):
+@pytest.mark.parametrize("group", [False, True], ids=["host", "host-process-group"])
+def test_a_bot_left_paused_by_a_host_that_died_does_not_linger(tmp_path, group):
     code = (HOSTILE / "background_thinker.py").read_bytes()
     script = HOST_SCRIPT.format(root=str(Path(__file__).resolve().parents[2]), cache=str(tmp_path / "cache"),
-                                code=code, start=_START)
+                                code=code, start=_START, group=group)
     # Into files: the sandbox's processes inherit the host's output, and a pipe would stay open with them.
     with open(tmp_path / "out", "w") as out, open(tmp_path / "err", "w") as err:
-        subprocess.run([sys.executable, "-c", script], stdout=out, stderr=err, timeout=60, check=False)
+        subprocess.run([sys.executable, "-c", script], stdout=out, stderr=err, timeout=60, check=False,
+                       start_new_session=True)
     output, errors = (tmp_path / "out").read_text(), (tmp_path / "err").read_text()
     if "no usable cgroups" in errors:
         pytest.skip(f"no cgroups here: {errors[-300:]}")
