@@ -6,7 +6,7 @@ Pure tests: no database, no Django.
 Where the figures come from: fishtest's reference code, ``server/fishtest/stats/LLRcalc.py``
 (``LLR_logistic``) and ``server/fishtest/stats/stat_util.py`` (``stats``, ``get_elo``, ``SPRT``,
 ``elo``, ``L``) of github.com/official-stockfish/fishtest at commit b8eecff (2026-08-22), run
-locally on the count vectors below with scipy 1.x; the outputs are recorded here as constants.
+locally on the count vectors below with scipy 1.17.1; the outputs are recorded here as constants.
 The first two vectors are fishtest's own examples (the ``__main__`` self-test of stat_util.py).
 """
 
