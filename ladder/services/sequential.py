@@ -54,7 +54,8 @@ logistic Elo bounds (fishtest's ``LLR_logistic``, "expectation" statistic):
 
 An outcome never observed counts as 0.001 of a pair (fishtest's regularisation), so that both
 maxima exist whatever the counts, including all draws or all wins; it moves the LLR by well under
-0.01 for a few pairs. No pairs at all gives ``llr == 0.0``. ``elo0`` and ``elo1`` must be finite.
+0.01 for a few pairs. No pairs at all gives ``llr == 0.0``. ``elo0`` and ``elo1`` must be finite and
+their scores strictly between 0 and 1 (in double precision, within about 6000 Elo of 0).
 
 Swapping the two versions reverses ``counts`` and negates the Elo: ``sprt_llr(counts[::-1], -elo0,
 -elo1) == sprt_llr(counts, elo0, elo1)``, so swapping the hypotheses as well flips the sign,
@@ -192,11 +193,13 @@ def sprt_llr(counts: Sequence[float], elo0: float, elo1: float) -> float:
     values = _checked_counts(counts)
     if sum(values) == 0:
         return 0.0
+    means = score_from_elo(elo0), score_from_elo(elo1)
+    if not all(0.0 < mean < 1.0 for mean in means):
+        raise ValueError(f"elo0 and elo1 are too far from 0 for their scores to differ from 0 and 1: {elo0}, {elo1}")
     regularised = [count if count > 0 else _UNSEEN_OUTCOME_PAIRS for count in values]
     pairs = sum(regularised)
     frequencies = [count / pairs for count in regularised]
-    gain0 = _log_likelihood_gain(frequencies, score_from_elo(elo0))
-    gain1 = _log_likelihood_gain(frequencies, score_from_elo(elo1))
+    gain0, gain1 = (_log_likelihood_gain(frequencies, mean) for mean in means)
     return pairs * sum(q * (g1 - g0) for q, g0, g1 in zip(frequencies, gain0, gain1, strict=True))
 
 

@@ -189,6 +189,8 @@ def test_bad_bounds_and_error_rates_are_a_value_error():
     with pytest.raises(ValueError):
         sprt_llr([1, 1, 1, 1, 1], 0, math.inf)
     with pytest.raises(ValueError):
+        sprt_llr([1, 1, 1, 1, 1], 0, 7000)  # its score rounds to 1: no distribution has that mean
+    with pytest.raises(ValueError):
         sprt_decision(0.0, (3.0, -3.0))
     with pytest.raises(ValueError):
         elo_interval([1, 1, 1, 1, 1], confidence=1.0)
