@@ -53,8 +53,10 @@ logistic Elo bounds (fishtest's ``LLR_logistic``, "expectation" statistic):
 * ``llr = pairs * sum q_i * log(p1_i / p0_i)``.
 
 An outcome never observed counts as 0.001 of a pair (fishtest's regularisation), so that both
-maxima exist whatever the counts, including all draws or all wins; it moves the LLR by well under
-0.01 for a few pairs. No pairs at all gives ``llr == 0.0``. ``elo0`` and ``elo1`` must be finite and
+maxima exist whatever the counts; where the seen outcomes already straddle both means it moves the
+LLR by a few thousandths at most. When they do not (every pair drawn, or every pair won) the LLR is
+finite thanks to it alone and grows with the pairs: all draws reach -2.94 for elo0 = 0, elo1 = 2
+after about 510 pairs, all wins +2.94 after as many. No pairs at all gives ``llr == 0.0``. ``elo0`` and ``elo1`` must be finite and
 their scores strictly between 0 and 1 (in double precision, within about 6000 Elo of 0).
 
 Swapping the two versions reverses ``counts`` and negates the Elo: ``sprt_llr(counts[::-1], -elo0,

@@ -258,3 +258,13 @@ def test_the_interval_holds_the_estimate_and_mirrors_when_the_versions_swap(coun
     mirrored = elo_interval(counts[::-1])
     assert mirrored.estimate == pytest.approx(-estimate, abs=1e-9)
     assert mirrored.low == pytest.approx(-high, abs=1e-9)
+
+
+def test_identical_results_pair_after_pair_end_the_test_without_a_zero_division():
+    # All draws or all wins: zero observed variance, so only the regularisation of unseen outcomes
+    # keeps the LLR finite; it still decides once enough pairs (about 510 for 0 / 2 Elo) agree.
+    bounds = sprt_bounds(0.05, 0.05)
+    assert sprt_decision(sprt_llr([0, 0, 100, 0, 0], 0, 2), bounds) == SprtDecision.CONTINUE
+    assert sprt_decision(sprt_llr([0, 0, 600, 0, 0], 0, 2), bounds) == SprtDecision.ACCEPT_H0
+    assert sprt_decision(sprt_llr([0, 0, 0, 0, 600], 0, 2), bounds) == SprtDecision.ACCEPT_H1
+    assert sprt_decision(sprt_llr([600, 0, 0, 0, 0], 0, 2), bounds) == SprtDecision.ACCEPT_H0
