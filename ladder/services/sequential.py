@@ -56,8 +56,9 @@ An outcome never observed counts as 0.001 of a pair (fishtest's regularisation),
 maxima exist whatever the counts; where the seen outcomes already straddle both means it moves the
 LLR by a few thousandths at most. When they do not (every pair drawn, or every pair won) the LLR is
 finite thanks to it alone and grows with the pairs: all draws reach -2.94 for elo0 = 0, elo1 = 2
-after about 510 pairs, all wins +2.94 after as many. No pairs at all gives ``llr == 0.0``. ``elo0`` and ``elo1`` must be finite and
-their scores strictly between 0 and 1 (in double precision, within about 6000 Elo of 0).
+after about 510 pairs, all wins +2.94 after as many. No pairs at all gives ``llr == 0.0``.
+``elo0`` and ``elo1`` must be finite and their scores strictly between 0 and 1 (in double
+precision, within about 6000 Elo of 0).
 
 Swapping the two versions reverses ``counts`` and negates the Elo: ``sprt_llr(counts[::-1], -elo0,
 -elo1) == sprt_llr(counts, elo0, elo1)``, so swapping the hypotheses as well flips the sign,
