@@ -86,6 +86,12 @@ A multiplayer match is N(N-1)/2 pairwise results that are not independent (they 
 ranking). ``match_pairwise_results`` gives each one the weight 2/N, so that one match counts as
 N - 1 comparisons, the number of independent choices in a full ranking of N (as in Plackett-Luce);
 counting every pair fully would make the intervals too narrow.
+
+Paired comparisons of two versions
+----------------------------------
+The statistics of "is the candidate better than the baseline?" (Elo from a score, pentanomial mean
+and variance, the Elo interval of paired games and the SPRT) live in ``ladder.services.sequential``
+and are re-exported here; that module's docstring states their contracts.
 """
 
 from __future__ import annotations
@@ -98,10 +104,20 @@ from typing import NamedTuple
 import numpy as np
 from scipy import stats
 
-INITIAL_RATING = 1500.0
+from ladder.services.sequential import ELO_SCALE as ELO_SCALE
+from ladder.services.sequential import EloInterval as EloInterval
+from ladder.services.sequential import PentanomialStats as PentanomialStats
+from ladder.services.sequential import SprtBounds as SprtBounds
+from ladder.services.sequential import SprtDecision as SprtDecision
+from ladder.services.sequential import elo_from_score as elo_from_score
+from ladder.services.sequential import elo_interval as elo_interval
+from ladder.services.sequential import pentanomial_stats as pentanomial_stats
+from ladder.services.sequential import score_from_elo as score_from_elo
+from ladder.services.sequential import sprt_bounds as sprt_bounds
+from ladder.services.sequential import sprt_decision as sprt_decision
+from ladder.services.sequential import sprt_llr as sprt_llr
 
-# The width of the logistic curve: a 400-point gap means 10-to-1 odds.
-ELO_SCALE = 400.0
+INITIAL_RATING = 1500.0
 
 
 def expected_score(rating: float, opponent: float) -> float:
