@@ -157,3 +157,14 @@ def test_a_tournament_that_is_not_duplicate_lists_no_deals(bot_factory):
     finished_match(bots=[a, b], tournament=tournament)
     assert tournament_deals(tournament=tournament) == []
     assert tournament_page(tournament_id=tournament.id)["deals"] == []
+
+
+def test_the_results_per_deal_take_three_queries_however_many_deals(bot_factory, django_assert_num_queries):
+    a, b = bot_factory(), bot_factory()
+    tournament = TournamentFactory(duplicate=True, bots=[a, b])
+    for deal in range(4):
+        finished_match(bots=[a, b], tournament=tournament, deal=deal, seed=deal)
+        finished_match(bots=[b, a], tournament=tournament, deal=deal, seed=deal)
+    with django_assert_num_queries(3):
+        deals = tournament_deals(tournament=tournament)
+    assert [row["deal"] for row in deals] == [0, 1, 2, 3] and all(row["complete"] for row in deals)
