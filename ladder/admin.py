@@ -63,8 +63,9 @@ class TournamentAdmin(admin.ModelAdmin):
 
     def get_readonly_fields(self, request, obj=None):
         # Whether a tournament is rated, and its seed, are chosen once: marking a round robin rated after
-        # its creator chose the seeds and the bots would let them arrange leaderboard games.
-        return ("kind", "rated", "seed") if obj is not None else ()
+        # its creator chose the seeds and the bots would let them arrange leaderboard games. Whether it is
+        # duplicate describes the schedule already made.
+        return ("kind", "rated", "duplicate", "seed") if obj is not None else ()
 
 
 class SeatInline(admin.TabularInline):

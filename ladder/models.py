@@ -134,6 +134,9 @@ class Tournament(TimeStampedModel):
     # the server's caps when the tournament is created (ladder.services.limits).
     limits = models.JSONField(default=dict, blank=True, db_default={})
     rated = models.BooleanField(default=False, db_default=False)
+    # A duplicate round robin plays every deal (seed) of a pairing once in each seat rotation of its bots;
+    # ``games_per_pairing`` then counts deals, and each match names its ``deal``.
+    duplicate = models.BooleanField(default=False, db_default=False)
     seed = models.BigIntegerField(null=True, blank=True)
     created_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="tournaments"
@@ -181,6 +184,9 @@ class Match(TimeStampedModel):
     # Position of the match in its tournament's schedule; in an unrated tournament its seed derives from it.
     index = models.PositiveIntegerField()
     players = models.PositiveSmallIntegerField()
+    # In a duplicate round robin, the deal this match is one seat rotation of: the rotations of a deal
+    # share its seed. Null in any other tournament.
+    deal = models.PositiveIntegerField(null=True, blank=True)
     # Rated matches: drawn from a CSPRNG when scheduled, secret until the match finished (rated_play).
     seed = models.BigIntegerField()
     options = models.JSONField(default=dict, blank=True)

@@ -142,9 +142,12 @@ def finished_match(
     outcomes: Sequence[str] | None = None,
     logs: Sequence[str] | None = None,
     finished_at=None,
+    deal: int | None = None,
+    seed: int | None = None,
 ):
     """A finished match between ``bots`` (seat order), claimed and recorded by the services a worker calls
-    (by default in a rated tournament, so that it moves the bots' ratings).
+    (by default in a rated tournament, so that it moves the bots' ratings). ``deal`` and ``seed`` make it
+    one rotation of a duplicate round robin's deal.
 
     The actions, scores and (unless ``places`` overrides them) places come from a real first-legal-action
     playout, so the replay of the match is valid. ``outcomes`` marks forfeits (e.g. ``"timeout"``).
@@ -155,7 +158,8 @@ def finished_match(
     from ladder.services.matches import match_claim, match_record_result
 
     tournament = tournament or RatedTournamentFactory(game=bots[0].game, bots=list(bots))
-    match = MatchFactory(tournament=tournament, players=len(bots))
+    match = MatchFactory(tournament=tournament, players=len(bots), deal=deal,
+                         **({} if seed is None else {"seed": seed}))
     for position, bot in enumerate(bots):
         SeatFactory(match=match, position=position, bot=bot)
     actions, scores, ranking = _first_legal_playout(match.game.slug, match.players, match.seed, match.options)

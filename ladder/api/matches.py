@@ -40,6 +40,10 @@ class MatchSerializer(serializers.ModelSerializer):
     seed = serializers.SerializerMethodField(help_text="The seed of the game's chance. A rated match's seed is "
                                                        "secret (null) until the match finished.")
 
+    deal = serializers.IntegerField(
+        allow_null=True, read_only=True,
+        help_text="In a duplicate round robin, the deal this match is one seat rotation of (its rotations share "
+                  "the seed); null otherwise.")
     rules_version = serializers.IntegerField(
         allow_null=True, read_only=True,
         help_text="The version of the game's rules the match was scheduled under; its replay needs the same "
@@ -47,7 +51,8 @@ class MatchSerializer(serializers.ModelSerializer):
 
     class Meta:
         model = Match
-        fields = ("id", "game", "rules_version", "tournament_id", "rated", "index", "players", "seed", "options",
+        fields = ("id", "game", "rules_version", "tournament_id", "rated", "index", "deal", "players",
+                  "seed", "options",
                   "limits", "status", "attempts", "failure_reason", "created_at", "started_at", "finished_at", "duration_s", "seats")
 
     @extend_schema_field(serializers.IntegerField(allow_null=True))

@@ -18,6 +18,7 @@ from ladder.api.throttles import TournamentCreateThrottle
 from ladder.models import Tournament
 from ladder.selectors.tournaments import (
     tournament_crosstable,
+    tournament_deals,
     tournament_get,
     tournament_progress,
     tournament_standings,
@@ -38,14 +39,17 @@ class TournamentSerializer(serializers.ModelSerializer):
     rated = serializers.BooleanField(help_text="Whether its matches move leaderboard ratings: the ladder, and "
                                                "round robins staff marked rated. A user's round robin is "
                                                "unrated: its own standings only.")
+    duplicate = serializers.BooleanField(help_text="Whether every deal (seed) is played once in each seat "
+                                                   "rotation of its bots; games_per_pairing then counts deals.")
     seed = serializers.IntegerField(allow_null=True, help_text="An unrated tournament's seed, from which its "
                                                                 "matches' seeds derive. Null for a rated one: "
                                                                 "each of its matches draws a secret seed.")
 
     class Meta:
         model = Tournament
-        fields = ("id", "name", "game", "kind", "rated", "status", "players_per_match", "games_per_pairing",
-                  "options", "limits", "seed", "created_by", "bots", "created_at", "started_at", "finished_at")
+        fields = ("id", "name", "game", "kind", "rated", "duplicate", "status", "players_per_match",
+                  "games_per_pairing", "options", "limits", "seed", "created_by", "bots", "created_at", "started_at",
+                  "finished_at")
 
 
 class ProgressSerializer(serializers.Serializer):
@@ -76,19 +80,38 @@ class StandingSerializer(serializers.Serializer):
     rating_high = serializers.FloatField(help_text="Upper end of the 95% interval.")
 
 
+class DealBotSerializer(serializers.Serializer):
+    bot_id = serializers.IntegerField()
+    bot = serializers.CharField()
+    points = serializers.FloatField(help_text="The bot's points (as in the standings) summed over the deal's "
+                                              "finished rotations.")
+
+
+class DealSerializer(serializers.Serializer):
+    deal = serializers.IntegerField(help_text="The deal's number in the tournament: one pairing's one seed.")
+    games = serializers.IntegerField(help_text="Rotations of the deal finished so far.")
+    rotations = serializers.IntegerField(help_text="Rotations the deal has: one per seat (players per match).")
+    complete = serializers.BooleanField(help_text="Whether every rotation finished, so each bot met the deal "
+                                                  "from every seat.")
+    bots = DealBotSerializer(many=True, help_text="The pairing's bots, by id.")
+
+
 class TournamentDetailSerializer(TournamentSerializer):
     progress = ProgressSerializer()
     standings = StandingSerializer(many=True)
+    deals = DealSerializer(many=True, help_text="A duplicate round robin's result per pairing and deal, for the "
+                                                "deals with a finished rotation; [] otherwise.")
 
     class Meta(TournamentSerializer.Meta):
-        fields = TournamentSerializer.Meta.fields + ("progress", "standings")
+        fields = TournamentSerializer.Meta.fields + ("progress", "standings", "deals")
 
 
 _STANDING_EXAMPLE = {"rank": 1, "bot_id": 7, "bot": "greedy", "games": 4, "points": 3.5, "wins": 3, "draws": 1,
                      "losses": 0, "forfeits": 0, "average_score": 41.5, "rating": 1622.4, "rating_stderr": 190.2,
                      "rating_low": 1249.6, "rating_high": 1995.2}
 _TOURNAMENT_EXAMPLE = {"id": 3, "name": "spring cup", "game": "kingdomino", "kind": "round_robin",
-                       "rated": False, "status": "running", "players_per_match": 2, "games_per_pairing": 2,
+                       "rated": False, "duplicate": True, "status": "running", "players_per_match": 2,
+                       "games_per_pairing": 2,
                        "options": {"harmony": True}, "limits": {"move_ms": 500, "bank_ms": 10000}, "seed": 11,
                        "created_by": "ada", "bots": [7, 8, 9],
                        "created_at": "2026-05-01T12:00:00Z", "started_at": "2026-05-01T12:00:00Z",
@@ -97,7 +120,10 @@ _DETAIL_EXAMPLE = {**_TOURNAMENT_EXAMPLE,
                    "progress": {"total": 6, "queued": 1, "running": 1, "finished": 4, "failed": 0,
                                 "started_at": "2026-05-01T12:00:02Z",
                                 "estimated_finish": "2026-05-01T12:01:30Z"},
-                   "standings": [_STANDING_EXAMPLE]}
+                   "standings": [_STANDING_EXAMPLE],
+                   "deals": [{"deal": 0, "games": 2, "rotations": 2, "complete": True,
+                              "bots": [{"bot_id": 7, "bot": "greedy", "points": 2.0},
+                                       {"bot_id": 8, "bot": "random", "points": 0.0}]}]}
 
 
 def _detail(tournament: Tournament) -> dict:
@@ -105,6 +131,7 @@ def _detail(tournament: Tournament) -> dict:
         **TournamentSerializer(tournament).data,
         "progress": ProgressSerializer(tournament_progress(tournament=tournament).to_json()).data,
         "standings": StandingSerializer(tournament_standings(tournament=tournament), many=True).data,
+        "deals": DealSerializer(tournament_deals(tournament=tournament), many=True).data,
     }
 
 
@@ -139,6 +166,12 @@ class TournamentListCreateApi(ListAPIView):
         rated = serializers.BooleanField(required=False, default=False,
                                          help_text="Staff only: the matches move leaderboard ratings, each with a "
                                                    "secret seed drawn by the server (no seed may be given).")
+        duplicate = serializers.BooleanField(
+            required=False, default=False,
+            help_text="Play every deal (seed) once in each seat rotation of its bots (both orders for two "
+                      "players, the N cyclic rotations for N), so each bot meets the same deal from every seat. "
+                      "games_per_pairing then counts deals; the match limit and quota count every rotation. "
+                      "A rated one draws one secret seed per deal.")
 
     def get_queryset(self):
         return tournaments_with_entrants()
@@ -159,7 +192,8 @@ class TournamentListCreateApi(ListAPIView):
         operation_id="tournaments_create",
         summary="Start a round robin",
         description="Every combination of players_per_match bots plays games_per_pairing times with rotated "
-                    "seats. Any user's active bots may be entered. The round robin is unrated: it has its own "
+                    "seats; with duplicate, every deal of a pairing is played once in each seat rotation. Any "
+                    "user's active bots may be entered. The round robin is unrated: it has its own "
                     "standings and leaves leaderboard ratings alone; only staff may start a rated one (403 for "
                     "anyone else), and a rated one takes no seed (400). Refusals name the input at fault "
                     "(unknown/inactive/other-game bots, player count outside the game's range, too many "
@@ -172,9 +206,9 @@ class TournamentListCreateApi(ListAPIView):
         examples=[
             OpenApiExample("round robin", value={"game": "kingdomino", "name": "spring cup", "bots": [7, 8, 9],
                                                  "players_per_match": 2, "games_per_pairing": 2, "seed": 11,
-                                                 "limits": {"move_ms": 500, "bank_ms": 10000}},
+                                                 "duplicate": True, "limits": {"move_ms": 500, "bank_ms": 10000}},
                            request_only=True),
-            OpenApiExample("created", value={**_DETAIL_EXAMPLE, "standings": []}, response_only=True,
+            OpenApiExample("created", value={**_DETAIL_EXAMPLE, "standings": [], "deals": []}, response_only=True,
                            status_codes=["201"]),
         ],
     )
@@ -193,6 +227,7 @@ class TournamentListCreateApi(ListAPIView):
             seed=values.get("seed"),
             limits=values["limits"],
             rated=values["rated"],
+            duplicate=values["duplicate"],
         )
         return Response(_detail(tournament_get(tournament_id=tournament.id)), status=status.HTTP_201_CREATED)
 

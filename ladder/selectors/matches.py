@@ -14,6 +14,7 @@ import engines
 from ladder.models import Game, Match, Seat, Tournament
 from ladder.services import access
 from ladder.services.errors import ServiceError
+from ladder.services.rated_play import match_seed_visible
 from ladder.services.ratings import PlacedSeat
 
 # Recent matches listed on the home, leaderboard, bot and tournament pages.
@@ -150,15 +151,19 @@ def match_replay(*, match_id: int) -> dict:
     """``{"actions", "frames"}`` of a finished match: the spectator view before the first action and after
     each one, recomputed by the engine.
 
-    ServiceError 404 for no such match, 409 until it finished; ``ReplayUnavailable`` (410) when it was
+    ServiceError 404 for no such match, 409 until it finished (a rated duplicate deal's rotation: until its
+    tournament finished, ``rated_play.match_seed_visible``); ``ReplayUnavailable`` (410) when it was
     played under another ``rules_version`` of its game, or (409) when the engine fails on its actions.
     """
-    match = Match.objects.select_related("game").filter(pk=match_id).first()
+    match = Match.objects.select_related("game", "tournament").filter(pk=match_id).first()
     if match is None:
         raise ServiceError(f"no match with id {match_id}", status=404)
     if match.status != Match.Status.FINISHED:
         raise ServiceError(f"match {match_id} is {match.status}; its replay exists once it finished: poll "
                            f"GET /api/matches/{match_id}/ until status is finished", status=409)
+    if not match_seed_visible(match):
+        raise ServiceError(f"match {match_id} is one rotation of a rated deal whose other rotations share its "
+                           "secret seed; its replay exists once its tournament finished", status=409)
     unavailable = replay_unavailable_reason(match=match)
     if unavailable is not None:
         raise unavailable

@@ -127,11 +127,14 @@ class _Results:
     matches: list[list[PlacedSeat]]
     names: dict[int, str]
     entrants: list[int]
+    match_ids: list[int]
 
 
 def _results(tournament: Tournament) -> _Results:
     """Two queries: the seats of finished matches, and the bots seated or entered."""
-    matches = [seats for seats in finished_seat_results(Q(match__tournament=tournament)).values() if len(seats) >= 2]
+    by_match = {match_id: seats for match_id, seats in finished_seat_results(Q(match__tournament=tournament)).items()
+                if len(seats) >= 2}
+    matches = list(by_match.values())
     seated = {seat.bot_id for match in matches for seat in match}
     entered = Tournament.bots.through.objects.filter(tournament=tournament, bot=OuterRef("pk"))
     bots = (
@@ -145,7 +148,7 @@ def _results(tournament: Tournament) -> _Results:
         names[bot_id] = name
         if is_entrant:
             entrants.append(bot_id)
-    return _Results(matches=matches, names=names, entrants=sorted(entrants))
+    return _Results(matches=matches, names=names, entrants=sorted(entrants), match_ids=list(by_match))
 
 
 def _standings(results: _Results) -> list[dict]:
@@ -178,6 +181,40 @@ def tournament_standings(*, tournament: Tournament) -> list[dict]:
     return _standings(_results(tournament))
 
 
+def _deals(tournament: Tournament, results: _Results) -> list[dict]:
+    if not tournament.duplicate:
+        return []
+    deal_of = dict(Match.objects.filter(id__in=results.match_ids).exclude(deal=None).values_list("id", "deal"))
+    points: dict[int, dict] = {}
+    games: dict[int, int] = {}
+    for match_id, seats in zip(results.match_ids, results.matches, strict=True):
+        deal = deal_of.get(match_id)
+        if deal is None:
+            continue
+        totals = points.setdefault(deal, {})
+        for seat, earned in zip(seats, ratings.match_points(seats), strict=True):
+            totals[seat.bot_id] = totals.get(seat.bot_id, 0.0) + earned
+        games[deal] = games.get(deal, 0) + 1
+    return [
+        {"deal": deal, "games": games[deal], "rotations": tournament.players_per_match,
+         "complete": games[deal] == tournament.players_per_match,
+         "bots": [{"bot_id": bot_id, "bot": results.names.get(bot_id, ""), "points": points[deal][bot_id]}
+                  for bot_id in sorted(points[deal])]}
+        for deal in sorted(points)
+    ]
+
+
+def tournament_deals(*, tournament: Tournament) -> list[dict]:
+    """A duplicate round robin's result per pairing and deal, by deal number: ``{"deal", "games" (its
+    finished rotations), "rotations" (how many it has: the players per match), "complete", "bots":
+    [{"bot_id", "bot", "points"}]}``, the points being each bot's (as in the standings) summed over the
+    deal's finished rotations, its bots by id. Only deals with a finished rotation; [] for a tournament
+    that is not duplicate. Three queries (none for a tournament that is not duplicate)."""
+    if not tournament.duplicate:
+        return []
+    return _deals(tournament, _results(tournament))
+
+
 def tournament_crosstable(*, tournament: Tournament) -> dict:
     """Head-to-head pairwise results between every pair of the tournament's bots that met.
 
@@ -201,7 +238,8 @@ def tournament_crosstable(*, tournament: Tournament) -> dict:
 
 def tournament_page(*, tournament_id: int) -> dict:
     """Everything on a tournament's page: progress, the standings (:func:`tournament_standings`), the
-    crosstable of the best ``CROSSTABLE_BOTS`` that played, recent matches. ServiceError 404 if there is
+    crosstable of the best ``CROSSTABLE_BOTS`` that played, a duplicate round robin's results per deal
+    (:func:`tournament_deals`), recent matches. ServiceError 404 if there is
     no such tournament."""
     tournament = tournament_get(tournament_id=tournament_id)
     results = _results(tournament)
@@ -220,5 +258,6 @@ def tournament_page(*, tournament_id: int) -> dict:
         "crosstable": crosstable,
         "crosstable_bots": [bots[b] for b in shown],
         "crosstable_cut": len(played) > CROSSTABLE_BOTS,
+        "deals": _deals(tournament, results),
         "recent": recent_matches(tournament=tournament),
     }

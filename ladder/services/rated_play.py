@@ -10,7 +10,9 @@ wins, or a bot written for a seed known in advance, which tells it every draw an
 
 A rated match's seed comes from the operating system's CSPRNG when the match is scheduled, is stored on
 the match, and is shown (with everything derived from it: the replay, the opening position) only once
-the match finished. A chosen seed exists only in unrated tournaments (and ``manage.py play``).
+the match finished. A rated duplicate round robin draws one secret seed per deal, shared by the deal's
+seat rotations, and shows it once the tournament finished (a finished rotation would otherwise give
+away the seed of one still queued). A chosen seed exists only in unrated tournaments (and ``manage.py play``).
 """
 
 from __future__ import annotations
@@ -41,8 +43,14 @@ def rated_match_seed() -> int:
 
 def match_seed_visible(match: Match) -> bool:
     """Whether the seed of ``match`` (and what derives from it) may be shown: always for an unrated
-    match, for a rated one once it finished. Reads ``match.tournament`` (select it with the match)."""
-    return not match.tournament.rated or match.status == Match.Status.FINISHED
+    match, for a rated one once it finished, and for a rated duplicate deal's rotation once its
+    tournament finished, since the deal's other rotations share the seed and may still be queued. Reads
+    ``match.tournament`` (select it with the match)."""
+    if not match.tournament.rated:
+        return True
+    if match.deal is not None:
+        return match.status == Match.Status.FINISHED and match.tournament.status == Tournament.Status.FINISHED
+    return match.status == Match.Status.FINISHED
 
 
 def match_public_seed(match: Match) -> int | None:

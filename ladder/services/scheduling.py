@@ -1,5 +1,5 @@
-"""Pure scheduling rules (no database): round-robin pairings with balanced seats, derived seeds, ladder
-pairing by rating.
+"""Pure scheduling rules (no database): round-robin pairings with balanced seats, duplicate round robins
+(every deal in every seat rotation), derived seeds, ladder pairing by rating.
 """
 
 from __future__ import annotations
@@ -20,6 +20,13 @@ def derive_seed(base_seed: int, index: int) -> int:
     across machines and Python versions.
     """
     digest = hashlib.sha256(f"{base_seed}:{index}".encode()).digest()
+    return int.from_bytes(digest[:8], "big") & _SEED_MASK
+
+
+def derive_deal_seed(base_seed: int, deal: int) -> int:
+    """The seed of deal number ``deal`` of a duplicate schedule whose seed is ``base_seed``: shared by all
+    the rotations of that deal, and distinct from :func:`derive_seed`'s match seeds of the same base."""
+    digest = hashlib.sha256(f"{base_seed}:deal:{deal}".encode()).digest()
     return int.from_bytes(digest[:8], "big") & _SEED_MASK
 
 
@@ -51,6 +58,33 @@ def round_robin(bot_ids: Sequence[int], players: int, games_per_pairing: int) ->
         for game in range(games_per_pairing):
             shift = game % players
             schedule.append(tuple(combo[shift:] + combo[:shift]))
+    return schedule
+
+
+def duplicate_round_robin_count(bots: int, players: int, deals_per_pairing: int) -> int:
+    """How many matches :func:`duplicate_round_robin` schedules: every rotation of every deal."""
+    return round_robin_count(bots, players, deals_per_pairing) * players
+
+
+def duplicate_round_robin(
+    bot_ids: Sequence[int], players: int, deals_per_pairing: int
+) -> list[tuple[int, tuple[int, ...]]]:
+    """Every combination of ``players`` bots, each with ``deals_per_pairing`` deals, every deal played
+    once in each of the ``players`` cyclic seat rotations of its combination, as ``(deal, seat order)``.
+
+    Deals are numbered 0, 1, ... across the whole schedule, so a deal number names one combination's
+    deal; its rotations come one after the other. Over a deal each bot sits in every seat once: for two
+    players that is both seat orders.
+    """
+    if players < 1 or deals_per_pairing < 1:
+        raise ValueError("players and deals_per_pairing must be at least 1")
+    schedule = []
+    deal = 0
+    for combo in itertools.combinations(sorted(bot_ids), players):
+        for _ in range(deals_per_pairing):
+            for shift in range(players):
+                schedule.append((deal, tuple(combo[shift:] + combo[:shift])))
+            deal += 1
     return schedule
 
 

@@ -18,7 +18,14 @@ from ladder.services.games import game_get
 from ladder.services.limits import limits_resolve, tournament_limits_check
 from ladder.services.quotas import unrated_matches_reserve
 from ladder.services.rated_play import match_moves_ratings, rated_match_seed, tournament_rated_check
-from ladder.services.scheduling import derive_seed, round_robin, round_robin_count
+from ladder.services.scheduling import (
+    derive_deal_seed,
+    derive_seed,
+    duplicate_round_robin,
+    duplicate_round_robin_count,
+    round_robin,
+    round_robin_count,
+)
 
 TOURNAMENT_PRIORITY = 0
 LADDER_PRIORITY = 5
@@ -49,19 +56,39 @@ def _current_versions(bot_ids: Sequence[int]) -> dict[int, int]:
     return current
 
 
+def _seeds(*, tournament: Tournament, first_index: int, count: int, deals: Sequence[int] | None) -> list[int]:
+    """The seed of each new match. Rated: secret, from the CSPRNG, one per match or, with ``deals``, one
+    per deal shared by its rotations. Unrated: derived from the tournament's seed and the match's index,
+    or with ``deals`` the deal's number."""
+    rated = match_moves_ratings(tournament)
+    if deals is None:
+        return [rated_match_seed() if rated else derive_seed(tournament.seed, first_index + offset)
+                for offset in range(count)]
+    by_deal = {deal: rated_match_seed() if rated else derive_deal_seed(tournament.seed, deal) for deal in set(deals)}
+    return [by_deal[deal] for deal in deals]
+
+
 def matches_create(
-    *, tournament: Tournament, seatings: Sequence[Sequence[int]], first_index: int, priority: int
+    *,
+    tournament: Tournament,
+    seatings: Sequence[Sequence[int]],
+    first_index: int,
+    priority: int,
+    deals: Sequence[int] | None = None,
 ) -> list[int]:
     """Create queued matches (and their seats) for ``seatings`` and enqueue them after commit.
 
     Each bot plays with its newest accepted version at the time of scheduling, and each match under the
     sandbox limits resolved now (settings, the game's, the tournament's overrides). A rated tournament's
     match draws a secret seed of its own; an unrated one's derives from the tournament's seed and the
-    match's index. Returns the match ids.
+    match's index. ``deals`` (one per seating, a duplicate round robin's) names each match's deal: the
+    matches of one deal share one seed, secret or derived from the deal's number. Returns the match ids.
     """
+    if deals is not None and len(deals) != len(seatings):
+        raise ValueError("deals must name one deal per seating")
     versions = _current_versions({bot_id for seating in seatings for bot_id in seating})
     limits = limits_resolve(game_slug=tournament.game.slug, overrides=tournament.limits)
-    rated = match_moves_ratings(tournament)
+    seeds = _seeds(tournament=tournament, first_index=first_index, count=len(seatings), deals=deals)
     rules_version = engines.get(tournament.game.slug).rules_version
     now = timezone.now()
     matches = [
@@ -70,7 +97,8 @@ def matches_create(
             tournament=tournament,
             index=first_index + offset,
             players=len(seating),
-            seed=rated_match_seed() if rated else derive_seed(tournament.seed, first_index + offset),
+            deal=None if deals is None else deals[offset],
+            seed=seeds[offset],
             options=tournament.options,
             rules_version=rules_version,
             limits=limits,
@@ -116,9 +144,15 @@ def tournament_create(
     seed: int | None = None,
     limits: dict | None = None,
     rated: bool = False,
+    duplicate: bool = False,
 ) -> Tournament:
     """Schedule a round robin: every combination of ``players_per_match`` of the bots, each played
     ``games_per_pairing`` times with rotated seats. Matches are enqueued after commit.
+
+    ``duplicate``: ``games_per_pairing`` counts deals, and every deal (one seed) is played once in each
+    cyclic seat rotation of its bots (both orders for two players), so every bot meets the same deal from
+    every seat; the match count, checked against ``TOURNAMENT_MAX_MATCHES`` and the quota, counts every
+    rotation (``players_per_match`` matches per deal).
 
     Unrated (the default) it keeps its own standings and leaves leaderboard ratings alone; its matches'
     seeds derive from ``seed`` (random if not given), and they count against the creator's
@@ -165,7 +199,8 @@ def tournament_create(
         raise ServiceError(
             f"a {players_per_match}-player round robin needs at least {players_per_match} bots", field="bots"
         )
-    total = round_robin_count(len(bot_ids), players_per_match, games_per_pairing)
+    count = duplicate_round_robin_count if duplicate else round_robin_count
+    total = count(len(bot_ids), players_per_match, games_per_pairing)
     if total > settings.TOURNAMENT_MAX_MATCHES:
         raise ServiceError(
             f"this tournament would play {total} matches; the limit is {settings.TOURNAMENT_MAX_MATCHES}",
@@ -187,16 +222,19 @@ def tournament_create(
             options=merged,
             limits=limits,
             rated=rated,
+            duplicate=duplicate,
             seed=seed,
             created_by=created_by,
             started_at=timezone.now(),
         )
         tournament.bots.set(bot_ids)
+        if duplicate:
+            schedule = duplicate_round_robin(bot_ids, players_per_match, games_per_pairing)
+            seatings, deals = [seating for _, seating in schedule], [deal for deal, _ in schedule]
+        else:
+            seatings, deals = round_robin(bot_ids, players_per_match, games_per_pairing), None
         matches_create(
-            tournament=tournament,
-            seatings=round_robin(bot_ids, players_per_match, games_per_pairing),
-            first_index=0,
-            priority=TOURNAMENT_PRIORITY,
+            tournament=tournament, seatings=seatings, first_index=0, priority=TOURNAMENT_PRIORITY, deals=deals
         )
     return tournament
 

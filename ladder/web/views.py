@@ -200,7 +200,8 @@ def match_page(request, match_id: int):
     match = _found(match_reads.match_get, match_id=match_id)
     context = {"match": match, "seats": list(match.seats.all()), "seed": match_public_seed(match),
                "logs": match_reads.match_logs_by_position(match=match, user=request.user)}
-    if match.status != Match.Status.FINISHED:
+    # A replay shows the opening the seed deals: none while the seed is a secret.
+    if match.status != Match.Status.FINISHED or context["seed"] is None:
         return render(request, "ladder/match.html", context)
     refused = match_reads.replay_unavailable_reason(match=match)
     try:
@@ -234,8 +235,8 @@ def match_frame(request, match_id: int):
     ``{"detail"}`` with 410 for a match played under another rules version, 409 when the engine refuses
     its actions."""
     match = _found(match_reads.match_get, match_id=match_id)
-    if match.status != Match.Status.FINISHED:
-        raise Http404("no finished match with that id")
+    if match.status != Match.Status.FINISHED or match_public_seed(match) is None:
+        raise Http404("no finished match with that id and a public seed")
     refused = match_reads.replay_unavailable_reason(match=match)
     if refused is not None:
         return JsonResponse({"detail": refused.message}, status=refused.status)

@@ -51,6 +51,8 @@ def test_create_schedules_every_pairing(auth_client):
         ({"limits": {"match_ms": 40001}}, "limits.match_ms", "at most 40000 (the server's cap)"),
         ({"limits": {"match_ms": 0}}, "limits.match_ms", "at least 10"),
         ({"limits": [500]}, "limits", "Expected a dictionary"),
+        ({"duplicate": "sometimes"}, "duplicate", "valid boolean"),
+        ({"duplicate": True, "games_per_pairing": 51}, "games_per_pairing", "would play 306 matches"),
     ],
 )
 def test_create_refusals_name_the_field(auth_client, settings, change, field, fragment):
@@ -66,6 +68,41 @@ def test_create_refusals_name_the_field(auth_client, settings, change, field, fr
     body = error_of(response)
     assert fragment in " ".join(body["fields"][field]), body
     assert not Match.objects.exists()
+
+
+def test_a_round_robin_is_not_duplicate_unless_asked(auth_client):
+    bot_ids = [b.id for b in BotFactory.create_batch(2)]
+    body = create(auth_client, bots=bot_ids).json()
+    assert body["duplicate"] is False and body["deals"] == []
+    assert body["progress"]["total"] == 2
+    matches = auth_client.get(f"/api/matches/?tournament={body['id']}").json()["results"]
+    assert [m["deal"] for m in matches] == [None, None]
+
+
+def test_a_duplicate_round_robin_plays_each_deal_from_both_seats_and_lists_points_per_deal(auth_client, api_client):
+    a, b = BotFactory.create_batch(2)
+    response = create(auth_client, bots=[a.id, b.id], games_per_pairing=2, seed=9, duplicate=True)
+    assert response.status_code == 201, response.json()
+    body = response.json()
+    assert body["duplicate"] is True and body["games_per_pairing"] == 2
+    assert body["progress"]["total"] == 4 and body["deals"] == []
+    matches = api_client.get(f"/api/matches/?tournament={body['id']}&ordering=id").json()["results"]
+    by_deal = {}
+    for match in matches:
+        by_deal.setdefault(match["deal"], []).append((match["seed"], [seat["bot_id"] for seat in match["seats"]]))
+    assert sorted(by_deal) == [0, 1]
+    for rotations in by_deal.values():
+        assert rotations[0][0] == rotations[1][0]
+        assert sorted(order for _, order in rotations) == sorted([[a.id, b.id], [b.id, a.id]])
+    assert by_deal[0][0][0] != by_deal[1][0][0]
+
+    tournament = TournamentFactory(duplicate=True, bots=[a, b])
+    finished_match(bots=[a, b], tournament=tournament, deal=5, seed=1, places=[1, 2])
+    finished_match(bots=[b, a], tournament=tournament, deal=5, seed=1, places=[2, 1])
+    [deal] = api_client.get(f"/api/tournaments/{tournament.id}/").json()["deals"]
+    assert deal == {"deal": 5, "games": 2, "rotations": 2, "complete": True,
+                    "bots": [{"bot_id": a.id, "bot": a.name, "points": 2.0},
+                             {"bot_id": b.id, "bot": b.name, "points": 0.0}]}
 
 
 def test_create_with_limits_shows_them_on_the_tournament_and_its_matches(auth_client, api_client, settings):

@@ -76,14 +76,14 @@ def matches_stay_in_process(settings, monkeypatch):
 
 @pytest.fixture
 def tournament_factory(bot_factory):
-    """``tournament_factory(game, bots=4, players=2, finish=True, rated=False)``: a round robin between
-    fresh bots, scheduled by the tournament service and, unless ``finish`` is False, played to the end.
-    Unrated, it is the first bot's owner's with ``seed``; ``rated`` makes it a staff tournament that moves
-    the leaderboard."""
+    """``tournament_factory(game, bots=4, players=2, finish=True, rated=False, duplicate=False,
+    games_per_pairing=1)``: a round robin between fresh bots, scheduled by the tournament service and,
+    unless ``finish`` is False, played to the end. Unrated, it is the first bot's owner's with ``seed``;
+    ``rated`` makes it a staff tournament that moves the leaderboard."""
 
     def make(game: str = "kingdomino", *, bots: int = 4, players: int = 2, finish: bool = True,
              name: str = "Autumn cup", names: list[str] | None = None, seed: int = 7,
-             rated: bool = False) -> Tournament:
+             rated: bool = False, duplicate: bool = False, games_per_pairing: int = 1) -> Tournament:
         from ladder.models import Game
         from tests.factories import StaffFactory
 
@@ -92,7 +92,8 @@ def tournament_factory(bot_factory):
         made = [bot_factory(game=the_game, name=bot_name) for bot_name in names]
         tournament = tournament_create(created_by=StaffFactory() if rated else made[0].owner,
                                        game_slug=game, name=name, bot_ids=[b.id for b in made],
-                                       players_per_match=players, seed=None if rated else seed, rated=rated)
+                                       players_per_match=players, seed=None if rated else seed, rated=rated,
+                                       duplicate=duplicate, games_per_pairing=games_per_pairing)
         if finish:
             for match_id in tournament.matches.order_by("index").values_list("id", flat=True):
                 finish_match(match_id)

@@ -182,6 +182,26 @@ def test_tournament_page_has_progress_standings_fit_and_crosstable(client, tourn
     assert "tournaments/" in client.get("/tournaments/").content.decode()
 
 
+def test_a_duplicate_tournament_page_shows_each_deals_points(client, tournament_factory):
+    tournament = tournament_factory(bots=2, names=["alpha", "beta"], duplicate=True, games_per_pairing=2)
+    response = client.get(f"/tournaments/{tournament.id}/")
+    deals = response.context["deals"]
+    assert [(row["deal"], row["games"], row["complete"]) for row in deals] == [(0, 2, True), (1, 2, True)]
+    # Two rotations of a two-player deal hand out two points between the pair.
+    assert all(sum(line["points"] for line in row["bots"]) == 2.0 for row in deals)
+    html = response.content.decode()
+    assert "2 deals per pairing, each played from every seat" in html
+    table = html.split("Results per deal", 1)[1].split("</table>", 1)[0]
+    assert table.count("<tr>") == 3 and "alpha" in table and "beta" in table and "2 / 2" in table
+
+
+def test_a_plain_tournament_page_has_no_deals_table(client, tournament_factory):
+    tournament = tournament_factory(bots=2)
+    response = client.get(f"/tournaments/{tournament.id}/")
+    assert response.context["deals"] == []
+    assert "Results per deal" not in response.content.decode()
+
+
 def test_progress_endpoint_follows_finished_matches(client, tournament_factory):
     from tests.web.conftest import finish_match
 

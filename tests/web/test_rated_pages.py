@@ -106,3 +106,25 @@ def test_the_admin_keeps_a_rated_matchs_seed_secret_and_refuses_a_rated_seed(cli
     assert refused.status_code == 200
     assert "a rated tournament has no chosen seed" in refused.content.decode()
     assert not type(match.tournament).objects.filter(name="staff cup").exists()
+
+
+def test_a_rated_deals_finished_rotation_keeps_the_shared_seed_and_replay_secret_until_the_tournament_finished(
+        client, api_client, tournament_factory):
+    tournament = tournament_factory(bots=2, rated=True, finish=False, duplicate=True)
+    first, second = tournament.matches.order_by("index")
+    assert first.deal == second.deal == 0 and first.seed == second.seed
+    finish_match(first.id)
+    page = client.get(f"/matches/{first.id}/")
+    html = page.content.decode()
+    assert str(first.seed) not in html and "seed secret until the tournament finished (deal 0)" in html
+    assert "frame" not in page.context
+    assert client.get(f"/matches/{first.id}/frame/", {"step": 0}).status_code == 404
+    assert api_client.get(f"/api/matches/{first.id}/").json()["seed"] is None
+    refused = api_client.get(f"/api/matches/{first.id}/replay/")
+    assert refused.status_code == 409 and "once its tournament finished" in refused.json()["detail"]
+
+    finish_match(second.id)
+    assert api_client.get(f"/api/matches/{first.id}/").json()["seed"] == first.seed
+    assert api_client.get(f"/api/matches/{first.id}/replay/").status_code == 200
+    page = client.get(f"/matches/{first.id}/")
+    assert str(first.seed) in page.content.decode() and "frame" in page.context
