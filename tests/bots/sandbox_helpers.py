@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import json
 import os
+import shutil
+import subprocess
+import sys
 import textwrap
 from pathlib import Path
 
@@ -55,3 +59,19 @@ def live_processes(*, uids: set[int] = frozenset(), name: str | None = None) -> 
         if (uid in uids or process_name == name) and not fields["State"].strip().startswith("Z"):
             found.append(f"{entry.name} {process_name} {uid}")
     return found
+
+
+def run_as_ordinary_user(script: str, *, cwd: Path, timeout: float = 120) -> dict:
+    """Run ``script`` in a child that ``unshare --user`` has made uid 1000 with no capability in the host's
+    namespaces (the sandbox then takes its unprivileged path), and return the JSON object it printed last.
+    Skips where unshare or user namespaces are missing; fails on any other error of the script."""
+    if shutil.which("unshare") is None:
+        pytest.skip("util-linux unshare is not installed")
+    completed = subprocess.run(
+        ["unshare", "--user", "--map-user=1000", "--map-group=1000", sys.executable, "-c", script],
+        capture_output=True, text=True, timeout=timeout, cwd=cwd, check=False,
+    )
+    if "user namespaces must be enabled" in completed.stderr or "unshare failed" in completed.stderr:
+        pytest.skip(f"user namespaces are not available here: {completed.stderr[-300:]}")
+    assert completed.returncode == 0, completed.stderr[-2000:]
+    return json.loads(completed.stdout.strip().splitlines()[-1])

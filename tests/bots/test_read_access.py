@@ -27,7 +27,7 @@ from functools import lru_cache
 from pathlib import Path
 
 import pytest
-from sandbox_helpers import FIRST_BOT, skip_without_isolation
+from sandbox_helpers import FIRST_BOT, run_as_ordinary_user, skip_without_isolation
 
 from bots.referee import BotSpec, Limits, play_match
 from bots.sandbox import SandboxUnavailable
@@ -260,20 +260,11 @@ def test_an_ordinary_user_s_bot_reads_exactly_the_allowlist(tmp_path):
 
     from bots.sandbox.codecache import CodeCache
 
-    if shutil.which("unshare") is None:
-        pytest.skip("util-linux unshare is not installed")
     cache = tmp_path / "cache"
     script = SCRIPT.format(root=str(PROJECT_ROOT), here=str(HERE), cache=str(cache), inventory=INVENTORY,
                            importer=IMPORTER, limits=dataclasses.asdict(GENEROUS))
     started = time.time()
-    completed = subprocess.run(
-        ["unshare", "--user", "--map-user=1000", "--map-group=1000", sys.executable, "-c", script],
-        capture_output=True, text=True, timeout=300, cwd=tmp_path, check=False,
-    )
-    if "user namespaces must be enabled" in completed.stderr or "unshare failed" in completed.stderr:
-        pytest.skip(f"user namespaces are not available here: {completed.stderr[-300:]}")
-    assert completed.returncode == 0, completed.stderr[-2000:]
-    results = json.loads(completed.stdout.strip().splitlines()[-1])
+    results = run_as_ordinary_user(script, cwd=tmp_path, timeout=300)
     assert results["uid"] == 1000 and "no cgroups" in results["describe"]
     (inventory, reason, log), (imports, import_reason, import_log) = results["seats"]
     assert inventory == "ok", reason

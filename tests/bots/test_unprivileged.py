@@ -14,15 +14,11 @@ bound it.
 
 from __future__ import annotations
 
-import json
 import re
-import shutil
-import subprocess
-import sys
 import textwrap
 from pathlib import Path
 
-import pytest
+from sandbox_helpers import run_as_ordinary_user
 from test_lifetime import immortal, new_token
 
 HERE = Path(__file__).parent
@@ -54,8 +50,6 @@ SCRIPT = textwrap.dedent("""
 
 
 def test_hostile_bots_fail_as_an_ordinary_user(tmp_path):
-    if shutil.which("unshare") is None:
-        pytest.skip("util-linux unshare is not installed")
     bots = {name: (HERE / "hostile" / f"{name}.py").read_text()
             for name in ("privileges", "killer", "memory_hog", "sleeper")}
     bots["network"] = "PORT = 6379\nUDP_PORT = 6379\n" + (HERE / "hostile" / "network.py").read_text()
@@ -64,14 +58,7 @@ def test_hostile_bots_fail_as_an_ordinary_user(tmp_path):
     bots["channels"] = (HERE / "hostile" / "channels.py").read_text()
     script = SCRIPT.format(root=str(PROJECT_ROOT), here=str(HERE), cache=str(tmp_path / "cache"), bots=bots,
                            token=token)
-    completed = subprocess.run(
-        ["unshare", "--user", "--map-user=1000", "--map-group=1000", sys.executable, "-c", script],
-        capture_output=True, text=True, timeout=120, cwd=tmp_path, check=False,
-    )
-    if "user namespaces must be enabled" in completed.stderr or "unshare failed" in completed.stderr:
-        pytest.skip(f"user namespaces are not available here: {completed.stderr[-300:]}")
-    assert completed.returncode == 0, completed.stderr[-2000:]
-    results = json.loads(completed.stdout.strip().splitlines()[-1])
+    results = run_as_ordinary_user(script, cwd=tmp_path, timeout=120)
     assert results["uid"] == 1000
     assert "no cgroups" in results["describe"]
     assert all("ESCAPED" not in results[name][2] for name in bots)
@@ -111,19 +98,10 @@ THINKER_SCRIPT = textwrap.dedent("""
 def test_an_ordinary_users_bot_is_stopped_between_its_turns(tmp_path):
     """As an ordinary user there is no freezer: the namespace's first process is sent SIGSTOP, which
     stops the bot's threads but not the processes it forked (the sandbox's docstring says so)."""
-    if shutil.which("unshare") is None:
-        pytest.skip("util-linux unshare is not installed")
     code = (HERE / "hostile" / "background_thinker.py").read_text()
     script = THINKER_SCRIPT.format(root=str(PROJECT_ROOT), here=str(HERE), cache=str(tmp_path / "cache"),
                                    code=code)
-    completed = subprocess.run(
-        ["unshare", "--user", "--map-user=1000", "--map-group=1000", sys.executable, "-c", script],
-        capture_output=True, text=True, timeout=120, cwd=tmp_path, check=False,
-    )
-    if "user namespaces must be enabled" in completed.stderr or "unshare failed" in completed.stderr:
-        pytest.skip(f"user namespaces are not available here: {completed.stderr[-300:]}")
-    assert completed.returncode == 0, completed.stderr[-2000:]
-    results = json.loads(completed.stdout.strip().splitlines()[-1])
+    results = run_as_ordinary_user(script, cwd=tmp_path, timeout=120)
     assert "paused off turn: sigstop" in results["describe"]
     assert results["outcomes"] == ["ok", "ok"]
     assert results["leftovers"] == []
