@@ -208,6 +208,8 @@ FILE_UPLOAD_MAX_MEMORY_SIZE: int = DATA_UPLOAD_MAX_MEMORY_SIZE
 CELERY_BROKER_URL: str = env.str("CELERY_BROKER_URL", default="filesystem://")
 BROKER_DIR: Path = VAR_DIR / "broker"
 if CELERY_BROKER_URL.startswith("filesystem://"):
+    # The transport ignores the host, but Kombu warns of a URL without one at every connection.
+    CELERY_BROKER_URL = "filesystem://localhost/"
     for _folder in ("queue", "processed", "control"):
         (BROKER_DIR / _folder).mkdir(parents=True, exist_ok=True)
     CELERY_BROKER_TRANSPORT_OPTIONS: dict = {
