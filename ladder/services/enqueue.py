@@ -62,6 +62,28 @@ def broker_queue_purge(queue: str) -> int:
         return int(connection.default_channel.queue_purge(queue) or 0)
 
 
+def _publish(task: str, ids: list[int], queue: str) -> None:
+    """One ``task`` message per id on ``queue``, through one producer."""
+    client = celery_client()
+    with client.producer_or_acquire() as producer:
+        for row_id in ids:
+            client.send_task(task, args=[row_id], queue=queue, producer=producer)
+
+
+def _publish_after_commit(send, ids: list[int], what: str) -> None:
+    """Run ``send(ids)`` once the current transaction commits (at once if none). A broker that refuses is
+    logged, never raised: the rows are committed, and the reconciler sends what never arrived again."""
+
+    def send_logged() -> None:
+        try:
+            send(ids)
+        except Exception:
+            logger.exception("could not publish %d %s; the reconciler will retry", len(ids), what)
+
+    if ids:
+        transaction.on_commit(send_logged)
+
+
 def matches_send_now(match_ids: Iterable[int]) -> int:
     """Publish one ``run_match`` message per id on ``settings.MATCH_QUEUE``; returns how many were sent."""
     from ladder.models import Match
@@ -69,27 +91,14 @@ def matches_send_now(match_ids: Iterable[int]) -> int:
     ids = list(match_ids)
     if not ids:
         return 0
-    client = celery_client()
-    with client.producer_or_acquire() as producer:
-        for match_id in ids:
-            client.send_task(RUN_MATCH_TASK, args=[match_id], queue=settings.MATCH_QUEUE, producer=producer)
+    _publish(RUN_MATCH_TASK, ids, settings.MATCH_QUEUE)
     Match.objects.filter(id__in=ids).update(enqueued_at=timezone.now())
     return len(ids)
 
 
-def _send_after_commit(ids: list[int]) -> None:
-    try:
-        matches_send_now(ids)
-    except Exception:
-        # The rows are committed as queued; the reconciler re-sends messages that never arrived.
-        logger.exception("could not publish %d match messages; the reconciler will retry", len(ids))
-
-
 def matches_enqueue_on_commit(match_ids: Iterable[int]) -> None:
     """Publish ``run_match`` for these matches once the current transaction commits (at once if none)."""
-    ids = list(match_ids)
-    if ids:
-        transaction.on_commit(lambda: _send_after_commit(ids))
+    _publish_after_commit(matches_send_now, list(match_ids), "match messages")
 
 
 def versions_validate_now(version_ids: Iterable[int]) -> int:
@@ -100,25 +109,11 @@ def versions_validate_now(version_ids: Iterable[int]) -> int:
     ids = list(version_ids)
     if not ids:
         return 0
-    client = celery_client()
-    with client.producer_or_acquire() as producer:
-        for version_id in ids:
-            client.send_task(VALIDATE_VERSION_TASK, args=[version_id], queue=settings.VALIDATION_QUEUE,
-                             producer=producer)
+    _publish(VALIDATE_VERSION_TASK, ids, settings.VALIDATION_QUEUE)
     BotVersion.objects.filter(id__in=ids).update(validation_sent_at=timezone.now())
     return len(ids)
 
 
-def _send_validations_after_commit(ids: list[int]) -> None:
-    try:
-        versions_validate_now(ids)
-    except Exception:
-        # The versions are committed as pending; the reconciler re-sends checks that never arrived.
-        logger.exception("could not publish %d upload checks; the reconciler will retry", len(ids))
-
-
 def versions_validate_on_commit(version_ids: Iterable[int]) -> None:
     """Publish ``validate_version`` for these pending versions once the current transaction commits."""
-    ids = list(version_ids)
-    if ids:
-        transaction.on_commit(lambda: _send_validations_after_commit(ids))
+    _publish_after_commit(versions_validate_now, list(version_ids), "upload checks")
