@@ -256,6 +256,10 @@ class Seat(models.Model):
     reason = models.TextField(blank=True, default="")
     time_used_ms = models.PositiveIntegerField(null=True, blank=True)
     log = models.TextField(blank=True, default="")
+    #: One record per decision the seat took, in order: ``{"step", "ms", "log"}``, where ``step`` indexes
+    #: the match's actions, ``ms`` is the think time and ``log`` what the bot printed while deciding (within
+    #: the seat's log cap). Readable only by the bot's owner, like ``log``.
+    decisions = models.JSONField(default=list, blank=True, db_default=[])
     rating_before = models.FloatField(null=True, blank=True)
     rating_after = models.FloatField(null=True, blank=True)
 
