@@ -28,8 +28,8 @@ def add_quota_error(form: forms.Form, error: QuotaExceeded, *, now: datetime) ->
     free_at = now + timedelta(seconds=error.retry_after_s)
     hours, minutes = divmod((error.retry_after_s + 59) // 60, 60)
     wait = f"{hours} h {minutes} min" if hours else f"{minutes} min"
-    form.add_error(None, f"Enough of your quota is free again at {free_at:%H:%M} UTC on {free_at:%d %B} "
-                         f"(in {wait}); a smaller round robin may fit sooner.")
+    form.add_error(None, f"Enough of your quota for this round robin is free again at {free_at:%H:%M} UTC on "
+                         f"{free_at.day} {free_at:%B} (in {wait}).")
 
 
 class SignUpForm(forms.Form):
