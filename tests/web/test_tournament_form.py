@@ -94,6 +94,8 @@ def test_the_form_offers_the_games_active_accepted_bots_of_anybody_with_owner_an
     assert "retired" not in html and "unchecked" not in html and "dino" not in html
     assert 'min="2"' in html and 'max="4"' in html  # kingdomino's players
     assert "csrfmiddlewaretoken" in html
+    sources = re.findall(r'<(?:script|link)[^>]+(?:src|href)="([^"]+)"', html)
+    assert "/static/ladder/tournament_form.js" in sources and all(src.startswith("/static/") for src in sources)
 
     # Choosing a game (a plain GET parameter) narrows the list to its bots and its player range.
     response = client.get(URL, {"game": "draftosaurus"})
