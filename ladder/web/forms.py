@@ -108,8 +108,7 @@ class TournamentCreateForm(forms.Form):
     seed = forms.IntegerField(required=False, min_value=0, max_value=SEED_MAX,
                               help_text="Optional: the same seed deals the same games again. Random if empty.")
     options = forms.CharField(required=False, max_length=OPTIONS_MAX_CHARS,
-                              widget=forms.Textarea(attrs={"rows": 3, "spellcheck": "false"}),
-                              help_text="Optional: a JSON object of game options over the game's defaults.")
+                              widget=forms.Textarea(attrs={"rows": 3, "spellcheck": "false"}))
     rated = forms.BooleanField(required=False, label="Rated",
                                help_text="Staff only: the matches move leaderboard ratings, each with a secret "
                                          "seed (leave the seed empty).")
@@ -124,7 +123,8 @@ class TournamentCreateForm(forms.Form):
         players = self.fields["players_per_match"]
         players.widget.attrs.update(min=game.min_players, max=game.max_players)
         players.help_text = f"{game.title} is played by {game.min_players} to {game.max_players} players."
-        self.fields["options"].widget.attrs["placeholder"] = json.dumps(game.default_options)
+        self.fields["options"].help_text = (f"Optional: a JSON object of game options over {game.title}'s defaults, "
+                                            f"{json.dumps(game.default_options)}.")
         if not staff:
             del self.fields["rated"]
 

@@ -73,7 +73,7 @@ def test_a_user_starts_a_duplicate_round_robin_and_lands_on_its_page(page, bot_f
                            ".getAttribute('aria-valuenow') === '25'", timeout=10_000)
 
 
-def test_a_refusal_is_shown_beside_its_field_in_the_browser(page, bot_factory):
+def test_a_refusal_is_shown_beside_its_field_in_the_browser(page, phone_page, bot_factory):
     kingdomino = Game.objects.get(slug="kingdomino")
     ada = UserFactory(username="ada")
     bot_factory(game=kingdomino, owner=ada, name="lonely")
@@ -91,3 +91,12 @@ def test_a_refusal_is_shown_beside_its_field_in_the_browser(page, bot_factory):
     assert page.get_by_label("lonely").is_checked()
     screenshot(page, "tournament_new_error")
     assert not Tournament.objects.exists()
+
+    # On a phone the bots' table fits the screen without scrolling sideways.
+    phone_page.goto("/accounts/login/?next=/tournaments/new/")
+    phone_page.get_by_label("Username").fill("ada")
+    phone_page.get_by_label("Password").fill("correct-horse-battery")
+    phone_page.get_by_role("button", name="Log in").click()
+    phone_page.wait_for_url("**/tournaments/new/")
+    assert phone_page.evaluate("() => document.documentElement.scrollWidth <= window.innerWidth")
+    screenshot(phone_page, "tournament_new_phone")
