@@ -3,9 +3,10 @@ history, its head-to-head results, and an owner's own bots."""
 
 from __future__ import annotations
 
-from django.db.models import F, OuterRef, Prefetch, Q, QuerySet, Subquery
+from django.db.models import Exists, F, OuterRef, Prefetch, Q, QuerySet, Subquery
+from django.db.models.functions import Lower
 
-from ladder.models import Bot, BotVersion, Match, Rating, RatingChange, Seat
+from ladder.models import Bot, BotVersion, Game, Match, Rating, RatingChange, Seat
 from ladder.selectors.matches import RECENT_MATCHES, finished_matches_with_seats, finished_seat_results
 from ladder.services import access, ratings
 from ladder.services.errors import ServiceError
@@ -40,6 +41,21 @@ def bots_listed() -> QuerySet[Bot]:
     rating = Rating.objects.filter(bot=OuterRef("pk"), game=OuterRef("game")).values("elo")[:1]
     return Bot.objects.select_related("game", "owner").annotate(elo=Subquery(rating),
                                                                  current_version=current_version_number())
+
+
+def bots_enterable(*, game: Game) -> QuerySet[Bot]:
+    """The bots a tournament of ``game`` may enter: active, of that game, with an accepted version,
+    anybody's. With their owner, annotated with ``elo`` (None before their rating row exists), the
+    strongest first. One query."""
+    accepted = BotVersion.objects.filter(bot=OuterRef("pk"), validation_status=BotVersion.Validation.ACCEPTED)
+    rating = Rating.objects.filter(bot=OuterRef("pk"), game=OuterRef("game")).values("elo")[:1]
+    return (
+        Bot.objects.filter(game=game, active=True)
+        .filter(Exists(accepted))
+        .select_related("owner")
+        .annotate(elo=Subquery(rating))
+        .order_by(F("elo").desc(nulls_last=True), Lower("name"), "id")
+    )
 
 
 def bot_detail_get(*, bot_id: int) -> Bot:

@@ -2,10 +2,16 @@
 
 from __future__ import annotations
 
+import json
+import re
+from collections.abc import Sequence
+from datetime import datetime, timedelta
+
 from django import forms
 
-from ladder.models import Game
+from ladder.models import Bot, Game
 from ladder.services.errors import ServiceError
+from ladder.services.quotas import QuotaExceeded
 
 
 def add_service_error(form: forms.Form, error: ServiceError) -> None:
@@ -14,6 +20,16 @@ def add_service_error(form: forms.Form, error: ServiceError) -> None:
     form.add_error(field, error.message)
     if error.detail:
         form.add_error(field, error.detail)
+
+
+def add_quota_error(form: forms.Form, error: QuotaExceeded, *, now: datetime) -> None:
+    """Show a quota's refusal above the form, with the time (UTC) enough of the quota is free again."""
+    add_service_error(form, error)
+    free_at = now + timedelta(seconds=error.retry_after_s)
+    hours, minutes = divmod((error.retry_after_s + 59) // 60, 60)
+    wait = f"{hours} h {minutes} min" if hours else f"{minutes} min"
+    form.add_error(None, f"Enough of your quota for this round robin is free again at {free_at:%H:%M} UTC on "
+                         f"{free_at.day} {free_at:%B} (in {wait}).")
 
 
 class SignUpForm(forms.Form):
@@ -46,3 +62,83 @@ class LeaderboardFilterForm(forms.Form):
     owner = forms.CharField(required=False)
     min_games = forms.IntegerField(required=False, min_value=0, label="Min. games")
     include_inactive = forms.BooleanField(required=False, label="Include inactive")
+
+
+# The API's bounds (ladder/api/tournaments.py): what a field can hold, not what a tournament may be.
+SEED_MAX = 1 << 62
+OPTIONS_MAX_CHARS = 10_000
+
+
+def _refuse_constant(name: str):
+    raise ValueError(f"{name} is not JSON: write a number")
+
+
+class BotIdsField(forms.TypedMultipleChoiceField):
+    """Bot ids, offered as the game's enterable bots but collected whatever they are: which bots may
+    enter is the tournament service's to say, and it names what is wrong with each (inactive, another
+    game, no accepted version), also for a bot that changed since the page was drawn."""
+
+    def __init__(self, **kwargs) -> None:
+        super().__init__(coerce=int, **kwargs)
+
+    def valid_value(self, value) -> bool:
+        # Any id the database's bigint can hold; a longer number is no bot's.
+        return re.fullmatch(r"[0-9]{1,18}", str(value)) is not None
+
+
+class TournamentCreateForm(forms.Form):
+    """The round robin a signed-in user asks for, collected for ``tournament_create``, which decides.
+
+    Built for one ``game`` (the bots offered are ``bots``, that game's enterable ones) among ``games``;
+    ``rated`` is a field only for staff (``staff``), so anyone else's posted ``rated`` is never read.
+    ``options`` is parsed as strict JSON here (no NaN or Infinity); whether it is an object the game
+    accepts is the service's to say.
+    """
+
+    DUPLICATE_HELP = ("Every deal is played once in every seat rotation of its bots, so each bot meets the same "
+                      "luck from each seat; games per pairing then counts deals.")
+
+    game = forms.ChoiceField()
+    name = forms.CharField(max_length=100, required=False)
+    bots = BotIdsField(required=False, widget=forms.CheckboxSelectMultiple)
+    players_per_match = forms.IntegerField(min_value=1, max_value=10)
+    games_per_pairing = forms.IntegerField(min_value=1, max_value=1000, initial=1,
+                                           help_text="How often each group of bots plays, seats rotating.")
+    duplicate = forms.BooleanField(required=False, label="Duplicate deals", help_text=DUPLICATE_HELP)
+    seed = forms.IntegerField(required=False, min_value=0, max_value=SEED_MAX,
+                              help_text="Optional: the same seed deals the same games again. Random if empty.")
+    options = forms.CharField(required=False, max_length=OPTIONS_MAX_CHARS,
+                              widget=forms.Textarea(attrs={"rows": 3, "spellcheck": "false"}))
+    rated = forms.BooleanField(required=False, label="Rated",
+                               help_text="Staff only: the matches move leaderboard ratings, each with a secret "
+                                         "seed (leave the seed empty).")
+
+    def __init__(self, data=None, *, games: Sequence[Game], game: Game, bots: Sequence[Bot], staff: bool,
+                 **kwargs) -> None:
+        super().__init__(data, **kwargs)
+        self.chosen_game = game
+        self._bots = list(bots)
+        self.fields["game"].choices = [(g.slug, g.title) for g in games]
+        self.fields["bots"].choices = [(bot.id, bot.name) for bot in self._bots]
+        players = self.fields["players_per_match"]
+        players.widget.attrs.update(min=game.min_players, max=game.max_players)
+        players.help_text = f"{game.title} is played by {game.min_players} to {game.max_players} players."
+        self.fields["options"].help_text = (f"Optional: a JSON object of game options over {game.title}'s defaults, "
+                                            f"{json.dumps(game.default_options)}.")
+        if not staff:
+            del self.fields["rated"]
+
+    def bot_choices(self) -> list[tuple[forms.BoundField, Bot]]:
+        """Each offered bot with its checkbox, in the order offered."""
+        return list(zip(self["bots"], self._bots, strict=True))
+
+    def clean_options(self) -> object | None:
+        text = self.cleaned_data["options"].strip()
+        if not text:
+            return None
+        try:
+            return json.loads(text, parse_constant=_refuse_constant)
+        except RecursionError as exc:
+            raise forms.ValidationError("options must be JSON: it is nested too deeply") from exc
+        except ValueError as exc:
+            raise forms.ValidationError(f"options must be JSON: {exc}") from exc

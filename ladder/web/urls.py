@@ -11,6 +11,7 @@ urlpatterns = [
     path("bots/<int:bot_id>/", views.bot_page, name="bot"),
     path("bots/<int:bot_id>/versions/", views.bot_version_upload, name="bot-version-upload"),
     path("tournaments/", views.tournaments_page, name="tournaments"),
+    path("tournaments/new/", views.tournament_create_page, name="tournament-create"),
     path("tournaments/<int:tournament_id>/", views.tournament_page, name="tournament"),
     path("tournaments/<int:tournament_id>/progress/", views.tournament_progress_json, name="tournament-progress"),
     path("matches/<int:match_id>/", views.match_page, name="match"),

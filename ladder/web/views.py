@@ -13,10 +13,11 @@ from django.contrib.auth.decorators import login_required
 from django.http import Http404, JsonResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
+from django.utils import timezone
 from django.views.decorators.http import require_GET, require_POST
 from rest_framework.exceptions import Throttled
 
-from ladder.api.throttles import UploadThrottle
+from ladder.api.throttles import TournamentCreateThrottle, UploadThrottle, WriteRateThrottle
 from ladder.models import Match
 from ladder.selectors import bots as bot_reads
 from ladder.selectors import games as game_reads
@@ -26,7 +27,9 @@ from ladder.selectors import tournaments as tournament_reads
 from ladder.services import access
 from ladder.services.bots import bot_create, bot_version_create
 from ladder.services.errors import ServiceError
+from ladder.services.quotas import QuotaExceeded
 from ladder.services.rated_play import match_public_seed
+from ladder.services.tournaments import tournament_create
 from ladder.services.users import user_register
 from ladder.web import charts, replay
 from ladder.web.forms import (
@@ -34,6 +37,8 @@ from ladder.web.forms import (
     BotVersionUploadForm,
     LeaderboardFilterForm,
     SignUpForm,
+    TournamentCreateForm,
+    add_quota_error,
     add_service_error,
 )
 
@@ -85,11 +90,11 @@ def bot_page(request, bot_id: int):
     return render(request, "ladder/bot.html", page)
 
 
-def _upload_throttled(request, form) -> int | None:
-    """Count an upload against the same per-user limit as the API's (``UploadThrottle``); past it, the
-    refusal goes on ``form`` and the seconds to wait are returned."""
+def _throttled(request, form, throttle: type[WriteRateThrottle]) -> int | None:
+    """Count a write against the same per-user limit as the API's (``throttle``); past it, the refusal
+    goes on ``form`` and the seconds to wait are returned."""
     try:
-        UploadThrottle().allow_request(request, None)
+        throttle().allow_request(request, None)
     except Throttled as refusal:
         form.add_error(None, str(refusal.detail))
         return refusal.wait
@@ -97,7 +102,7 @@ def _upload_throttled(request, form) -> int | None:
 
 
 def _render_refused(request, template: str, context: dict, wait: int | None):
-    """The page again with the form's errors; a 429 with Retry-After when the upload limit refused it."""
+    """The page again with the form's errors; a 429 with Retry-After when a limit refused it."""
     response = render(request, template, context, status=429 if wait else 200)
     if wait:
         response["Retry-After"] = str(wait)
@@ -110,7 +115,7 @@ def bot_version_upload(request, bot_id: int):
     bot = _found(access.bot_for_change, user=request.user, bot_id=bot_id)
     form = BotVersionUploadForm(request.POST, request.FILES)
     wait = None
-    if form.is_valid() and (wait := _upload_throttled(request, form)) is None:
+    if form.is_valid() and (wait := _throttled(request, form, UploadThrottle)) is None:
         upload = form.cleaned_data["code"]
         try:
             version = bot_version_create(bot=bot, data=upload.read(), filename=upload.name)
@@ -130,7 +135,7 @@ def bot_version_upload(request, bot_id: int):
 def bot_upload_page(request):
     form = BotUploadForm(request.POST or None, request.FILES or None)
     wait = None
-    if request.method == "POST" and form.is_valid() and (wait := _upload_throttled(request, form)) is None:
+    if request.method == "POST" and form.is_valid() and (wait := _throttled(request, form, UploadThrottle)) is None:
         upload = form.cleaned_data["code"]
         try:
             bot = bot_create(owner=request.user, game_slug=form.cleaned_data["game"].slug,
@@ -151,6 +156,44 @@ def my_bots_page(request):
 
 def tournaments_page(request):
     return render(request, "ladder/tournaments.html", {"tournaments": tournament_reads.tournaments_listed()})
+
+
+@login_required
+def tournament_create_page(request):
+    """A round robin of the signed-in user, asked through the same service and limits as
+    ``POST /api/tournaments/``. The form is drawn for one game, named by ``game`` in the POST or, to
+    switch games, the query string (the first game otherwise); its bots are that game's enterable ones."""
+    games = list(game_reads.games_available())
+    if not games:
+        raise Http404("no game is available")
+    source = request.POST if request.method == "POST" else request.GET
+    game = next((g for g in games if g.slug == source.get("game")), games[0])
+    form = TournamentCreateForm(
+        request.POST if request.method == "POST" else None,
+        games=games, game=game, bots=bot_reads.bots_enterable(game=game), staff=request.user.is_staff,
+        initial={"game": game.slug, "name": request.GET.get("name", ""), "players_per_match": game.min_players},
+    )
+    wait = None
+    if request.method == "POST" and form.is_valid() and (
+            wait := _throttled(request, form, TournamentCreateThrottle)) is None:
+        values = form.cleaned_data
+        try:
+            tournament = tournament_create(
+                created_by=request.user, game_slug=values["game"], name=values["name"], bot_ids=values["bots"],
+                players_per_match=values["players_per_match"], games_per_pairing=values["games_per_pairing"],
+                options=values["options"], seed=values["seed"], rated=values.get("rated", False),
+                duplicate=values["duplicate"],
+            )
+        except QuotaExceeded as error:
+            add_quota_error(form, error, now=timezone.now())
+            wait = error.retry_after_s
+        except ServiceError as error:
+            add_service_error(form, error)
+        else:
+            messages.success(request, f"{tournament.name} is scheduled: its matches play as workers take them, "
+                                      "and this page follows them live.")
+            return redirect("tournament", tournament_id=tournament.id)
+    return _render_refused(request, "ladder/tournament_new.html", {"form": form, "games": games}, wait)
 
 
 def tournament_page(request, tournament_id: int):

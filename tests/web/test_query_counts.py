@@ -59,3 +59,5 @@ def test_owner_pages_add_only_the_session_and_logs(client, big_history):
     assert _count(client, f"/matches/{match_id}/")[:2] == (200, 5)
     assert _count(client, "/bots/mine/")[:2] == (200, 5)
     assert _count(client, "/bots/new/")[:2] == (200, 4)  # session, user, the game choices (read twice)
+    # Session, user, the games, the game's enterable bots with owners and ratings.
+    assert _count(client, "/tournaments/new/")[:2] == (200, 4)
