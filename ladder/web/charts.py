@@ -121,7 +121,7 @@ def _cursor(x: float, top: float, bottom: float) -> str:
 
 
 def score_chart_svg(scores: Sequence[Sequence[float]], *, seat_names: Sequence[str], step: int,
-                    title: str = "Scores after every step", width: int = 720, height: int = 210) -> str:
+                    title: str = "Scores after every step", width: int = 960, height: int = 200) -> str:
     """Each seat's score after every step (``scores[step][seat]``) as one line per seat, a legend naming
     the seats, and the cursor with a dot on each line at ``step``."""
     left, right, top, bottom = 40, 12, 30, 26

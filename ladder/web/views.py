@@ -201,14 +201,16 @@ def _step_from(request, last: int) -> int:
 
 def _seat_panels(match: Match, private: dict[int, tuple[str, list]], names: list[str], step: int,
                  last: int) -> tuple[list[dict], dict]:
-    """The log panel of each seat in ``private`` (what the viewer may read) at ``step``, and the data the
-    replay script redraws them from: ``{"last", "move_ms", "bank_ms", "seats": [{"position", "seat_label",
-    "decisions": [{"step", "ms", "log", "bank_ms"}]}]}``."""
+    """The log panel at ``step`` of each seat in ``private`` (what the viewer may read) that recorded
+    decisions, and the data the replay script redraws them from: ``{"last", "move_ms", "bank_ms", "seats":
+    [{"position", "seat_label", "decisions": [{"step", "ms", "log", "bank_ms"}]}]}``."""
     limits = limits_resolve(game_slug=match.game.slug, overrides=limits_playable(match.limits or {}))
     move_ms, bank_ms = limits["move_ms"], limits["bank_ms"]
     panels, seats = [], []
     for position, (_log, records) in sorted(private.items()):
         decisions = replay.seat_decisions(records, move_ms=move_ms, bank_ms=bank_ms)
+        if not decisions:  # played before decisions were recorded, or forfeited before its first one
+            continue
         label = seat_label(position, names)
         shown = replay.decision_shown(decisions, step=step, last=last)
         panels.append({

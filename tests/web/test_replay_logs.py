@@ -101,6 +101,20 @@ def test_an_owner_of_several_seats_gets_a_panel_and_a_chart_per_seat(client, tou
     assert "seat 1 weighs" not in html
 
 
+def test_a_seat_without_recorded_decisions_gets_no_panel(client, tournament_factory):
+    match, _records, seats = _match(tournament_factory)
+    client.force_login(StaffFactory())
+    seats[0].decisions = []
+    seats[0].save(update_fields=["decisions"])
+    html = client.get(f"/matches/{match.id}/").content.decode()
+    assert re.findall(r'<section class="seat-log" data-seat="(\d)"', html) == ["1"]
+    seats[1].decisions = []
+    seats[1].save(update_fields=["decisions"])
+    html = client.get(f"/matches/{match.id}/").content.decode()
+    assert "seat-log" not in html and 'id="decisions"' not in html
+    assert "says &lt;script&gt;" in html  # the seats' whole logs are still there below
+
+
 def test_what_a_bot_printed_is_inert_text_in_the_page_and_in_its_data(client, tournament_factory):
     match = tournament_factory(bots=2, names=["north", "south"]).matches.get()
     records = fill_decisions(match, log=lambda position, step: HOSTILE_LOG)
