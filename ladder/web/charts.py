@@ -145,7 +145,7 @@ def score_chart_svg(scores: Sequence[Sequence[float]], *, seat_names: Sequence[s
     for value in (low, (low + high) / 2, high):
         gy = y(value)
         parts.append(f'<line x1="{left}" x2="{width - right}" y1="{gy:.1f}" y2="{gy:.1f}" stroke="#ddd"/>')
-        parts.append(f'<text x="{left - 4}" y="{gy + 4:.1f}" text-anchor="end" fill="#555">{value:.4g}</text>')
+        parts.append(f'<text x="{left - 4}" y="{gy + 4:.1f}" text-anchor="end" fill="#555">{round(value, 1):g}</text>')
     parts.append(f'<text x="{left}" y="{height - 8}" fill="#555">step 0</text>')
     parts.append(f'<text x="{width - right}" y="{height - 8}" text-anchor="end" fill="#555">step {domain}</text>')
     slot = (width - left - right) / max(1, seats)

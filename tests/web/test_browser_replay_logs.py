@@ -151,3 +151,15 @@ def test_a_long_match_with_hundreds_of_decisions_a_seat_stays_quick(page, tourna
     print(f"20 steps forward in {stepped:.2f} s")
     assert re.match(r"seat 1 \(west\) decided step \d+ in \d+ ms", _panel(page, 1, "label"))
     assert _cursor_x(page, "think-chart") == pytest.approx(_expected_x(page, "think-chart", 620), abs=0.1)
+
+
+def test_on_a_phone_the_panel_goes_under_the_board(phone_page, tournament_factory):
+    match = tournament_factory(bots=2, names=["north", "south"]).matches.get()
+    records = fill_decisions(match, log=_log)
+    _log_in(phone_page, match.seats.get(position=0).bot.owner)
+    phone_page.goto(f"/matches/{match.id}/?step={records[0][4]['step'] + 1}")
+    board = phone_page.locator("#replay .board").bounding_box()
+    panel = phone_page.locator(".seat-log").bounding_box()
+    assert panel["y"] >= board["y"] + board["height"]
+    assert panel["width"] <= 390
+    screenshot(phone_page, "replay_owner_logs_phone")
