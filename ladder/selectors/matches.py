@@ -104,13 +104,6 @@ def recent_matches(*, game: Game | None = None, tournament: Tournament | None = 
     return list(matches.order_by("-id")[:limit])
 
 
-def match_logs_by_position(*, match: Match, user) -> dict[int, str]:
-    """The logs of ``match``'s seats that ``user`` may read (``access``), by seat position. No query for a
-    visitor who is not logged in."""
-    seats = access.seats_with_logs_readable_by(user).filter(match=match)
-    return dict(seats.values_list("position", "log"))
-
-
 def match_private_by_position(*, match: Match, user) -> dict[int, tuple[str, list]]:
     """``(log, decisions)`` of each seat of ``match`` whose private record ``user`` may read (``access``:
     their own bots' seats, every seat for staff), by seat position. One query however many seats and
