@@ -142,7 +142,8 @@ def bot_page(*, bot_id: int, viewer) -> dict:
     rating = Rating.objects.filter(bot=bot, game=bot.game_id).first()
     history = list(RatingChange.objects.filter(bot=bot).order_by("id").values_list("before", "after"))
     ratings_over_time = ([history[0][0]] + [after for _, after in history]) if history else []
-    own_seats = Seat.objects.filter(bot=bot, match__status=Match.Status.FINISHED).order_by("-match_id")
+    # The page shows no decisions: each seat's can run to hundreds of records.
+    own_seats = Seat.objects.filter(bot=bot, match__status=Match.Status.FINISHED).order_by("-match_id").defer("decisions")
     if not owner_view:
         own_seats = own_seats.defer("log")
     own_seats = list(own_seats.select_related("bot_version")[:RECENT_MATCHES])

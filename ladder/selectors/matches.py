@@ -1,7 +1,7 @@
 """Reading matches: lists, one match with its seats, seat results for the tables, logs, and replays.
 
-Public reads leave out the bulky private columns (bot code, bot logs); logs come only through
-``ladder.services.access``.
+Public reads leave out the bulky private columns (bot code, bot logs, the seats' decisions); logs and
+decisions come only through ``ladder.services.access``.
 """
 
 from __future__ import annotations
@@ -54,7 +54,7 @@ def finished_seat_results(seat_filter: Q) -> dict[int, list[PlacedSeat]]:
 def _public_seats() -> QuerySet[Seat]:
     return (
         Seat.objects.select_related("bot", "bot__owner", "bot_version")
-        .defer("log", "bot_version__code")
+        .defer("log", "decisions", "bot_version__code")
         .order_by("position")
     )
 
@@ -85,7 +85,7 @@ def match_get(*, match_id: int) -> Match:
 
 def finished_matches_with_seats() -> QuerySet[Match]:
     """Finished matches with their game and seats (bot; logs left out) prefetched."""
-    seats = Seat.objects.select_related("bot").defer("log").order_by("position")
+    seats = Seat.objects.select_related("bot").defer("log", "decisions").order_by("position")
     return (
         Match.objects.filter(status=Match.Status.FINISHED)
         .select_related("game")
@@ -104,11 +104,13 @@ def recent_matches(*, game: Game | None = None, tournament: Tournament | None = 
     return list(matches.order_by("-id")[:limit])
 
 
-def match_logs_by_position(*, match: Match, user) -> dict[int, str]:
-    """The logs of ``match``'s seats that ``user`` may read (``access``), by seat position. No query for a
-    visitor who is not logged in."""
-    seats = access.seats_with_logs_readable_by(user).filter(match=match)
-    return dict(seats.values_list("position", "log"))
+def match_private_by_position(*, match: Match, user) -> dict[int, tuple[str, list]]:
+    """``(log, decisions)`` of each seat of ``match`` whose private record ``user`` may read (``access``:
+    their own bots' seats, every seat for staff), by seat position. One query however many seats and
+    decisions; none for a visitor who is not logged in."""
+    seats = access.seats_with_logs_readable_by(user).filter(match=match).order_by("position")
+    return {position: (log, decisions) for position, log, decisions in
+            seats.values_list("position", "log", "decisions")}
 
 
 class ReplayUnavailable(ServiceError):

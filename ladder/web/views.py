@@ -28,6 +28,7 @@ from ladder.services import access
 from ladder.services.bots import bot_create, bot_version_create
 from ladder.services.errors import ServiceError
 from ladder.services.quotas import QuotaExceeded
+from ladder.services.limits import limits_playable, limits_resolve
 from ladder.services.rated_play import match_public_seed
 from ladder.services.tournaments import tournament_create
 from ladder.services.users import user_register
@@ -229,6 +230,11 @@ def step_labels(step: replay.Step, names: list[str]) -> dict[str, str]:
     }
 
 
+def clock_label(bank_left: int, *, move_ms: int, bank_ms: int) -> str:
+    """The clock line of a log panel; replay.js builds the same text (``clockLabel``)."""
+    return f"move clock {move_ms} ms · bank left {bank_left / 1000:.1f} s of {bank_ms / 1000:.1f} s"
+
+
 def _step_from(request, last: int) -> int:
     try:
         return max(0, min(int(request.GET.get("step", 0)), last))
@@ -236,17 +242,50 @@ def _step_from(request, last: int) -> int:
         return 0
 
 
+def _seat_panels(match: Match, private: dict[int, tuple[str, list]], names: list[str], step: int,
+                 last: int) -> tuple[list[dict], dict]:
+    """The log panel at ``step`` of each seat in ``private`` (what the viewer may read) that recorded
+    decisions, and the data the replay script redraws them from: ``{"last", "move_ms", "bank_ms", "seats":
+    [{"position", "seat_label", "decisions": [{"step", "ms", "log", "bank_ms"}]}]}``."""
+    limits = limits_resolve(game_slug=match.game.slug, overrides=limits_playable(match.limits or {}))
+    move_ms, bank_ms = limits["move_ms"], limits["bank_ms"]
+    panels, seats = [], []
+    for position, (_log, records) in sorted(private.items()):
+        decisions = replay.seat_decisions(records, move_ms=move_ms, bank_ms=bank_ms)
+        if not decisions:  # played before decisions were recorded, or forfeited before its first one
+            continue
+        label = seat_label(position, names)
+        shown = replay.decision_shown(decisions, step=step, last=last)
+        panels.append({
+            "position": position,
+            "seat_label": label,
+            "label": replay.decision_label(decisions, shown, step=step, last=last, seat=label),
+            "log": None if shown is None else decisions[shown].log,
+            "clock": clock_label(bank_ms if shown is None else decisions[shown].bank_ms, move_ms=move_ms,
+                                 bank_ms=bank_ms),
+            "chart": charts.think_time_svg(decisions, move_ms=move_ms, bank_ms=bank_ms, last_step=last, step=step,
+                                           title=f"Think time of {label}, step by step"),
+        })
+        seats.append({"position": position, "seat_label": label, "decisions": [d.to_json() for d in decisions]})
+    return panels, {"last": last, "move_ms": move_ms, "bank_ms": bank_ms, "seats": seats}
+
+
 def match_page(request, match_id: int):
-    """A match's seats and results and, once it finished, its replay. A match the installed rules cannot
-    replay (played under another rules version, or actions the engine refuses) still shows its result and
-    its actions, with a notice saying why there is no replay."""
+    """A match's seats and results and, once it finished, its replay with every seat's score after every
+    step. A match the installed rules cannot replay (played under another rules version, or actions the
+    engine refuses) still shows its result and its actions, with a notice saying why there is no replay.
+
+    The owner of a seat's bot (and staff) also get, beside the board, what the bot printed while deciding
+    the move shown and how long it thought, with a think-time chart; nobody else receives any of it."""
     match = _found(match_reads.match_get, match_id=match_id)
+    private = match_reads.match_private_by_position(match=match, user=request.user)
     context = {"match": match, "seats": list(match.seats.all()), "seed": match_public_seed(match),
-               "logs": match_reads.match_logs_by_position(match=match, user=request.user)}
+               "logs": {position: log for position, (log, _decisions) in private.items()}}
     # A replay shows the opening the seed deals: none while the seed is a secret.
     if match.status != Match.Status.FINISHED or context["seed"] is None:
         return render(request, "ladder/match.html", context)
     refused = match_reads.replay_unavailable_reason(match=match)
+    names = _seat_names(match)
     try:
         if refused is not None:
             raise replay.ReplayUnavailable(refused.message)
@@ -254,20 +293,24 @@ def match_page(request, match_id: int):
                                 options=match.options, actions=match.actions)
         step = _step_from(request, len(steps) - 1)
         frame = replay.frame(game=match.game.slug, players=match.players, seed=match.seed,
-                             options=match.options, actions=match.actions, step=step,
-                             seat_names=_seat_names(match))
+                             options=match.options, actions=match.actions, step=step, seat_names=names)
     except replay.ReplayUnavailable as exc:
         context["replay_error"] = str(exc)
         context["actions_json"] = [replay.action_text(action) for action in match.actions]
         return render(request, "ladder/match.html", context)
+    last = len(steps) - 1
+    panels, decisions_json = _seat_panels(match, private, names, step, last)
     context.update({
         "steps": steps,
         "frame": frame,
-        "last_step": len(steps) - 1,
+        "last_step": last,
         "timeline_json": [s.to_json() for s in steps],
         "frame_url": reverse("match-frame", args=[match.id]),
-        "seat_names_json": _seat_names(match),
-        **step_labels(frame.step, _seat_names(match)),
+        "seat_names_json": names,
+        "score_chart": charts.score_chart_svg([s.scores for s in steps], seat_names=names, step=step),
+        "seat_panels": panels,
+        "decisions_json": decisions_json if panels else None,
+        **step_labels(frame.step, names),
     })
     return render(request, "ladder/match.html", context)
 

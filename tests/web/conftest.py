@@ -51,6 +51,27 @@ def play_in_process(claim) -> MatchResult:
     )
 
 
+def fill_decisions(match, *, log=None, seed: int = 1) -> dict[int, list[dict]]:
+    """Record on each seat of the finished ``match`` one decision per action it took, as the referee
+    records them: ``{"step": action index, "ms", "log"}``. Think times are seeded, mostly well inside a
+    second with an occasional slow one; ``log(position, step)`` is what the bot printed (by default a
+    line naming the seat and the action). Returns the records by seat position."""
+    from ladder.web import replay
+
+    rng = random.Random(seed)
+    log = log or (lambda position, step: f"seat {position} weighs action {step}\nchose option {step % 3}\n")
+    steps = replay.timeline(game=match.game.slug, players=match.players, seed=match.seed, options=match.options,
+                            actions=match.actions)
+    records: dict[int, list[dict]] = {}
+    for step in steps[1:]:
+        ms = rng.choice([rng.randint(15, 400)] * 9 + [rng.randint(1100, 2500)])
+        records.setdefault(step.actor, []).append({"step": step.step - 1, "ms": ms, "log": log(step.actor, step.step - 1)})
+    for seat in match.seats.all():
+        seat.decisions = records.get(seat.position, [])
+        seat.save(update_fields=["decisions"])
+    return records
+
+
 def finish_match(match_id: int) -> None:
     """Claim and record one queued match, exactly as a worker would (ratings and standings included)."""
     claim = match_claim(match_id=match_id, worker="web-tests")

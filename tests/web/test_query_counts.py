@@ -61,3 +61,24 @@ def test_owner_pages_add_only_the_session_and_logs(client, big_history):
     assert _count(client, "/bots/new/")[:2] == (200, 4)  # session, user, the game choices (read twice)
     # Session, user, the games, the game's enterable bots with owners and ratings.
     assert _count(client, "/tournaments/new/")[:2] == (200, 4)
+
+
+def test_the_match_page_reads_decisions_in_one_query_however_many_seats_and_decisions(client, tournament_factory):
+    from ladder.models import Bot
+    from tests.factories import StaffFactory
+    from tests.web.conftest import fill_decisions
+
+    small = tournament_factory(bots=2, name="small", names=["s0", "s1"]).matches.get()
+    big = tournament_factory(bots=4, players=4, name="big", names=["b0", "b1", "b2", "b3"]).matches.get()
+    fill_decisions(big)
+    seats = list(big.seats.order_by("position"))
+    owner = seats[0].bot.owner
+    Bot.objects.filter(pk__in=[s.bot_id for s in seats[1:3]]).update(owner=owner)  # three seats of four
+    assert sum(len(s.decisions) for s in seats) == len(big.actions) > 90
+    counts = {"anonymous": [_count(client, f"/matches/{m.id}/")[:2] for m in (small, big)]}
+    client.force_login(owner)
+    counts["owner"] = [_count(client, f"/matches/{m.id}/")[:2] for m in (small, big)]
+    client.force_login(StaffFactory())
+    counts["staff"] = [_count(client, f"/matches/{m.id}/")[:2] for m in (small, big)]
+    # Anonymous: match, seats. Logged in: session, user, match, seats, the readable seats' logs and decisions.
+    assert counts == {"anonymous": [(200, 2)] * 2, "owner": [(200, 5)] * 2, "staff": [(200, 5)] * 2}
