@@ -128,7 +128,7 @@ def bot_page(*, bot_id: int, viewer) -> dict:
     ratings_over_time = ([history[0][0]] + [after for _, after in history]) if history else []
     own_seats = Seat.objects.filter(bot=bot, match__status=Match.Status.FINISHED).order_by("-match_id")
     if not owner_view:
-        own_seats = own_seats.defer("log")
+        own_seats = own_seats.defer("log", "decisions")
     own_seats = list(own_seats.select_related("bot_version")[:RECENT_MATCHES])
     matches = {m.id: m for m in finished_matches_with_seats().filter(id__in=[s.match_id for s in own_seats])}
     recent = [{"seat": seat, "match": matches[seat.match_id]} for seat in own_seats if seat.match_id in matches]
