@@ -26,7 +26,6 @@ from tests.factories import (
 )
 
 
-
 @pytest.fixture
 def rival_client(db):
     """A second user with a name of their own (``auth_client``'s factory may hand out ``rival_client``'s)."""
