@@ -57,6 +57,7 @@ __all__ = [
     "DecisionLog",
     "Limits",
     "MatchResult",
+    "Recording",
     "SandboxFault",
     "SandboxUnavailable",
     "SeatResult",
@@ -87,10 +88,64 @@ def _encode_line(message: dict) -> bytes:
 
 @dataclass(frozen=True)
 class BotSpec:
-    """One seat's bot: ``name`` is shown in results, ``code`` is ``bot.py`` source or a zip with it."""
+    """One seat's bot: ``name`` is shown in results, ``code`` is ``bot.py`` source or a zip with it.
+    ``code`` None (only with a :class:`Recording`): no bot, the seat plays the recorded actions."""
 
     name: str
-    code: bytes
+    code: bytes | None
+
+
+# What a seat that was not asked (or forfeited while asked) answered.
+_NO_ANSWER = object()
+
+
+@dataclass
+class Recording:
+    """A recorded match's ``actions`` for :func:`play_match` to follow, given with the same game, players,
+    seed and options.
+
+    Before step ``follow_until`` every action applied is the recorded one; the bots on move are asked all
+    the same (their clocks run and their faults count as always), so a bot's memory at ``follow_until`` is
+    what it would be had it played the match, and its answers are discarded. From ``follow_until`` on the
+    bots' answers are applied. A seat without code (:class:`BotSpec` ``code`` None) plays the recorded
+    action of each step while it is legal; from the first step where it is not (the game took another
+    course), it takes the first legal action, and ``fallback_from`` says from which step, by seat.
+    ``discarded`` lists the answers before ``follow_until`` that differ from the record:
+    ``{"step", "seat", "answer", "recorded"}``. A recorded action that is not legal where it must be
+    followed (a bundle that does not fit the engine) is a ``ValueError`` out of :func:`play_match`.
+    """
+
+    actions: list
+    follow_until: int = 0
+    discarded: list[dict] = field(default_factory=list)
+    fallback_from: dict[int, int] = field(default_factory=dict)
+
+    def choose(self, *, seat: int, step: int, legal: list, answer, coded: bool):
+        """The action to apply at ``step`` for ``seat`` (``answer``: its bot's, or ``_NO_ANSWER``)."""
+        if step < self.follow_until:
+            recorded = self._recorded(step, legal)
+            if recorded is None:
+                raise ValueError(f"the recorded action of step {step} is not legal in the replayed game: the "
+                                 "recording does not fit this engine")
+            if answer is not _NO_ANSWER and answer != recorded:
+                self.discarded.append({"step": step, "seat": seat, "answer": answer, "recorded": recorded})
+            return recorded
+        if answer is not _NO_ANSWER:
+            return answer
+        if not coded and seat not in self.fallback_from:
+            recorded = self._recorded(step, legal)
+            if recorded is not None:
+                return recorded
+            self.fallback_from[seat] = step
+        return legal[0]
+
+    def _recorded(self, step: int, legal: list):
+        if step >= len(self.actions):
+            return None
+        try:
+            return engines.find_action(legal, self.actions[step])
+        except engines.IllegalAction:
+            return None
 
 
 @dataclass
@@ -426,15 +481,19 @@ def _places(engine_ranking: list[int], faulted: list[bool]) -> list[int]:
 
 
 def play_match(game: str, bots: list[BotSpec], *, seed: int, options: dict | None = None,
-               limits: Limits | None = None, allow_unsafe: bool = False, sandbox=None) -> MatchResult:
+               limits: Limits | None = None, allow_unsafe: bool = False, sandbox=None,
+               recording: Recording | None = None) -> MatchResult:
     """Play one match of ``game`` between ``bots`` (seat order as given), each in its own sandbox.
 
     ``sandbox`` defaults to this process's shared sandbox (see :func:`bots.sandbox.get_sandbox`); a bot's
-    faults are results, while :class:`SandboxFault` means the match should be retried. ``ValueError`` for a
-    bad player count or options.
+    faults are results, while :class:`SandboxFault` means the match should be retried. ``recording``
+    replays a recorded match, in part or whole (:class:`Recording`). ``ValueError`` for a bad player count
+    or options, a seat without code but no recording, and a recording that does not fit the engine.
     """
     from bots.sandbox import get_sandbox
 
+    if recording is None and any(spec.code is None for spec in bots):
+        raise ValueError("a seat without code plays recorded actions, and there is no recording")
     limits = limits or Limits()
     started = time.monotonic()
     engine = engines.get(game)
@@ -446,19 +505,24 @@ def play_match(game: str, bots: list[BotSpec], *, seed: int, options: dict | Non
     actions: list = []
     try:
         for seat in seats:
-            seat.process = sandbox.spawn(seat.spec.code, limits)
+            if seat.spec.code is not None:
+                seat.process = sandbox.spawn(seat.spec.code, limits)
         _await_ready(seats, game, resolved_options)
         while not state.is_terminal():
             player = state.current_player()
             legal = state.legal_actions()
             seat = seats[player]
-            action = legal[0]
+            answer = _NO_ANSWER
             if seat.live:
                 try:
-                    action = _decide(seat, state.observation(player), legal, step=len(actions))
+                    answer = _decide(seat, state.observation(player), legal, step=len(actions))
                 except _Forfeit as fault:
                     seat.forfeit(fault.outcome, fault.reason)
-                    action = legal[0]
+            if recording is not None:
+                action = recording.choose(seat=player, step=len(actions), legal=legal, answer=answer,
+                                          coded=seat.spec.code is not None)
+            else:
+                action = legal[0] if answer is _NO_ANSWER else answer
             state.apply(action)
             actions.append(action)
             if seat.live and state.current_player() != player:

@@ -28,7 +28,7 @@ from tests.factories import (
 
 @pytest.fixture
 def rival_client(db):
-    """A second user with a name of their own (``auth_client``'s factory may hand out ``rival_client``'s)."""
+    """A second user with a name of their own (``auth_client``'s factory may hand out ``other_client``'s)."""
     return token_client(UserFactory(username="rival"))
 
 
