@@ -256,8 +256,10 @@ def _bundle_limits(stored: dict, path: str) -> Limits:
     for name, value in stored.items():
         if name not in known:
             continue
-        if not isinstance(value, int) or isinstance(value, bool) or value < 0:
-            raise _ArgumentError(f"{path}: the bundle's limit {name!r} is {value!r}, not a whole number >= 0")
+        # A bank may be empty; every other limit is a positive amount.
+        floor = 0 if name == "bank_ms" else 1
+        if not isinstance(value, int) or isinstance(value, bool) or value < floor:
+            raise _ArgumentError(f"{path}: the bundle's limit {name!r} is {value!r}, not a whole number >= {floor}")
         values[name] = value
     return Limits(**values)
 

@@ -28,11 +28,13 @@ Every decision a bot takes is recorded (:class:`DecisionLog`): the step (index i
 the action it produced), its think time as the clocks charged it, and what the bot printed while deciding.
 A decision's text is what the log pipe holds from the ``act`` message until the answer has arrived: the
 SDK flushes the bot's standard output and error before it answers, and the pipe is read once more after
-the answer, so every line printed inside ``act`` is that decision's. Text that arrives between two of its
-decisions (a background thread's) is the earlier one's. What the bot prints at import and ``start`` is in
-the seat's whole log only. A forfeited seat's records end with the decision that forfeited (its step is
-where the fallback's action went, its text the traceback, if any); the fallback's decisions after it are
-not the bot's and have no record. All the records' texts together stay within ``Limits.log_bytes``.
+the answer, so every line printed inside ``act`` is that decision's. A background thread's text goes with
+the decision during which it reaches the pipe; what reaches it after an answer and before the next ``act``
+(the bot is paused in between, so only until it is paused) goes with the earlier decision. What the bot
+prints at import and ``start`` is in the seat's whole log only. A forfeited seat's records end with the
+decision that forfeited (its step is where the fallback's action went, its text the traceback, if any);
+the fallback's decisions after it are not the bot's and have no record. All the records' texts together
+stay within ``Limits.log_bytes``; the number of records is bounded by the game's ``max_game_length``.
 """
 
 from __future__ import annotations

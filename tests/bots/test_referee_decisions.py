@@ -45,6 +45,15 @@ def test_each_decision_has_its_step_its_think_time_and_what_it_printed(sandbox, 
     assert [(d["step"], d["log"]) for d in first.decisions] == [(step, "") for step in (1, 3, 5, 7, 9, 11)]
 
 
+def test_play_json_carries_the_decisions_only_when_asked(sandbox, race):
+    result = play_match(race, [BotSpec("counting", COUNTING_BOT), BotSpec("first", FIRST_BOT)], seed=1,
+                        options={"target": 3}, sandbox=sandbox)
+    assert [list(seat) for seat in result.to_json()["seats"]] == [["bot", "score", "place", "outcome", "reason"]] * 2
+    seats = result.to_json(decisions=True)["seats"]
+    assert [[d["step"] for d in seat["decisions"]] for seat in seats] == [[0, 2], [1]]
+    assert seats[0]["decisions"][1]["log"] == "decision 1 total 2\nunfinished err 1"
+
+
 def test_think_time_is_what_the_clock_charged(sandbox, race):
     slow = bot_source("""
         import time
