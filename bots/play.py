@@ -70,7 +70,10 @@ class _Parser(argparse.ArgumentParser):
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = _Parser(prog="play", description="Play one match between bots in the sandbox.")
+    parser = _Parser(prog="play", description="Play one match between bots in the sandbox.",
+                     epilog="To replay a match bundle (GET /api/matches/{id}/bundle/), or hand one of its seats to "
+                            "another bot from a step on: play --from-bundle FILE [--seat N BOT] [--from-step K] "
+                            "[--json] (see play --from-bundle FILE --help).")
     parser.add_argument("game", help=f"one of: {', '.join(engines.names())}")
     parser.add_argument("bots", nargs="+", metavar="BOT",
                         help="bot.py, a zip, a folder with bot.py, or an example bot's name (random, greedy)")

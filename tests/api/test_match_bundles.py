@@ -92,6 +92,12 @@ def test_the_bundle_is_the_match_as_data_with_the_requesters_own_code(auth_clien
     assert anonymous["actions"] == match.actions
 
 
+def test_a_bundle_costs_three_queries_after_the_token(auth_client, django_assert_num_queries):
+    match = finished_match(bots=[BotFactory(owner=auth_client.user), *BotFactory.create_batch(3)])
+    with django_assert_num_queries(4):
+        assert len(_bundle(auth_client, match.id)["seats"]) == 4
+
+
 def test_staff_bundles_carry_every_seats_code(staff_client):
     match = finished_match(bots=BotFactory.create_batch(2))
     assert all(s["code"]["kind"] == "py" for s in _bundle(staff_client, match.id)["seats"])
