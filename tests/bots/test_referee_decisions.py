@@ -149,3 +149,26 @@ def test_a_tiny_cap_keeps_every_record(size):
         log.feed(b"hello")
     assert [d["step"] for d in log.to_json()] == [0, 1, 2]
     assert all("bytes of log dropped" in d["log"] for d in log.to_json())
+
+
+def test_a_bot_whose_stdout_cannot_flush_still_answers(sandbox, race):
+    """The SDK's flush before each answer must not turn a bot's odd ``sys.stdout`` into a crash."""
+    odd = bot_source("""
+        import sys
+
+        class Stubborn:
+            def write(self, text):
+                sys.__stderr__.write(text)
+            def flush(self):
+                raise OSError("no flushing here")
+
+        sys.stdout = Stubborn()
+
+        def act(observation, legal_actions):
+            print("still here")
+            return legal_actions[0]
+    """)
+    result = play_match(race, [BotSpec("odd", odd), BotSpec("first", FIRST_BOT)], seed=1,
+                        options={"target": 3}, sandbox=sandbox)
+    assert [seat.outcome for seat in result.seats] == ["ok", "ok"]
+    assert [d["step"] for d in result.seats[0].decisions] == [0, 2]
