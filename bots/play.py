@@ -6,11 +6,32 @@
 seats (score, place, outcome, time its decisions took, reason) and the tail of each bot's log; with
 ``--json`` it is the one JSON object of DESIGN.md section 7. Exit status: 0 played, 2 bad arguments, 3 no
 isolation here, 4 sandbox failure.
+
+``play --from-bundle FILE [--seat N BOT] [--from-step K] [--json]`` plays a match bundle
+(``GET /api/matches/{id}/bundle/``) again, under the bundle's limits, with :class:`bots.referee.Recording`:
+
+* Without ``--seat`` it replays the match: the seats whose code the bundle carries are played by that code,
+  the others by their recorded actions, and the report says whether the actions played reproduce the
+  recorded ones exactly, or at which step, with whom on move, they diverge (exit status 1 then).
+* With ``--seat N BOT [--from-step K]`` (K defaults to 0) BOT takes over seat N from step K. BOT is started
+  with the others and asked at every decision of seat N before K too, its answers discarded and the
+  recorded actions applied, so that a bot that keeps state has at step K the memory it would have had
+  playing the match. Before K every seat follows the record; from K on the other seats are played by their
+  bundled code, and those without code by their recorded actions while these are legal, then by the first
+  legal action (the report says from which step).
+
+A bundle whose ``rules_version`` differs from the installed engine's cannot be replayed exactly and is
+refused, like one of another format, of a game not installed here, or whose code does not match its
+SHA-256. ``--json`` prints play's object with a ``replay`` object beside it (see :func:`replay_report`).
 """
 
 from __future__ import annotations
 
 import argparse
+import base64
+import binascii
+import dataclasses
+import hashlib
 import io
 import json
 import random
@@ -18,11 +39,25 @@ import zipfile
 from pathlib import Path
 
 import engines
-from bots.referee import BotSpec, Limits, MatchResult, SandboxFault, SandboxUnavailable, play_match
+from bots.referee import (
+    BotSpec,
+    Limits,
+    MatchResult,
+    Recording,
+    SandboxFault,
+    SandboxUnavailable,
+    play_match,
+)
 from bots.sandbox.unsafe import WARNING as UNSAFE_WARNING
 from bots.validate import EXAMPLES_DIR
 
 LOG_TAIL_LINES = 8
+#: What a match bundle says it is, and the version of its shape this command reads (the ladder writes
+#: them: ``ladder.selectors.matches.match_bundle``).
+BUNDLE_FORMAT = "bot-ladder-match"
+BUNDLE_FORMAT_VERSION = 1
+# Characters of an action quoted in the report.
+_QUOTE_CHARS = 200
 
 
 class _ArgumentError(Exception):
@@ -35,7 +70,10 @@ class _Parser(argparse.ArgumentParser):
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = _Parser(prog="play", description="Play one match between bots in the sandbox.")
+    parser = _Parser(prog="play", description="Play one match between bots in the sandbox.",
+                     epilog="To replay a match bundle (GET /api/matches/{id}/bundle/), or hand one of its seats to "
+                            "another bot from a step on: play --from-bundle FILE [--seat N BOT] [--from-step K] "
+                            "[--json] (see play --from-bundle FILE --help).")
     parser.add_argument("game", help=f"one of: {', '.join(engines.names())}")
     parser.add_argument("bots", nargs="+", metavar="BOT",
                         help="bot.py, a zip, a folder with bot.py, or an example bot's name (random, greedy)")
@@ -71,7 +109,10 @@ def _zip_folder(folder: Path) -> bytes:
 
 
 def main(argv: list[str], *, limits: Limits, allow_unsafe: bool, stdout, stderr) -> int:
-    """Run ``play`` with ``argv`` (without the program name); returns the exit status."""
+    """Run ``play`` with ``argv`` (without the program name); returns the exit status. With
+    ``--from-bundle`` the bundle's limits apply instead of ``limits``."""
+    if any(arg == "--from-bundle" or arg.startswith("--from-bundle=") for arg in argv):
+        return _main_from_bundle(argv, allow_unsafe=allow_unsafe, stdout=stdout, stderr=stderr)
     try:
         args = _parser().parse_args(argv)
         try:
@@ -89,25 +130,292 @@ def main(argv: list[str], *, limits: Limits, allow_unsafe: bool, stdout, stderr)
         print(f"play: {exc}", file=stderr)
         return 2
     seed = args.seed if args.seed is not None else random.SystemRandom().randrange(2**31)
-    try:
-        result = play_match(args.game, bots, seed=seed, options=options, limits=limits,
-                            allow_unsafe=allow_unsafe)
-    except ValueError as exc:
-        print(f"play: {exc}", file=stderr)
-        return 2
-    except SandboxUnavailable as exc:
-        print(f"play: cannot run bots here: {exc}", file=stderr)
-        return 3
-    except SandboxFault as exc:
-        print(f"play: the sandbox failed (not the bots' fault; try again): {exc}", file=stderr)
-        return 4
-    if result.unsafe:
-        print(f"WARNING: {UNSAFE_WARNING}", file=stderr)
+    result, status = _play(lambda: play_match(args.game, bots, seed=seed, options=options, limits=limits,
+                                              allow_unsafe=allow_unsafe), stderr)
+    if result is None:
+        return status
     if args.json:
         print(json.dumps(result.to_json()), file=stdout)
     else:
         stdout.write(format_result(result, limits=limits))
     return 0
+
+
+def _play(run, stderr) -> tuple[MatchResult | None, int]:
+    """``run()``'s result, or None and the exit status after saying why it could not play."""
+    try:
+        result = run()
+    except ValueError as exc:
+        print(f"play: {exc}", file=stderr)
+        return None, 2
+    except SandboxUnavailable as exc:
+        print(f"play: cannot run bots here: {exc}", file=stderr)
+        return None, 3
+    except SandboxFault as exc:
+        print(f"play: the sandbox failed (not the bots' fault; try again): {exc}", file=stderr)
+        return None, 4
+    if result.unsafe:
+        print(f"WARNING: {UNSAFE_WARNING}", file=stderr)
+    return result, 0
+
+
+# --- play --from-bundle -----------------------------------------------------------------------------
+
+
+def _bundle_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="play --from-bundle",
+                     description="Replay a match bundle in the sandbox, or hand one of its seats to another bot "
+                                 "from a step on.")
+    parser.add_argument("--from-bundle", required=True, metavar="FILE",
+                        help="a match bundle (GET /api/matches/{id}/bundle/)")
+    parser.add_argument("--seat", nargs=2, metavar=("N", "BOT"),
+                        help="BOT (bot.py, a zip, a folder with bot.py, or an example bot's name) takes over seat N")
+    parser.add_argument("--from-step", type=int, default=None, metavar="K",
+                        help="the step from which BOT's answers count (default 0); before it the recorded actions")
+    parser.add_argument("--json", action="store_true", help="print the result as one JSON object")
+    return parser
+
+
+_KIND_NAMES = {int: "a whole number", str: "a string", dict: "a JSON object", list: "a list"}
+
+
+@dataclasses.dataclass(frozen=True)
+class BundleSeat:
+    position: int
+    bot: str
+    version: int | None
+    outcome: str | None
+    #: The code of the version that played, None where the bundle carries none.
+    code: bytes | None
+
+
+@dataclasses.dataclass(frozen=True)
+class Bundle:
+    """A match bundle as read by :func:`load_bundle`: everything checked, the code decoded."""
+
+    match: int | None
+    game: str
+    rules_version: int | None
+    players: int
+    seed: int
+    options: dict
+    limits: Limits
+    actions: list
+    seats: list[BundleSeat]
+
+
+def load_bundle(path: str) -> Bundle:
+    """The bundle in file ``path``, or ``_ArgumentError`` saying what is wrong with it: not readable, not
+    JSON, not a bundle of the known format, a game not installed here, rules that changed since, limits or
+    code that cannot be used (code whose SHA-256 differs from the bundle's)."""
+    try:
+        data = json.loads(Path(path).read_bytes())
+    except OSError as exc:
+        raise _ArgumentError(f"cannot read the bundle {path}: {exc.strerror or exc}") from None
+    except ValueError as exc:
+        raise _ArgumentError(f"{path} is not JSON ({exc}): a bundle is the file GET /api/matches/{{id}}/bundle/ "
+                             "gives") from None
+    if not isinstance(data, dict) or data.get("format") != BUNDLE_FORMAT:
+        raise _ArgumentError(f"{path} is not a match bundle (no \"format\": \"{BUNDLE_FORMAT}\"): a bundle is the "
+                             "file GET /api/matches/{id}/bundle/ gives")
+    if data.get("format_version") != BUNDLE_FORMAT_VERSION:
+        raise _ArgumentError(f"{path} is a bundle of format version {data.get('format_version')!r}; this play "
+                             f"reads version {BUNDLE_FORMAT_VERSION}")
+
+    def field(name, kind, *, null=False):
+        value = data.get(name)
+        if (value is None and null) or (isinstance(value, kind) and not isinstance(value, bool)):
+            return value
+        raise _ArgumentError(f"{path}: the bundle's {name!r} is missing or not {_KIND_NAMES[kind]}")
+
+    game = field("game", str)
+    try:
+        engine = engines.get(game)
+    except KeyError:
+        raise _ArgumentError(f"the bundle's game {game!r} is not installed here; games: "
+                             f"{', '.join(engines.names())}") from None
+    rules_version = field("rules_version", int, null=True)
+    if rules_version is not None and rules_version != engine.rules_version:
+        raise _ArgumentError(f"the bundle was played under version {rules_version} of the {game} rules, and this "
+                             f"engine plays version {engine.rules_version}: the rules changed since, so the "
+                             "match cannot be replayed exactly")
+    players = field("players", int)
+    seats = field("seats", list)
+    if len(seats) != players or not all(isinstance(seat, dict) for seat in seats):
+        raise _ArgumentError(f"{path}: the bundle's 'seats' must be {players} objects, one per player")
+    return Bundle(
+        match=field("match", int, null=True), game=game, rules_version=rules_version, players=players,
+        seed=field("seed", int), options=field("options", dict), limits=_bundle_limits(field("limits", dict), path),
+        actions=field("actions", list),
+        seats=[_bundle_seat(seat, position, path) for position, seat in enumerate(seats)],
+    )
+
+
+def _bundle_limits(stored: dict, path: str) -> Limits:
+    """The bundle's limits as ``Limits`` (names this version does not know are left out, like a worker
+    does with a match's stored limits)."""
+    known = {f.name for f in dataclasses.fields(Limits)}
+    values = {}
+    for name, value in stored.items():
+        if name not in known:
+            continue
+        # A bank may be empty; every other limit is a positive amount.
+        floor = 0 if name == "bank_ms" else 1
+        if not isinstance(value, int) or isinstance(value, bool) or value < floor:
+            raise _ArgumentError(f"{path}: the bundle's limit {name!r} is {value!r}, not a whole number >= {floor}")
+        values[name] = value
+    return Limits(**values)
+
+
+def _bundle_seat(seat: dict, position: int, path: str) -> BundleSeat:
+    bot = seat.get("bot")
+    name = bot if isinstance(bot, str) and bot else f"seat {position}"
+    version = seat.get("version") if isinstance(seat.get("version"), int) else None
+    code = seat.get("code")
+    data = None
+    if code is not None:
+        if not isinstance(code, dict) or code.get("kind") not in ("py", "zip") or not isinstance(code.get("base64"), str):
+            raise _ArgumentError(f"{path}: the code of seat {position} is not {{\"kind\": \"py\" or \"zip\", "
+                                 "\"sha256\", \"base64\"}")
+        try:
+            data = base64.b64decode(code["base64"], validate=True)
+        except (binascii.Error, ValueError):
+            raise _ArgumentError(f"{path}: the code of seat {position} is not valid base64") from None
+        if hashlib.sha256(data).hexdigest() != code.get("sha256"):
+            raise _ArgumentError(f"{path}: the code of seat {position} does not match its sha256 (the file was "
+                                 "changed or cut)")
+    outcome = seat.get("outcome") if isinstance(seat.get("outcome"), str) else None
+    return BundleSeat(position=position, bot=name, version=version, outcome=outcome, code=data)
+
+
+def _main_from_bundle(argv: list[str], *, allow_unsafe: bool, stdout, stderr) -> int:
+    try:
+        args = _bundle_parser().parse_args(argv)
+        bundle = load_bundle(args.from_bundle)
+        takeover = None
+        if args.seat is None and args.from_step is not None:
+            raise _ArgumentError("--from-step K needs --seat N BOT: the bot that takes over from step K")
+        from_step = args.from_step or 0
+        if args.seat is not None:
+            seat_text, bot_argument = args.seat
+            try:
+                seat = int(seat_text)
+            except ValueError:
+                raise _ArgumentError(f"--seat N BOT: N must be a seat number, not {seat_text!r}") from None
+            if not 0 <= seat < bundle.players:
+                raise _ArgumentError(f"--seat {seat}: the match has seats 0 to {bundle.players - 1}")
+            if not 0 <= from_step < len(bundle.actions):
+                raise _ArgumentError(f"--from-step {from_step}: the match has steps 0 to "
+                                     f"{len(bundle.actions) - 1} ({len(bundle.actions)} actions)")
+            takeover = (seat, load_bot_argument(bundle.game, bot_argument))
+    except _ArgumentError as exc:
+        print(f"play: {exc}", file=stderr)
+        return 2
+    bots = []
+    for seat in bundle.seats:
+        if takeover is not None and seat.position == takeover[0]:
+            bots.append(takeover[1])
+        else:
+            label = seat.bot if seat.version is None else f"{seat.bot} v{seat.version}"
+            bots.append(BotSpec(label, seat.code))
+    recording = Recording(actions=bundle.actions, follow_until=from_step if takeover is not None else 0)
+    result, status = _play(lambda: play_match(bundle.game, bots, seed=bundle.seed, options=bundle.options,
+                                              limits=bundle.limits, allow_unsafe=allow_unsafe,
+                                              recording=recording), stderr)
+    if result is None:
+        return status
+    report = replay_report(bundle, result, recording, takeover=None if takeover is None else
+                           {"seat": takeover[0], "bot": takeover[1].name, "from_step": from_step})
+    if args.json:
+        print(json.dumps({**result.to_json(), "replay": report}), file=stdout)
+    else:
+        stdout.write(format_result(result, limits=bundle.limits))
+        stdout.write(format_replay(report))
+    return 1 if takeover is None and not report["reproduced"] else 0
+
+
+def replay_report(bundle: Bundle, result: MatchResult, recording: Recording, *, takeover: dict | None) -> dict:
+    """What a bundle's replay did, as JSON: ``{"match", "recorded_actions", "played_actions",
+    "reproduced", "diverged_at", "takeover", "seats", "discarded"}``.
+
+    ``reproduced``: the actions played are the recorded ones, all of them. ``diverged_at``: null, or the
+    first step where they differ, ``{"step", "seat", "recorded", "played"}`` (``seat`` on move there; a side
+    missing because one game was longer is null). ``takeover``: null or ``{"seat", "bot", "from_step"}``.
+    ``seats``: per seat ``{"position", "played_by"}`` (``"code"``: the bundle's, ``"recording"``: its
+    recorded actions, ``"takeover"``: the given bot), with ``recorded_outcome`` and ``outcome`` (now), and
+    ``fallback_from_step``: for a seat played by the recording, the step from which it took the first legal
+    action since the recorded one was not legal (else null). ``discarded``: the answers given before the
+    takeover's step that differ from the record (:class:`bots.referee.Recording`).
+    """
+    recorded, played = bundle.actions, result.actions
+    diverged = next((step for step in range(max(len(recorded), len(played)))
+                     if step >= len(recorded) or step >= len(played) or recorded[step] != played[step]), None)
+    diverged_at = None
+    if diverged is not None:
+        diverged_at = {"step": diverged, "seat": _on_move(bundle, played, diverged),
+                       "recorded": recorded[diverged] if diverged < len(recorded) else None,
+                       "played": played[diverged] if diverged < len(played) else None}
+    seats = []
+    for seat, outcome in zip(bundle.seats, result.seats, strict=True):
+        if takeover is not None and seat.position == takeover["seat"]:
+            played_by = "takeover"
+        else:
+            played_by = "recording" if seat.code is None else "code"
+        seats.append({"position": seat.position, "played_by": played_by, "recorded_outcome": seat.outcome,
+                      "outcome": outcome.outcome, "fallback_from_step": recording.fallback_from.get(seat.position)})
+    return {"match": bundle.match, "recorded_actions": len(recorded), "played_actions": len(played),
+            "reproduced": diverged is None, "diverged_at": diverged_at, "takeover": takeover, "seats": seats,
+            "discarded": recording.discarded}
+
+
+def _on_move(bundle: Bundle, played: list, step: int) -> int | None:
+    """The seat on move at ``step`` of the game ``played`` (None past its end)."""
+    state = engines.get(bundle.game).new_state(bundle.players, bundle.seed, bundle.options)
+    for action in played[:step]:
+        state.apply(action)
+    return None if state.is_terminal() else state.current_player()
+
+
+def _quote(action) -> str:
+    text = json.dumps(action)
+    return text if len(text) <= _QUOTE_CHARS else text[: _QUOTE_CHARS - 3] + "..."
+
+
+def format_replay(report: dict) -> str:
+    """The human-readable lines of :func:`replay_report`."""
+    match = "the bundle's match" if report["match"] is None else f"match {report['match']}"
+    lines = [f"--- replay of {match}"]
+    for seat in report["seats"]:
+        who = {"code": "the bundle's code", "recording": "its recorded actions (no code in the bundle)",
+               "takeover": "the given bot"}[seat["played_by"]]
+        line = f"    seat {seat['position']}: played by {who}"
+        if seat["fallback_from_step"] is not None:
+            line += (f"; the first legal action from step {seat['fallback_from_step']} on (its recorded one was "
+                     "not legal there)")
+        if seat["recorded_outcome"] not in (None, seat["outcome"]):
+            line += f"; outcome {seat['outcome']}, recorded {seat['recorded_outcome']}"
+        lines.append(line)
+    takeover = report["takeover"]
+    if takeover is not None:
+        lines.append(f"    seat {takeover['seat']} taken over by {takeover['bot']} from step {takeover['from_step']}: "
+                     "before it every seat followed the record (the bots were asked, their answers discarded)")
+        if report["discarded"]:
+            first, count = report["discarded"][0], len(report["discarded"])
+            lines.append(f"    {count} answer{'' if count == 1 else 's'} before step {takeover['from_step']} differed from "
+                         f"the record, the first at step {first['step']} (seat {first['seat']}: "
+                         f"{_quote(first['answer'])}, recorded {_quote(first['recorded'])})")
+    diverged = report["diverged_at"]
+    if diverged is None:
+        lines.append(f"    reproduces the {report['recorded_actions']} recorded actions exactly")
+    else:
+        on_move = "the game was over" if diverged["seat"] is None else f"seat {diverged['seat']} on move"
+        played = "nothing (the game was over)" if diverged["played"] is None and diverged["step"] >= \
+            report["played_actions"] else _quote(diverged["played"])
+        recorded = "nothing (the recorded game was over)" if diverged["step"] >= report["recorded_actions"] \
+            else _quote(diverged["recorded"])
+        lines.append(f"    diverges from the record at step {diverged['step']} ({on_move}): played {played}, "
+                     f"recorded {recorded}")
+    return "\n".join(lines) + "\n"
 
 
 def format_result(result: MatchResult, *, limits: Limits | None = None) -> str:

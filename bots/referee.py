@@ -23,6 +23,18 @@ What a bot writes becomes data only through :mod:`bots.untrusted`: each line is 
 size and depth, and anything wrong with it, or with the action it names, is that seat's ``bad_output``
 or ``illegal_action``, never an exception out of :func:`play_match`. Every text a bot controls (reasons
 quoting it, its error messages, its log) is made storable when its :class:`SeatResult` is built.
+
+Every decision a bot takes is recorded (:class:`DecisionLog`): the step (index into the match's actions of
+the action it produced), its think time as the clocks charged it, and what the bot printed while deciding.
+A decision's text is what the log pipe holds from the ``act`` message until the answer has arrived: the
+SDK flushes the bot's standard output and error before it answers, and the pipe is read once more after
+the answer, so every line printed inside ``act`` is that decision's. A background thread's text goes with
+the decision during which it reaches the pipe; what reaches it after an answer and before the next ``act``
+(the bot is paused in between, so only until it is paused) goes with the earlier decision. What the bot
+prints at import and ``start`` is in the seat's whole log only. A forfeited seat's records end with the
+decision that forfeited (its step is where the fallback's action went, its text the traceback, if any);
+the fallback's decisions after it are not the bot's and have no record. All the records' texts together
+stay within ``Limits.log_bytes``; the number of records is bounded by the game's ``max_game_length``.
 """
 
 from __future__ import annotations
@@ -44,8 +56,10 @@ from bots.untrusted import REASON_CHARS, UntrustedOutput, parse_line, storable_t
 __all__ = [
     "OUTCOMES",
     "BotSpec",
+    "DecisionLog",
     "Limits",
     "MatchResult",
+    "Recording",
     "SandboxFault",
     "SandboxUnavailable",
     "SeatResult",
@@ -76,10 +90,64 @@ def _encode_line(message: dict) -> bytes:
 
 @dataclass(frozen=True)
 class BotSpec:
-    """One seat's bot: ``name`` is shown in results, ``code`` is ``bot.py`` source or a zip with it."""
+    """One seat's bot: ``name`` is shown in results, ``code`` is ``bot.py`` source or a zip with it.
+    ``code`` None (only with a :class:`Recording`): no bot, the seat plays the recorded actions."""
 
     name: str
-    code: bytes
+    code: bytes | None
+
+
+# What a seat that was not asked (or forfeited while asked) answered.
+_NO_ANSWER = object()
+
+
+@dataclass
+class Recording:
+    """A recorded match's ``actions`` for :func:`play_match` to follow, given with the same game, players,
+    seed and options.
+
+    Before step ``follow_until`` every action applied is the recorded one; the bots on move are asked all
+    the same (their clocks run and their faults count as always), so a bot's memory at ``follow_until`` is
+    what it would be had it played the match, and its answers are discarded. From ``follow_until`` on the
+    bots' answers are applied. A seat without code (:class:`BotSpec` ``code`` None) plays the recorded
+    action of each step while it is legal; from the first step where it is not (the game took another
+    course), it takes the first legal action, and ``fallback_from`` says from which step, by seat.
+    ``discarded`` lists the answers before ``follow_until`` that differ from the record:
+    ``{"step", "seat", "answer", "recorded"}``. A recorded action that is not legal where it must be
+    followed (a bundle that does not fit the engine) is a ``ValueError`` out of :func:`play_match`.
+    """
+
+    actions: list
+    follow_until: int = 0
+    discarded: list[dict] = field(default_factory=list)
+    fallback_from: dict[int, int] = field(default_factory=dict)
+
+    def choose(self, *, seat: int, step: int, legal: list, answer, coded: bool):
+        """The action to apply at ``step`` for ``seat`` (``answer``: its bot's, or ``_NO_ANSWER``)."""
+        if step < self.follow_until:
+            recorded = self._recorded(step, legal)
+            if recorded is None:
+                raise ValueError(f"the recorded action of step {step} is not legal in the replayed game: the "
+                                 "recording does not fit this engine")
+            if answer is not _NO_ANSWER and answer != recorded:
+                self.discarded.append({"step": step, "seat": seat, "answer": answer, "recorded": recorded})
+            return recorded
+        if answer is not _NO_ANSWER:
+            return answer
+        if not coded and seat not in self.fallback_from:
+            recorded = self._recorded(step, legal)
+            if recorded is not None:
+                return recorded
+            self.fallback_from[seat] = step
+        return legal[0]
+
+    def _recorded(self, step: int, legal: list):
+        if step >= len(self.actions):
+            return None
+        try:
+            return engines.find_action(legal, self.actions[step])
+        except engines.IllegalAction:
+            return None
 
 
 @dataclass
@@ -94,11 +162,15 @@ class SeatResult:
     reason: str
     time_used_ms: int
     log: str
+    #: One ``{"step", "ms", "log"}`` per decision the bot took, in order (:class:`DecisionLog`).
+    decisions: list[dict] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         self.bot = storable_text(self.bot, limit=REASON_CHARS)
         self.reason = storable_text(self.reason, limit=REASON_CHARS)
         self.log = storable_text(self.log)
+        self.decisions = [{"step": int(d["step"]), "ms": int(d["ms"]), "log": storable_text(d["log"])}
+                          for d in self.decisions]
 
 
 @dataclass
@@ -113,17 +185,21 @@ class MatchResult:
     #: Whether the bots ran without isolation (the explicit unsafe opt-in).
     unsafe: bool = False
 
-    def to_json(self) -> dict:
-        """The ``play --json`` object of DESIGN.md section 7."""
+    def to_json(self, *, decisions: bool = False) -> dict:
+        """The ``play --json`` object of DESIGN.md section 7; with ``decisions``, each seat also carries
+        its ``decisions`` records (see :class:`SeatResult`)."""
+        seats = []
+        for s in self.seats:
+            seat = {"bot": s.bot, "score": s.score, "place": s.place, "outcome": s.outcome, "reason": s.reason}
+            if decisions:
+                seat["decisions"] = s.decisions
+            seats.append(seat)
         return {
             "game": self.game,
             "players": self.players,
             "seed": self.seed,
             "options": self.options,
-            "seats": [
-                {"bot": s.bot, "score": s.score, "place": s.place, "outcome": s.outcome, "reason": s.reason}
-                for s in self.seats
-            ],
+            "seats": seats,
             "actions": self.actions,
             "duration_s": self.duration_s,
         }
@@ -157,6 +233,75 @@ class LogBuffer:
         return bytes(self.head + middle + self.tail).decode("utf-8", errors="replace")
 
 
+_CUT_NOTICE = "[... {dropped} bytes of log dropped: the seat's log cap of {limit} bytes is reached ...]\n"
+
+
+@dataclass
+class _Decision:
+    step: int
+    ms: int = 0
+    head: bytearray = field(default_factory=bytearray)
+    tail: bytearray = field(default_factory=bytearray)
+    dropped: int = 0
+
+    def text(self, limit: int) -> str:
+        notice = b""
+        if self.dropped:
+            notice = _CUT_NOTICE.format(dropped=self.dropped, limit=limit).encode()
+            if self.head and not self.head.endswith(b"\n"):
+                notice = b"\n" + notice
+        return bytes(self.head + notice + self.tail).decode("utf-8", errors="replace")
+
+
+class DecisionLog:
+    """What a seat printed, decision by decision, in ``limit`` bytes for all its decisions together.
+
+    Like :class:`LogBuffer`, the head and the tail are kept: the first decisions' text up to half the cap,
+    the latest decisions' text up to the other half. As text comes in, the oldest text past the head is
+    dropped from the start, so the decisions in between lose theirs; each record that lost bytes says how
+    many (a notice that is not counted against the cap: the number of records is bounded by the game's
+    length). Text is fed to the record opened last.
+    """
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self.head_left = limit // 2
+        self.tail_limit = limit - limit // 2
+        self.tail_size = 0
+        self.records: list[_Decision] = []
+        # The oldest record that may still hold bytes in the tail: trimming never looks further back.
+        self._oldest = 0
+
+    def open(self, step: int) -> _Decision:
+        record = _Decision(step)
+        self.records.append(record)
+        return record
+
+    def feed(self, data: bytes) -> None:
+        record = self.records[-1]
+        if self.head_left > 0:
+            taken = data[: self.head_left]
+            record.head += taken
+            self.head_left -= len(taken)
+            data = data[len(taken):]
+        if not data:
+            return
+        record.tail += data
+        self.tail_size += len(data)
+        while self.tail_size > self.tail_limit:
+            oldest = self.records[self._oldest]
+            cut = min(len(oldest.tail), self.tail_size - self.tail_limit)
+            del oldest.tail[:cut]
+            oldest.dropped += cut
+            self.tail_size -= cut
+            if not oldest.tail and self._oldest < len(self.records) - 1:
+                self._oldest += 1
+
+    def to_json(self) -> list[dict]:
+        """The records as ``{"step", "ms", "log"}``, in order (texts decoded, invalid UTF-8 replaced)."""
+        return [{"step": r.step, "ms": r.ms, "log": r.text(self.limit)} for r in self.records]
+
+
 class _Forfeit(Exception):
     def __init__(self, outcome: str, reason: str) -> None:
         super().__init__(reason)
@@ -171,6 +316,9 @@ class _Seat:
     limits: Limits
     process: BotProcess | None = None
     log: LogBuffer = field(init=False)
+    decisions: DecisionLog = field(init=False)
+    #: Whether what the log pipe brings also goes to the last decision record (from the first ``act`` on).
+    deciding: bool = False
     inbox: bytearray = field(default_factory=bytearray)
     outcome: str = "ok"
     reason: str = ""
@@ -182,6 +330,7 @@ class _Seat:
 
     def __post_init__(self) -> None:
         self.log = LogBuffer(self.limits.log_bytes)
+        self.decisions = DecisionLog(self.limits.log_bytes)
         self.bank_left_ms = self.limits.bank_ms
 
     @property
@@ -204,6 +353,8 @@ class _Seat:
                 self.log_open = False
                 return
             self.log.feed(data)
+            if self.deciding:
+                self.decisions.feed(data)
 
     def send(self, message: dict, deadline: float) -> None:
         """Write one protocol line, draining the log meanwhile; a full pipe past ``deadline`` times out."""
@@ -332,15 +483,19 @@ def _places(engine_ranking: list[int], faulted: list[bool]) -> list[int]:
 
 
 def play_match(game: str, bots: list[BotSpec], *, seed: int, options: dict | None = None,
-               limits: Limits | None = None, allow_unsafe: bool = False, sandbox=None) -> MatchResult:
+               limits: Limits | None = None, allow_unsafe: bool = False, sandbox=None,
+               recording: Recording | None = None) -> MatchResult:
     """Play one match of ``game`` between ``bots`` (seat order as given), each in its own sandbox.
 
     ``sandbox`` defaults to this process's shared sandbox (see :func:`bots.sandbox.get_sandbox`); a bot's
-    faults are results, while :class:`SandboxFault` means the match should be retried. ``ValueError`` for a
-    bad player count or options.
+    faults are results, while :class:`SandboxFault` means the match should be retried. ``recording``
+    replays a recorded match, in part or whole (:class:`Recording`). ``ValueError`` for a bad player count
+    or options, a seat without code but no recording, and a recording that does not fit the engine.
     """
     from bots.sandbox import get_sandbox
 
+    if recording is None and any(spec.code is None for spec in bots):
+        raise ValueError("a seat without code plays recorded actions, and there is no recording")
     limits = limits or Limits()
     started = time.monotonic()
     engine = engines.get(game)
@@ -352,19 +507,24 @@ def play_match(game: str, bots: list[BotSpec], *, seed: int, options: dict | Non
     actions: list = []
     try:
         for seat in seats:
-            seat.process = sandbox.spawn(seat.spec.code, limits)
+            if seat.spec.code is not None:
+                seat.process = sandbox.spawn(seat.spec.code, limits)
         _await_ready(seats, game, resolved_options)
         while not state.is_terminal():
             player = state.current_player()
             legal = state.legal_actions()
             seat = seats[player]
-            action = legal[0]
+            answer = _NO_ANSWER
             if seat.live:
                 try:
-                    action = _decide(seat, state.observation(player), legal)
+                    answer = _decide(seat, state.observation(player), legal, step=len(actions))
                 except _Forfeit as fault:
                     seat.forfeit(fault.outcome, fault.reason)
-                    action = legal[0]
+            if recording is not None:
+                action = recording.choose(seat=player, step=len(actions), legal=legal, answer=answer,
+                                          coded=seat.spec.code is not None)
+            else:
+                action = legal[0] if answer is _NO_ANSWER else answer
             state.apply(action)
             actions.append(action)
             if seat.live and state.current_player() != player:
@@ -389,7 +549,7 @@ def play_match(game: str, bots: list[BotSpec], *, seed: int, options: dict | Non
         seats=[SeatResult(bot=seat.spec.name, score=scores[seat.index], place=places[seat.index],
                           outcome=seat.outcome, reason=seat.reason,
                           time_used_ms=round(seat.time_used_s * 1000),
-                          log=seat.log.text()) for seat in seats],
+                          log=seat.log.text(), decisions=seat.decisions.to_json()) for seat in seats],
         duration_s=round(time.monotonic() - started, 3),
         unsafe=bool(getattr(sandbox, "unsafe", False)),
     )
@@ -444,14 +604,19 @@ def _allowance(seat: _Seat) -> tuple[float, str]:
     return clock_s, f"no answer within {seat.limits.move_ms} ms plus a bank of {seat.bank_left_ms} ms"
 
 
-def _decide(seat: _Seat, observation: dict, legal: list):
-    """Ask ``seat`` for its action within :func:`_allowance`; charge the clocks; :class:`_Forfeit` for any
-    fault (a seat with less than a millisecond of match time left forfeits without being asked)."""
+def _decide(seat: _Seat, observation: dict, legal: list, *, step: int):
+    """Ask ``seat`` for its action at ``step`` within :func:`_allowance`; charge the clocks and record the
+    decision (:class:`DecisionLog`); :class:`_Forfeit` for any fault (a seat with less than a millisecond
+    of match time left forfeits without being asked, and without a record)."""
     allowance_s, late = _allowance(seat)
     # Rounded down: the bot is never told of time it does not have.
     time_left_ms = int(allowance_s * 1000)
     if time_left_ms < 1:
         raise _Forfeit("timeout", late)
+    # What waits in the log pipe now was printed before this decision was asked: the previous one's.
+    seat.drain_log()
+    record = seat.decisions.open(step)
+    seat.deciding = True
     # Its clock starts once it can run again.
     seat.process.resume()
     began = time.monotonic()
@@ -464,7 +629,11 @@ def _decide(seat: _Seat, observation: dict, legal: list):
         used_s = time.monotonic() - began
         seat.time_used_s += used_s
         used_ms = int(used_s * 1000)
+        record.ms = used_ms
         seat.bank_left_ms = max(0, seat.bank_left_ms - max(0, used_ms - seat.limits.move_ms))
+        # The SDK flushed the bot's output before answering, so all of it is in the pipe by now (the answer
+        # may have been read before the log was looked at).
+        seat.drain_log()
     seat.check_memory()
     if reply["type"] != "action" or "action" not in reply:
         raise _Forfeit("bad_output", f"expected an action, got {_quote_reply(reply)}")

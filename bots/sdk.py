@@ -18,7 +18,9 @@ When the bot cannot go on the SDK answers ``{"type": "error", "kind": "crash" | 
 instead and exits. The protocol travels on private descriptors: before the bot's module is imported,
 file descriptors 0 and 1 are moved out of the way, standard input becomes ``/dev/null`` and standard
 output joins standard error, which is the bot's log. So whatever the bot prints goes to its log, and
-reading ``sys.stdin`` cannot steal the referee's messages.
+reading ``sys.stdin`` cannot steal the referee's messages. Before every message to the referee the SDK
+flushes the bot's standard output and error, so what the bot printed while deciding, a line without its
+newline too, is in its log before its answer leaves: the referee files it under that decision.
 
 This module imports only the standard library, :mod:`bots.loader` and (when present) orjson, an allowed
 package of the sandbox, because it is loaded into the sandbox's zygote and, in the fresh-interpreter mode,
@@ -71,11 +73,22 @@ class _Channel:
         return _parse_line(line)
 
     def send(self, message: dict) -> None:
+        _flush_output()
         data = (json.dumps(message, separators=(",", ":")) + "\n").encode()
         view = memoryview(data)
         while view:
             written = os.write(self.writer_fd, view)
             view = view[written:]
+
+
+def _flush_output() -> None:
+    """Flush whatever the bot's ``sys.stdout`` and ``sys.stderr`` hold (the bot may have replaced them:
+    one whose flush fails is the bot's business, never a reason not to answer)."""
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except Exception:  # noqa: BLE001, S110 - any object the bot put there
+            pass
 
 
 def _error(kind: str, exc: BaseException) -> dict:

@@ -82,7 +82,10 @@ class UserFactory(factory.django.DjangoModelFactory):
         model = "auth.User"
         django_get_or_create = ("username",)
 
-    username = factory.Sequence(lambda n: f"user{n}")
+    # The suffix keeps names unique when this module is imported twice (as pytest's ``conftest`` and as
+    # ``tests.conftest``): each copy restarts the sequence, and ``get_or_create`` would hand a second
+    # client the first one's user.
+    username = factory.Sequence(lambda n: f"user{n}-{uuid.uuid4().hex[:6]}")
     password = factory.django.Password("correct-horse-battery")
 
 

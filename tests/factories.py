@@ -141,6 +141,7 @@ def finished_match(
     places: Sequence[int] | None = None,
     outcomes: Sequence[str] | None = None,
     logs: Sequence[str] | None = None,
+    decisions: Sequence[list[dict]] | None = None,
     finished_at=None,
     deal: int | None = None,
     seed: int | None = None,
@@ -151,7 +152,8 @@ def finished_match(
 
     The actions, scores and (unless ``places`` overrides them) places come from a real first-legal-action
     playout, so the replay of the match is valid. ``outcomes`` marks forfeits (e.g. ``"timeout"``).
-    ``finished_at`` back-dates the match once it is recorded.
+    ``decisions`` are the seats' decision records (none by default). ``finished_at`` back-dates the match
+    once it is recorded.
     """
     from bots.referee import MatchResult, SeatResult
     from ladder.models import Match
@@ -166,13 +168,14 @@ def finished_match(
     places = list(places or ranking)
     outcomes = list(outcomes or ["ok"] * len(bots))
     logs = list(logs or [f"log of {bot.name}\n" for bot in bots])
+    decisions = list(decisions or [[] for _ in bots])
     claim = match_claim(match_id=match.pk, worker="tests")
     assert claim is not None, f"match {match.pk} could not be claimed"
     result = MatchResult(
         game=match.game.slug, players=match.players, seed=match.seed, options=match.options, actions=actions,
         seats=[SeatResult(bot=bot.name, score=scores[position], place=places[position], outcome=outcomes[position],
                           reason="" if outcomes[position] == "ok" else f"{outcomes[position]} on move 1",
-                          time_used_ms=1, log=logs[position])
+                          time_used_ms=1, log=logs[position], decisions=decisions[position])
                for position, bot in enumerate(bots)],
         duration_s=0.5,
     )

@@ -1,4 +1,5 @@
-"""Matches: filtered list, detail with seats, replay frames, and the requesting owner's bot logs."""
+"""Matches: filtered list, detail with seats, replay frames, the requesting owner's bot logs with their
+decision records, and the bundle to take home."""
 
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ from ladder.api.errors import error_responses
 from ladder.api.filters import MatchFilter
 from ladder.api.limits import MatchLimitsSerializer
 from ladder.models import Match, Seat
-from ladder.selectors.matches import match_get, match_replay, matches_listed
+from ladder.selectors.matches import match_bundle, match_get, match_replay, matches_listed
 from ladder.services import access
 from ladder.services.rated_play import match_public_seed
 
@@ -138,13 +139,27 @@ class MatchReplayApi(APIView):
         return Response(ReplaySerializer(match_replay(match_id=match_id)).data)
 
 
+class DecisionSerializer(serializers.Serializer):
+    step = serializers.IntegerField(help_text="Index into the match's actions of the action this decision "
+                                              "produced (for the decision that forfeited: where the fallback's "
+                                              "action went).")
+    ms = serializers.IntegerField(help_text="Think time in milliseconds, as the clocks charged it.")
+    log = serializers.CharField(allow_blank=True, help_text="What the bot printed while deciding, within the "
+                                                            "seat's log cap; text cut by the cap is named by a "
+                                                            "'[... N bytes of log dropped ...]' notice.")
+
+
 class SeatLogSerializer(serializers.ModelSerializer):
     bot = serializers.CharField(source="bot.name")
     version = serializers.IntegerField(source="bot_version.number")
+    decisions = DecisionSerializer(
+        many=True, read_only=True,
+        help_text="One record per decision the bot took, in order. Output of its import and start is in log "
+                  "only; the decisions a fallback took after a forfeit have no record.")
 
     class Meta:
         model = Seat
-        fields = ("position", "bot", "bot_id", "version", "outcome", "reason", "log")
+        fields = ("position", "bot", "bot_id", "version", "outcome", "reason", "log", "decisions")
 
 
 class MatchLogsSerializer(serializers.Serializer):
@@ -157,14 +172,77 @@ class MatchLogsApi(APIView):
 
     @extend_schema(
         operation_id="matches_logs",
-        summary="Your bots' logs in a match",
-        description="What your bots printed, per seat (capped by the sandbox). Other users' logs are never "
-                    "shown: a match without a seat of yours answers 404.",
+        summary="Your bots' logs in a match, decision by decision",
+        description="What your bots printed, per seat (capped by the sandbox), and per decision: the step of "
+                    "the match's actions it produced, its think time and what the bot printed while deciding. "
+                    "Other users' logs are never shown: a match without a seat of yours answers 404.",
         responses={200: MatchLogsSerializer, **error_responses(401, 404)},
         examples=[OpenApiExample("logs", value={"match": 31, "seats": [
             {"position": 0, "bot": "greedy", "bot_id": 7, "version": 2, "outcome": "ok", "reason": "",
-             "log": "turn 1: picked domino 12\n"}]}, response_only=True, status_codes=["200"])],
+             "log": "turn 1: picked domino 12\n",
+             "decisions": [{"step": 0, "ms": 14, "log": "turn 1: picked domino 12\n"}]}]},
+            response_only=True, status_codes=["200"])],
     )
     def get(self, request, match_id: int):
         seats = access.match_seats_with_logs(user=request.user, match_id=match_id)
         return Response(MatchLogsSerializer({"match": match_id, "seats": seats}).data)
+
+
+class BundledCodeSerializer(serializers.Serializer):
+    kind = serializers.ChoiceField(choices=("py", "zip"), help_text="bot.py source, or a zip with bot.py.")
+    sha256 = serializers.CharField(help_text="SHA-256 of the code, in hex.")
+    base64 = serializers.CharField(help_text="The code, in base64.")
+
+
+class BundleSeatSerializer(serializers.Serializer):
+    position = serializers.IntegerField()
+    bot = serializers.CharField()
+    bot_id = serializers.IntegerField()
+    version = serializers.IntegerField(help_text="The bot version that played.")
+    outcome = serializers.CharField()
+    score = serializers.IntegerField(allow_null=True)
+    place = serializers.IntegerField(allow_null=True)
+    code = BundledCodeSerializer(allow_null=True, help_text="The code of the version that played: only for "
+                                                            "your own bots (staff: every bot), else null.")
+
+
+class MatchBundleSerializer(serializers.Serializer):
+    format = serializers.CharField(help_text='Always "bot-ladder-match".')
+    format_version = serializers.IntegerField(help_text="The version of this shape (1).")
+    match = serializers.IntegerField()
+    game = serializers.CharField()
+    rules_version = serializers.IntegerField(allow_null=True, help_text="The rules the match was played "
+                                                                        "under; replaying needs the same.")
+    players = serializers.IntegerField()
+    seed = serializers.IntegerField()
+    options = serializers.DictField()
+    limits = MatchLimitsSerializer(help_text="Every sandbox limit the match was played under.")
+    actions = serializers.ListField(child=serializers.JSONField(), help_text="Every action, in order.")
+    seats = BundleSeatSerializer(many=True)
+
+
+class MatchBundleApi(APIView):
+    @extend_schema(
+        operation_id="matches_bundle",
+        summary="A finished match as a file to take home",
+        description="Game, players, seed, options, rules_version, limits, actions and seats (bot, version, "
+                    "outcome, score), as an attachment match-<id>.json. With the code of the seats' bot "
+                    "versions you may read (your own bots; staff: all), in base64 with its kind and SHA-256; "
+                    "others get the bundle without code. `manage.py play --from-bundle FILE` replays it in "
+                    "the sandbox, or hands a seat to another bot from a step on. 409 until the match "
+                    "finished (a rated duplicate deal's rotation: until its tournament finished, as its seed "
+                    "is secret until then).",
+        responses={200: MatchBundleSerializer, **error_responses(404, 409)},
+        examples=[OpenApiExample("bundle", value={
+            "format": "bot-ladder-match", "format_version": 1, "match": 31, "game": "kingdomino",
+            "rules_version": 1, "players": 2, "seed": 8841305791, "options": {"harmony": True},
+            "limits": _LIMITS_EXAMPLE, "actions": [{"pick": 3}],
+            "seats": [{"position": 0, "bot": "greedy", "bot_id": 7, "version": 2, "outcome": "ok", "score": 41,
+                       "place": 1, "code": {"kind": "py", "sha256": "9f2c...e1", "base64": "ZGVmIGFjdCguLi4="}},
+                      {"position": 1, "bot": "random", "bot_id": 8, "version": 1, "outcome": "ok", "score": 17,
+                       "place": 2, "code": None}]}, response_only=True, status_codes=["200"])],
+    )
+    def get(self, request, match_id: int):
+        bundle = match_bundle(match_id=match_id, user=request.user)
+        return Response(MatchBundleSerializer(bundle).data,
+                        headers={"Content-Disposition": f'attachment; filename="match-{match_id}.json"'})

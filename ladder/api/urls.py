@@ -36,6 +36,7 @@ urlpatterns = [
     path("matches/<int:match_id>/", matches.MatchDetailApi.as_view(), name="api-match"),
     path("matches/<int:match_id>/replay/", matches.MatchReplayApi.as_view(), name="api-match-replay"),
     path("matches/<int:match_id>/logs/", matches.MatchLogsApi.as_view(), name="api-match-logs"),
+    path("matches/<int:match_id>/bundle/", matches.MatchBundleApi.as_view(), name="api-match-bundle"),
     # Last: anything else under /api/ is a JSON 404, not the site's HTML page.
     re_path(r"", api_not_found),
 ]

@@ -6,6 +6,9 @@ decisions come only through ``ladder.services.access``.
 
 from __future__ import annotations
 
+import base64
+import dataclasses
+import hashlib
 from collections.abc import Iterable
 
 from django.db.models import Prefetch, Q, QuerySet
@@ -174,3 +177,62 @@ def match_replay(*, match_id: int) -> dict:
     except Exception as error:  # noqa: BLE001 - any engine fault on stored actions is this one answer
         raise replay_failed(match=match, error=error) from error
     return {"actions": match.actions, "frames": frames}
+
+
+#: What a match bundle says it is, and the version of its shape (``bots.play`` reads both).
+BUNDLE_FORMAT = "bot-ladder-match"
+BUNDLE_FORMAT_VERSION = 1
+
+
+def match_bundle(*, match_id: int, user) -> dict:
+    """A finished match as one JSON object to take home and replay (``manage.py play --from-bundle``).
+
+    ``{"format", "format_version", "match", "game", "rules_version", "players", "seed", "options", "limits",
+    "actions", "seats": [{"position", "bot", "bot_id", "version", "outcome", "score", "place", "code"}]}``:
+    ``limits`` are every limit the match was played under (the settings', for a match stored without
+    them), and ``code`` is ``{"kind": "py" | "zip", "sha256", "base64"}`` for the seats whose bot version
+    ``user`` may read (``access.bot_versions_readable_by``: their own bots, every bot for staff), null for
+    the others. ServiceError 404 for no such match, 409 until it finished, and, like its replay, for a rated
+    duplicate deal's rotation until its tournament finished (its seed is secret until then). Three queries.
+    """
+    from ladder.services.bots import sandbox_limits
+
+    match = Match.objects.select_related("game", "tournament").filter(pk=match_id).first()
+    if match is None:
+        raise ServiceError(f"no match with id {match_id}", status=404)
+    if match.status != Match.Status.FINISHED:
+        raise ServiceError(f"match {match_id} is {match.status}; its bundle exists once it finished: poll "
+                           f"GET /api/matches/{match_id}/ until status is finished", status=409)
+    if not match_seed_visible(match):
+        raise ServiceError(f"match {match_id} is one rotation of a rated deal whose other rotations share its "
+                           "secret seed; its bundle exists once its tournament finished", status=409)
+    seats = list(match.seats.select_related("bot", "bot_version").defer("log", "decisions", "bot_version__code")
+                 .order_by("position"))
+    readable = access.bot_versions_readable_by(user).filter(id__in=[seat.bot_version_id for seat in seats])
+    code = {version.id: version for version in readable.only("id", "code", "kind", "sha256")}
+    return {
+        "format": BUNDLE_FORMAT,
+        "format_version": BUNDLE_FORMAT_VERSION,
+        "match": match.id,
+        "game": match.game.slug,
+        "rules_version": match.rules_version,
+        "players": match.players,
+        "seed": match.seed,
+        "options": match.options,
+        "limits": dataclasses.asdict(sandbox_limits(game=match.game.slug, overrides=match.limits)),
+        "actions": match.actions,
+        "seats": [
+            {"position": seat.position, "bot": seat.bot.name, "bot_id": seat.bot_id,
+             "version": seat.bot_version.number, "outcome": seat.outcome, "score": seat.score, "place": seat.place,
+             "code": _bundled_code(code.get(seat.bot_version_id))}
+            for seat in seats
+        ],
+    }
+
+
+def _bundled_code(version) -> dict | None:
+    if version is None:
+        return None
+    data = bytes(version.code)
+    return {"kind": version.kind, "sha256": hashlib.sha256(data).hexdigest(),
+            "base64": base64.b64encode(data).decode("ascii")}

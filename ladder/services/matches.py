@@ -31,7 +31,7 @@ from django.db import connection, transaction
 from django.db.models import Q
 from django.utils import timezone
 
-from ladder.models import Match, Tournament
+from ladder.models import Match, Seat, Tournament
 from ladder.services import match_sql
 from ladder.services.enqueue import broker_queue_length, matches_enqueue_on_commit
 from ladder.services.rating_updates import ratings_compute, ratings_write
@@ -145,7 +145,8 @@ class _RecordedSeat:
 
 
 def match_record_result(*, match_id: int, token: str, result) -> bool:
-    """Store a played match (a ``bots.referee.MatchResult``) with its seats and rating changes, atomically.
+    """Store a played match (a ``bots.referee.MatchResult``) with its seats (their logs and decision records
+    too) and rating changes, atomically.
     Only a rated match changes ratings (``ladder.services.rated_play``); an unrated one leaves every
     rating, its history and its seats' ``rating_before``/``rating_after`` alone.
 
@@ -199,6 +200,7 @@ def match_record_result(*, match_id: int, token: str, result) -> bool:
                 match_sql.execute_many(match_sql.seat_result_sql(), [
                     (seat.played.score, seat.place, seat.outcome, seat.played.reason or "",
                      max(0, int(seat.played.time_used_ms or 0)), seat.played.log or "",
+                     match_sql.db_json(Seat, "decisions", list(seat.played.decisions)),
                      seat.rating_before, seat.rating_after, seat.id) for seat in seats
                 ])
                 if not may_finish_tournament:

@@ -109,7 +109,7 @@ def test_logs_show_only_the_requesting_owners_seats(auth_client, other_client, s
     assert own.status_code == 200
     assert own.json() == {"match": match.id, "seats": [
         {"position": 0, "bot": mine.name, "bot_id": mine.id, "version": 1, "outcome": "ok", "reason": "",
-         "log": "my secret plan\n"}]}
+         "log": "my secret plan\n", "decisions": []}]}
     assert [s["log"] for s in other_client.get(f"/api/matches/{match.id}/logs/").json()["seats"]] == [
         "their secret plan\n"]
     assert len(staff_client.get(f"/api/matches/{match.id}/logs/").json()["seats"]) == 2

@@ -23,6 +23,7 @@ DOCUMENTED = {
     ("get", "/api/tournaments/{tournament_id}/standings/"), ("get", "/api/tournaments/{tournament_id}/crosstable/"),
     ("get", "/api/matches/"), ("get", "/api/matches/{match_id}/"), ("get", "/api/matches/{match_id}/replay/"),
     ("get", "/api/matches/{match_id}/logs/"),
+    ("get", "/api/matches/{match_id}/bundle/"),
 }
 
 

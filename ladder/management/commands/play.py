@@ -1,5 +1,7 @@
 """``manage.py play GAME BOT [BOT ...] [--seed N] [--options JSON] [--json]``: one local match through the
-same sandbox and limits as the workers (the logic is ``bots.play.main``)."""
+same sandbox and limits as the workers; ``manage.py play --from-bundle FILE [--seat N BOT] [--from-step K]
+[--json]``: a match bundle (``GET /api/matches/{id}/bundle/``) replayed in that sandbox under the bundle's
+limits, or one of its seats handed to BOT from step K. The logic is ``bots.play.main``."""
 
 import sys
 
@@ -10,7 +12,8 @@ from ladder.services.bots import sandbox_limits
 
 
 class Command(BaseCommand):
-    help = "Play one match locally in the sandbox: play GAME BOT [BOT ...] [--seed N] [--options JSON] [--json]"
+    help = ("Play one match locally in the sandbox: play GAME BOT [BOT ...] [--seed N] [--options JSON] [--json]; "
+            "or replay a match bundle: play --from-bundle FILE [--seat N BOT] [--from-step K] [--json]")
 
     def run_from_argv(self, argv):
         # bots.play has its own parser (and --help); Django's would reject its options.

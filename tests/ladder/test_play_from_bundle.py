@@ -1,0 +1,79 @@
+"""A finished match's bundle, downloaded from the API, played again by ``manage.py play --from-bundle`` (the
+real command line, in the real sandbox)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from tests.api.helpers import token_client
+from tests.conftest import LAST_LEGAL_BOT, REPO
+from tests.factories import BotFactory, UserFactory, finished_match
+
+pytestmark = [pytest.mark.django_db, pytest.mark.timeout(180)]
+
+
+def manage_play(*args: str, allow_unsafe: bool) -> subprocess.CompletedProcess:
+    env = {name: value for name, value in os.environ.items() if name != "BOTS_ALLOW_UNSAFE"}
+    if allow_unsafe:
+        env["BOTS_ALLOW_UNSAFE"] = "1"
+    return subprocess.run([sys.executable, "manage.py", "play", *args], cwd=REPO, env=env, capture_output=True,
+                          text=True, timeout=150)
+
+
+def download(client, match_id, tmp_path):
+    response = client.get(f"/api/matches/{match_id}/bundle/")
+    assert response.status_code == 200
+    path = tmp_path / f"match-{match_id}.json"
+    path.write_bytes(response.content)
+    return str(path), json.loads(response.content)
+
+
+def test_the_owners_bundle_replays_exactly_with_the_others_seat_on_its_record(tmp_path, bots_allow_unsafe):
+    owner, rival = UserFactory(username="owner"), UserFactory(username="rival")
+    match = finished_match(bots=[BotFactory(owner=owner), BotFactory(owner=rival)])
+    path, bundle = download(token_client(owner), match.id, tmp_path)
+    assert [seat["code"] is not None for seat in bundle["seats"]] == [True, False]
+    played = manage_play("--from-bundle", path, "--json", allow_unsafe=bots_allow_unsafe)
+    assert played.returncode == 0, played.stderr
+    result = json.loads(played.stdout)
+    assert result["actions"] == match.actions
+    assert result["replay"]["reproduced"] is True
+    assert [s["played_by"] for s in result["replay"]["seats"]] == ["code", "recording"]
+    text = manage_play("--from-bundle", path, allow_unsafe=bots_allow_unsafe)
+    assert text.returncode == 0
+    assert f"    reproduces the {len(match.actions)} recorded actions exactly" in text.stdout.splitlines()
+
+
+def test_a_bundle_hands_a_seat_to_another_bot_from_a_step(tmp_path, bots_allow_unsafe):
+    owner = UserFactory(username="owner", is_staff=True)
+    match = finished_match(bots=BotFactory.create_batch(2))
+    path, _ = download(token_client(owner), match.id, tmp_path)
+    last = tmp_path / "last.py"
+    last.write_bytes(LAST_LEGAL_BOT)
+    played = manage_play("--from-bundle", path, "--seat", "1", str(last), "--from-step", "10", "--json",
+                         allow_unsafe=bots_allow_unsafe)
+    assert played.returncode == 0, played.stderr
+    result = json.loads(played.stdout)
+    replay = result["replay"]
+    assert replay["takeover"] == {"seat": 1, "bot": "last", "from_step": 10}
+    assert result["actions"][:10] == match.actions[:10]
+    # The first decision of seat 1 from step 10 on with more than one legal action is where it departs.
+    assert replay["diverged_at"]["step"] >= 10 and replay["diverged_at"]["seat"] == 1
+    assert result["actions"] != match.actions
+    # Its answers before step 10 (the last legal action) were discarded where they differed from the record.
+    assert replay["discarded"] and all(d["seat"] == 1 and d["step"] < 10 for d in replay["discarded"])
+
+
+def test_the_command_refuses_a_step_out_of_range(tmp_path, bots_allow_unsafe):
+    match = finished_match(bots=BotFactory.create_batch(2))
+    path, _ = download(token_client(UserFactory(username="visitor")), match.id, tmp_path)
+    played = manage_play("--from-bundle", path, "--seat", "0", "random", "--from-step", str(len(match.actions)),
+                         allow_unsafe=bots_allow_unsafe)
+    assert played.returncode == 2
+    assert played.stderr.startswith(f"play: --from-step {len(match.actions)}: the match has steps 0 to ")
+    assert "Traceback" not in played.stderr
