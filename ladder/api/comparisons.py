@@ -22,21 +22,21 @@ from ladder.services.comparisons import DEFAULT_ALPHA, DEFAULT_BETA, DEFAULT_ELO
 _BIG_ID = (1 << 63) - 1
 
 
-class LlrSerializer(serializers.Serializer):
+class ComparisonLlrSerializer(serializers.Serializer):
     value = serializers.FloatField(help_text="The log-likelihood ratio of H1 (elo1) against H0 (elo0) over "
                                              "the complete pairs; 0 before the first.")
     lower = serializers.FloatField(help_text="At or below it H0 is accepted: log(beta / (1 - alpha)).")
     upper = serializers.FloatField(help_text="At or above it H1 is accepted: log((1 - beta) / alpha).")
 
 
-class EloSerializer(serializers.Serializer):
+class ComparisonEloSerializer(serializers.Serializer):
     estimate = serializers.FloatField(allow_null=True, help_text="Elo of the candidate over the baseline; null "
                                                                  "before the first pair or when unbounded.")
     low = serializers.FloatField(allow_null=True, help_text="Lower end of the 95% interval (null: unbounded).")
     high = serializers.FloatField(allow_null=True, help_text="Upper end of the 95% interval (null: unbounded).")
 
 
-class ProgressSerializer(serializers.Serializer):
+class ComparisonProgressSerializer(serializers.Serializer):
     scheduled = serializers.IntegerField(help_text="Matches scheduled so far (those dropped at the decision "
                                                    "not counted).")
     queued = serializers.IntegerField()
@@ -68,8 +68,8 @@ class ComparisonSerializer(serializers.Serializer):
     pairs = serializers.ListField(child=serializers.IntegerField(), min_length=5, max_length=5,
                                   help_text="Pentanomial counts: pairs where the candidate scored 0, 1/2, 1, "
                                             "3/2 and 2 points.")
-    llr = LlrSerializer()
-    elo = EloSerializer()
+    llr = ComparisonLlrSerializer()
+    elo = ComparisonEloSerializer()
     llr_history = serializers.ListField(child=serializers.FloatField(),
                                         help_text="The LLR after each complete pair, in order (for a chart).")
     created_at = serializers.DateTimeField()
@@ -77,7 +77,7 @@ class ComparisonSerializer(serializers.Serializer):
 
 
 class ComparisonDetailSerializer(ComparisonSerializer):
-    progress = ProgressSerializer()
+    progress = ComparisonProgressSerializer()
 
 
 _COMPARISON_EXAMPLE = {

@@ -46,3 +46,22 @@ class LeaderboardFilterForm(forms.Form):
     owner = forms.CharField(required=False)
     min_games = forms.IntegerField(required=False, min_value=0, label="Min. games")
     include_inactive = forms.BooleanField(required=False, label="Include inactive")
+
+
+class ComparisonForm(forms.Form):
+    """Two accepted versions of one bot to compare; the test's other parameters take their defaults
+    unless given (the API takes them all)."""
+
+    baseline = forms.TypedChoiceField(coerce=int, help_text="The version to beat.")
+    candidate = forms.TypedChoiceField(coerce=int, help_text="The new version.")
+    max_games = forms.IntegerField(required=False, min_value=2, label="Max. games",
+                                   help_text="Leave empty for the server's default.")
+
+    def __init__(self, *args, versions: list[int], **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        choices = [(number, f"v{number}") for number in versions]
+        self.fields["baseline"].choices = choices
+        self.fields["candidate"].choices = choices
+        if len(versions) >= 2 and not self.is_bound:
+            self.initial.setdefault("baseline", versions[-2])
+            self.initial.setdefault("candidate", versions[-1])

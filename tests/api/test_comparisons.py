@@ -6,9 +6,9 @@ from __future__ import annotations
 import pytest
 
 from ladder.models import Comparison, Match
-from tests.api.helpers import error_of
-from tests.factories import BotVersionFactory
-from tests.ladder.test_comparisons import play, queued
+from tests.api.helpers import error_of, token_client
+from tests.factories import BotVersionFactory, UserFactory
+from tests.ladder.test_version_comparisons import play, queued
 
 pytestmark = pytest.mark.django_db
 
@@ -65,7 +65,10 @@ def test_the_body_follows_the_pairs_to_the_verdict(auth_client, own_bot, setting
     assert body["progress"]["queued"] == 0
 
 
-def test_others_get_404_and_staff_may_read(auth_client, own_bot, other_client, staff_client, api_client):
+def test_others_get_404_and_staff_may_read(auth_client, own_bot, api_client):
+    # Named users: the factory reuses a user by name, and other modules may leave staff users behind.
+    other_client = token_client(UserFactory(username="stranger-to-comparisons", is_staff=False))
+    staff_client = token_client(UserFactory(username="staff-for-comparisons", is_staff=True))
     comparison_id = create(auth_client, own_bot).json()["id"]
     assert other_client.get(f"/api/comparisons/{comparison_id}/").status_code == 404
     assert api_client.get(f"/api/comparisons/{comparison_id}/").status_code == 404
