@@ -7,6 +7,8 @@ unescaped is SVG that our own code drew (charts, engine renderers), and those es
 
 from __future__ import annotations
 
+import math
+
 from django.contrib import messages
 from django.contrib.auth import login
 from django.contrib.auth.decorators import login_required
@@ -30,6 +32,7 @@ from ladder.services.comparisons import comparison_create
 from ladder.services.errors import ServiceError
 from ladder.services.quotas import QuotaExceeded
 from ladder.services.rated_play import match_public_seed
+from ladder.services.sequential import elo_interval
 from ladder.services.users import user_register
 from ladder.web import charts, replay
 from ladder.web.forms import (
@@ -128,13 +131,25 @@ def comparison_start(request, bot_id: int):
     return _render_refused(request, "ladder/bot.html", _with_comparisons(page, form), wait)
 
 
+def _elo_text(value: float) -> str:
+    """An Elo figure as shown: one decimal, signed infinities (a version that won every game), a dash
+    before the first pair."""
+    if math.isnan(value):
+        return "–"
+    if math.isinf(value):
+        return "+∞" if value > 0 else "−∞"
+    return f"{value:.1f}"
+
+
 def comparison_page(request, comparison_id: int):
     """A version comparison: its parameters, progress, verdict, Elo interval and LLR chart; its bot's
     owner (and staff) only, anyone else 404. While it runs its script reloads the live part."""
     comparison = _found(access.comparison_for_read, user=request.user, comparison_id=comparison_id)
     state = comparison_reads.comparison_state(comparison=comparison)
+    estimate, low, high = elo_interval(state["pairs"])
     return render(request, "ladder/comparison.html", {
         "comparison": comparison, "state": state,
+        "elo_text": {"estimate": _elo_text(estimate), "low": _elo_text(low), "high": _elo_text(high)},
         "chart": charts.llr_chart_svg(state["llr_history"], lower=state["llr"]["lower"],
                                       upper=state["llr"]["upper"]),
         "pair_labels": list(zip(["0", "½", "1", "1½", "2"], state["pairs"], strict=True)),
