@@ -83,14 +83,14 @@ class ComparisonDetailSerializer(ComparisonSerializer):
 _COMPARISON_EXAMPLE = {
     "id": 4, "bot_id": 7, "bot": "greedy", "game": "kingdomino", "baseline": 1, "candidate": 2, "opponents": [],
     "elo0": 0.0, "elo1": 20.0, "alpha": 0.05, "beta": 0.05, "max_games": 2000, "status": "done",
-    "verdict": "better", "games": 96, "pairs": [0, 2, 9, 17, 20],
-    "llr": {"value": 2.97, "lower": -2.944, "upper": 2.944},
-    "elo": {"estimate": 171.4, "low": 117.9, "high": 235.1},
+    "verdict": "better", "games": 106, "pairs": [0, 0, 4, 0, 49],
+    "llr": {"value": 2.96, "lower": -2.944, "upper": 2.944},
+    "elo": {"estimate": 562.6, "low": 440.8, "high": 1064.4},
     "llr_history": [0.05, 0.11, 0.02, 0.16], "created_at": "2026-05-01T12:00:00Z",
     "finished_at": "2026-05-01T12:02:10Z",
 }
-_DETAIL_EXAMPLE = {**_COMPARISON_EXAMPLE, "progress": {"scheduled": 104, "queued": 0, "running": 0,
-                                                       "finished": 104, "failed": 0}}
+_DETAIL_EXAMPLE = {**_COMPARISON_EXAMPLE, "progress": {"scheduled": 108, "queued": 0, "running": 0,
+                                                       "finished": 108, "failed": 0}}
 _HOW = ("Games come in pairs on one deal (seed): against the baseline, the candidate plays the deal from each "
         "seat; against a field of opponents, the pair's opponent meets the candidate in one game and the "
         "baseline in the other, from the same seat on the same deal. After each complete pair the SPRT's LLR "

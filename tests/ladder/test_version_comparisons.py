@@ -3,8 +3,11 @@ on the workers' recording path, the quota and the seat constraint that lets two 
 
 from __future__ import annotations
 
+from datetime import timedelta
+
 import pytest
 from django.db import IntegrityError, transaction
+from django.utils import timezone
 
 from bots.referee import MatchResult, SeatResult
 from ladder.models import Comparison, Game, Match, Rating, RatingChange, Seat
@@ -16,7 +19,12 @@ from ladder.services.comparisons import (
     pair_outcome,
 )
 from ladder.services.errors import ServiceError
-from ladder.services.matches import match_claim, match_record_result, match_release_after_fault
+from ladder.services.matches import (
+    match_claim,
+    match_record_result,
+    match_release_after_fault,
+    matches_reconcile,
+)
 from ladder.services.quotas import QuotaExceeded, unrated_matches_quota
 from ladder.services.sequential import sprt_bounds
 from tests.factories import BotVersionFactory
@@ -323,3 +331,19 @@ def test_a_match_belongs_to_a_tournament_or_a_comparison(two_versions):
     comparison = comparison_create(user=two_versions.owner, bot_id=two_versions.id, baseline=1, candidate=2)
     with pytest.raises(IntegrityError), transaction.atomic():
         Match.objects.filter(comparison=comparison).update(comparison=None)
+
+
+def test_a_match_whose_worker_died_is_played_again_and_still_counts_its_pair(two_versions, settings):
+    settings.COMPARISON_PAIRS_IN_FLIGHT = 1
+    comparison = comparison_create(user=two_versions.owner, bot_id=two_versions.id, baseline=1, candidate=2)
+    first, second = queued(comparison)
+    assert match_claim(match_id=first.pk, worker="dies") is not None  # and its worker is never heard of again
+    assert play(second, winner=comparison.candidate_id)
+    later = timezone.now() + timedelta(seconds=settings.MATCH_LEASE_S + 1)
+    assert matches_reconcile(now=later).expired == 1
+    first.refresh_from_db()
+    assert first.status == Match.Status.QUEUED
+    assert play(first, winner=comparison.candidate_id)
+    comparison.refresh_from_db()
+    assert comparison.pairs == [0, 0, 0, 0, 1] and len(comparison.llr_history) == 1
+    assert len(queued(comparison)) == 2  # and the next pair is on its way
