@@ -14,7 +14,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from ladder.api.errors import error_responses
-from ladder.api.throttles import TournamentCreateThrottle
+from ladder.api.throttles import ComparisonCreateThrottle
 from ladder.selectors.comparisons import comparison_state, comparisons_of_bot
 from ladder.services import access
 from ladder.services.comparisons import DEFAULT_ALPHA, DEFAULT_BETA, DEFAULT_ELO0, DEFAULT_ELO1, comparison_create
@@ -101,7 +101,7 @@ _HOW = ("Games come in pairs on one deal (seed): against the baseline, the candi
 class BotComparisonListCreateApi(ListAPIView):
     serializer_class = ComparisonSerializer
     filter_backends = ()
-    throttle_classes = (TournamentCreateThrottle,)
+    throttle_classes = (ComparisonCreateThrottle,)
     permission_classes = (IsAuthenticated,)
 
     class InputSerializer(serializers.Serializer):
@@ -152,7 +152,8 @@ class BotComparisonListCreateApi(ListAPIView):
         summary="Compare two versions of your bot: is the candidate better than the baseline?",
         description=_HOW + " Owner only: another user's bot answers 404. Refusals (400) name the input at fault: "
                     "a version that does not exist or is not accepted, the same version twice, bad opponents, "
-                    "elo0 >= elo1, error rates out of range, max_games beyond the server's cap. The games count "
+                    "elo0 >= elo1, error rates out of range, max_games beyond the server's cap. Throttled per user with "
+                    "tournament creation (scope `tournaments`). The games count "
                     "against your daily quota of unrated matches (a running comparison holds the rest of its "
                     "max_games): past it the answer is 429 with Retry-After.",
         request=InputSerializer,

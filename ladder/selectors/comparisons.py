@@ -62,7 +62,9 @@ def comparison_state(*, comparison: Comparison, with_progress: bool = True) -> d
     }
 
 
-def comparisons_of_bot(*, bot: Bot) -> QuerySet[Comparison]:
-    """The comparisons of ``bot``, newest first, with their versions (code left out) and opponents."""
-    return (Comparison.objects.filter(bot=bot).select_related("bot__game", "baseline", "candidate")
-            .defer("baseline__code", "candidate__code").prefetch_related("opponents").order_by("-id"))
+def comparisons_of_bot(*, bot: Bot, with_opponents: bool = True) -> QuerySet[Comparison]:
+    """The comparisons of ``bot``, newest first, with their versions (code left out) and, unless
+    ``with_opponents`` is False, their opponents: one query, and one more for the opponents."""
+    comparisons = (Comparison.objects.filter(bot=bot).select_related("bot__game", "baseline", "candidate")
+                   .defer("baseline__code", "candidate__code").order_by("-id"))
+    return comparisons.prefetch_related("opponents") if with_opponents else comparisons

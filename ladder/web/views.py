@@ -88,12 +88,14 @@ def _accepted_numbers(page: dict) -> list[int]:
     return sorted(v.number for v in page["versions"] if v.validation_status == "accepted")
 
 
-def _with_comparisons(page: dict, form: ComparisonForm | None = None) -> dict:
-    """The owner's part of a bot page: the bot's comparisons and the form that starts one."""
-    page["comparisons"] = list(comparison_reads.comparisons_of_bot(bot=page["bot"])[:20])
+def _with_comparisons(page: dict, user, form: ComparisonForm | None = None) -> dict:
+    """The private part of a bot page (its owner, staff): the bot's comparisons and, for the owner
+    alone (only they may start one), the form that starts one."""
+    page["comparisons"] = list(comparison_reads.comparisons_of_bot(bot=page["bot"], with_opponents=False)[:20])
     for comparison in page["comparisons"]:
         comparison.games_counted = 2 * sum(comparison.pairs or [])
-    page["comparison_form"] = form or ComparisonForm(versions=_accepted_numbers(page))
+    if page["bot"].owner_id == user.id:
+        page["comparison_form"] = form or ComparisonForm(versions=_accepted_numbers(page))
     return page
 
 
@@ -102,7 +104,7 @@ def bot_page(request, bot_id: int):
     page["chart"] = _history_chart(page)
     if page["owner_view"]:
         page["version_form"] = BotVersionUploadForm()
-        _with_comparisons(page)
+        _with_comparisons(page, request.user)
     return render(request, "ladder/bot.html", page)
 
 
@@ -128,7 +130,7 @@ def comparison_start(request, bot_id: int):
             return redirect("comparison", comparison_id=comparison.id)
     page["chart"] = _history_chart(page)
     page["version_form"] = BotVersionUploadForm()
-    return _render_refused(request, "ladder/bot.html", _with_comparisons(page, form), wait)
+    return _render_refused(request, "ladder/bot.html", _with_comparisons(page, request.user, form), wait)
 
 
 def _elo_text(value: float) -> str:

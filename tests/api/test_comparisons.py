@@ -140,3 +140,13 @@ def test_a_comparisons_match_is_public_unrated_and_names_its_comparison(auth_cli
 def test_the_staff_may_read_but_not_start_one_for_another_users_bot(own_bot, staff_client):
     assert create(staff_client, own_bot).status_code == 404
 
+
+
+def test_comparisons_share_the_tournaments_rate_limit(auth_client, own_bot, throttle_rates):
+    throttle_rates(tournaments="2/hour")
+    assert create(auth_client, own_bot, max_games=10).status_code == 201
+    assert create(auth_client, own_bot, max_games=10).status_code == 201
+    refused = create(auth_client, own_bot, max_games=10)
+    assert refused.status_code == 429 and "Retry-After" in refused
+    assert "tournaments and comparisons created" in error_of(refused)["detail"]
+    assert auth_client.get(f"/api/bots/{own_bot.id}/comparisons/").status_code == 200  # reads pass

@@ -4,6 +4,8 @@ a match of a comparison, and the LLR chart's markup."""
 from __future__ import annotations
 
 import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
 from ladder.models import Comparison
@@ -41,6 +43,10 @@ def test_the_bot_page_lists_comparisons_and_offers_the_form_to_its_owner_only(cl
     client.force_login(bot.owner)
     html = client.get(f"/bots/{bot.id}/").content.decode()
     assert 'id="comparison-form"' in html and reverse("comparison", args=[comparison.id]) in html
+    # Staff read the list, but only the owner may start a comparison.
+    client.force_login(UserFactory(username="staff-on-bot-page", is_staff=True))
+    html = client.get(f"/bots/{bot.id}/").content.decode()
+    assert reverse("comparison", args=[comparison.id]) in html and 'id="comparison-form"' not in html
 
 
 def test_the_form_starts_a_comparison_and_redirects_to_it(client, bot):
@@ -89,3 +95,14 @@ def test_the_llr_chart_draws_the_bounds_and_the_line_from_zero():
     assert svg.count("<polyline") == 1 and "pair 3" in svg
     empty = llr_chart_svg([], lower=-2.94, upper=2.94)
     assert "No complete pair yet" in empty and "<polyline" not in empty
+
+
+def test_the_bot_page_reads_its_comparisons_in_one_query_however_many(client, bot):
+    client.force_login(bot.owner)
+    counts = []
+    for _ in range(2):
+        comparison_create(user=bot.owner, bot_id=bot.id, baseline=1, candidate=2, max_games=10)
+        with CaptureQueriesContext(connection) as queries:
+            assert client.get(f"/bots/{bot.id}/").status_code == 200
+        counts.append(len(queries))
+    assert counts[0] == counts[1]
