@@ -17,7 +17,13 @@ from ladder.api.errors import error_responses
 from ladder.api.throttles import ComparisonCreateThrottle
 from ladder.selectors.comparisons import comparison_state, comparisons_of_bot
 from ladder.services import access
-from ladder.services.comparisons import DEFAULT_ALPHA, DEFAULT_BETA, DEFAULT_ELO0, DEFAULT_ELO1, comparison_create
+from ladder.services.comparisons import (
+    DEFAULT_ALPHA,
+    DEFAULT_BETA,
+    DEFAULT_ELO0,
+    DEFAULT_ELO1,
+    comparison_create,
+)
 
 _BIG_ID = (1 << 63) - 1
 

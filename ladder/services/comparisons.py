@@ -214,11 +214,11 @@ def comparison_create(
     beta = _number(beta, field="beta", default=DEFAULT_BETA)
     if not (0 < alpha < 1 and 0 < beta < 1 and alpha + beta < 1):
         raise ServiceError("alpha and beta must lie between 0 and 1, with alpha + beta below 1", field="alpha")
+    cap = settings.COMPARISON_MAX_GAMES
     if max_games is None:
-        max_games = min(settings.COMPARISON_DEFAULT_MAX_GAMES, settings.COMPARISON_MAX_GAMES)
-    if isinstance(max_games, bool) or not isinstance(max_games, int) or not 2 <= max_games <= settings.COMPARISON_MAX_GAMES:
-        raise ServiceError(f"max_games must be a whole number from 2 to {settings.COMPARISON_MAX_GAMES}",
-                           field="max_games")
+        max_games = min(settings.COMPARISON_DEFAULT_MAX_GAMES, cap)
+    if isinstance(max_games, bool) or not isinstance(max_games, int) or not 2 <= max_games <= cap:
+        raise ServiceError(f"max_games must be a whole number from 2 to {cap}", field="max_games")
     with transaction.atomic():
         unrated_matches_reserve(user=user, count=max_games, what="this comparison", field="max_games",
                                 fix="ask for fewer max_games")
@@ -259,7 +259,8 @@ def _schedule_pairs(comparison: Comparison, *, count: int, opponent_ids: Sequenc
             if seat:
                 pair = [list(reversed(seating)) for seating in pair]
         else:
-            pair = [[(cand.bot_id, cand.id), (base.bot_id, base.id)], [(base.bot_id, base.id), (cand.bot_id, cand.id)]]
+            versions = [(cand.bot_id, cand.id), (base.bot_id, base.id)]
+            pair = [versions, versions[::-1]]
         for seating in pair:
             matches.append(Match(
                 game_id=comparison.bot.game_id, comparison=comparison, index=next_index + len(matches),
@@ -306,8 +307,8 @@ def _pair_points(comparison: Comparison, deal: int) -> list[float] | None:
         games.setdefault(match_id, []).append((version_id, place, Seat.outcome_forfeits(outcome)))
     if len(games) != 2:
         return None
-    return [candidate_points(seats=seats, candidate_id=comparison.candidate_id, baseline_id=comparison.baseline_id)
-            for seats in games.values()]
+    return [candidate_points(seats=seats, candidate_id=comparison.candidate_id,
+                             baseline_id=comparison.baseline_id) for seats in games.values()]
 
 
 def _finish(comparison: Comparison, verdict: str) -> None:

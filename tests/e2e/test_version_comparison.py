@@ -1,15 +1,18 @@
-"""Version comparisons created through the REST API and played by a real ``celery worker`` process: a
-greedy version 2 against a random version 1 is found better long before its cap, and a version against an
-identical copy of itself is not."""
+"""Version comparisons created through the REST API and played by real ``celery worker`` processes: a
+greedy version 2 against a random version 1 is found better long before its cap, a version against an
+identical copy of itself is not, and a worker killed in the middle of a comparison's match loses no pair."""
 
 import time
 
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 
-from ladder.models import Match, Rating, RatingChange
-from tests.conftest import wait_until, wait_until_checked
+from ladder.models import Comparison, Match, Rating, RatingChange
+from ladder.services.comparisons import comparison_create
+from ladder.services.matches import matches_reconcile
+from tests.conftest import BotFactory, wait_until, wait_until_checked
 from tests.e2e.test_round_robin import EXAMPLES, registered
+from tests.factories import BotVersionFactory
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(300)]
 
@@ -82,3 +85,36 @@ def test_a_version_against_an_identical_copy_is_not_found_better(worker_pool):
     # The two copies play a deal alike from either seat, so no pair is won (or lost) twice.
     assert body["pairs"][0] == body["pairs"][4] == 0, body["pairs"]
     assert body["games"] == 2 * sum(body["pairs"]) <= 24
+
+
+# A bot slow enough (about half a second a match) that a kill lands in the middle of one of its matches.
+SLOW_BOT = b"import time\n\ndef act(observation, legal_actions):\n    time.sleep(0.02)\n    return legal_actions[-1]\n"
+
+
+def test_a_comparison_whose_worker_is_killed_still_counts_every_pair(worker_pool, settings):
+    worker_pool.start(concurrency=1, name="doomed")
+    worker_pool.start(concurrency=1)
+    bot = BotFactory(code=SLOW_BOT)
+    BotVersionFactory(bot=bot, code=SLOW_BOT + b"# the same bot again\n")
+    # Identical copies split every pair, so the test cannot decide before its cap: all 8 pairs are played.
+    comparison = comparison_create(user=bot.owner, bot_id=bot.id, baseline=1, candidate=2, max_games=16)
+    matches = Match.objects.filter(comparison=comparison)
+    try:
+        wait_until(lambda: matches.filter(status="running", worker__startswith="doomed@").exists(),
+                   timeout=60, interval=0.02, message="a comparison match running on the doomed worker")
+        worker_pool.kill(worker_pool.processes[0])
+        worker_pool.start(concurrency=1)
+
+        def done():
+            matches_reconcile()  # what celery beat runs
+            return Comparison.objects.filter(pk=comparison.pk, status="done").exists()
+
+        wait_until(done, timeout=120, interval=settings.RECONCILE_INTERVAL_S, message="the comparison to end")
+    except BaseException:
+        print(worker_pool.logs())
+        raise
+    comparison.refresh_from_db()
+    assert (comparison.verdict, comparison.pairs) == ("inconclusive", [0, 0, 8, 0, 0])
+    assert len(comparison.llr_history) == 8
+    assert matches.filter(status="finished").count() == 16
+    assert matches.filter(attempts__gt=1).exists(), "no match was interrupted by the kill"
