@@ -233,7 +233,8 @@ class Match(TimeStampedModel):
 
     Lifecycle: queued -> running (claimed by a worker with a lease and an attempt token) -> finished, or
     failed after ``MATCH_MAX_ATTEMPTS`` sandbox faults. A running match whose lease expired goes back to
-    queued; only the holder of the current token may record the result.
+    queued; only the holder of the current token may record the result. A match of a version comparison
+    still queued when its test decides is deleted, never played.
     """
 
     class Status(models.TextChoices):
