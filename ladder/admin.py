@@ -1,4 +1,4 @@
-"""Admin pages for every model: the operator's view of bots, tournaments, matches and ratings."""
+"""Admin pages for every model: the operator's view of bots, tournaments, comparisons, matches and ratings."""
 
 from django import forms
 from django.contrib import admin
@@ -79,11 +79,11 @@ class SeatInline(admin.TabularInline):
 
 @admin.register(models.Match)
 class MatchAdmin(admin.ModelAdmin):
-    list_display = ("id", "game", "tournament", "status", "attempts", "worker", "finished_at")
+    list_display = ("id", "game", "tournament", "comparison", "status", "attempts", "worker", "finished_at")
     list_filter = ("status", "game")
     search_fields = ("id", "tournament__name")
     inlines = (SeatInline,)
-    raw_id_fields = ("tournament",)
+    raw_id_fields = ("tournament", "comparison")
     # A rated match's seed stays secret until it finished, here too; no seed is edited by hand.
     exclude = ("seed",)
     readonly_fields = ("public_seed",)
@@ -92,6 +92,17 @@ class MatchAdmin(admin.ModelAdmin):
     def public_seed(self, match) -> str:
         seed = match_public_seed(match) if match.pk else None
         return "secret until the match finished" if seed is None else str(seed)
+
+
+@admin.register(models.Comparison)
+class ComparisonAdmin(admin.ModelAdmin):
+    list_display = ("id", "bot", "baseline", "candidate", "status", "verdict", "max_games", "created_at")
+    list_filter = ("status", "verdict")
+    search_fields = ("bot__name", "created_by__username")
+    raw_id_fields = ("bot", "baseline", "candidate", "created_by")
+    filter_horizontal = ("opponents",)
+    # The counts and the LLR are the test's record: written by the services as pairs complete, never by hand.
+    readonly_fields = ("pairs", "llr_history", "status", "verdict", "finished_at")
 
 
 @admin.register(models.Seat)

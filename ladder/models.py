@@ -165,12 +165,76 @@ class Tournament(TimeStampedModel):
         return self.name
 
 
+class Comparison(TimeStampedModel):
+    """Is the ``candidate`` version of a bot better than its ``baseline``? Paired games until an SPRT decides.
+
+    Games are played in pairs on one deal (seed): against the baseline, once from each seat; against a
+    field of ``opponents``, the candidate and the baseline each meet the pair's opponent from the same
+    seat on the same deal. A pair scores 0, 1/2, 1, 3/2 or 2 for the candidate, and ``pairs`` counts the
+    pairs of each score (the pentanomial counts), with ``llr_history`` the SPRT's log-likelihood ratio
+    after each complete pair (``ladder.services.comparisons``). Never rated: its matches leave the
+    leaderboard alone. ``verdict`` is null while running and set once done.
+    """
+
+    class Status(models.TextChoices):
+        RUNNING = "running"
+        DONE = "done"
+
+    class Verdict(models.TextChoices):
+        BETTER = "better"
+        WORSE = "worse"
+        EQUAL = "equal"
+        INCONCLUSIVE = "inconclusive"
+
+    bot = models.ForeignKey(Bot, on_delete=models.CASCADE, related_name="comparisons")
+    baseline = models.ForeignKey(BotVersion, on_delete=models.PROTECT, related_name="+")
+    candidate = models.ForeignKey(BotVersion, on_delete=models.PROTECT, related_name="+")
+    # The field the versions play; none: the candidate plays the baseline itself.
+    opponents = models.ManyToManyField(Bot, related_name="+", blank=True)
+    elo0 = models.FloatField()
+    elo1 = models.FloatField()
+    alpha = models.FloatField()
+    beta = models.FloatField()
+    max_games = models.PositiveIntegerField()
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.RUNNING)
+    verdict = models.CharField(max_length=12, choices=Verdict.choices, null=True, blank=True)
+    #: Complete pairs by the candidate's points over the pair: 0, 1/2, 1, 3/2, 2.
+    pairs = models.JSONField(default=list, blank=True)
+    #: The LLR after each complete pair, in the order they completed.
+    llr_history = models.JSONField(default=list, blank=True)
+    options = models.JSONField(default=dict, blank=True)
+    limits = models.JSONField(default=dict, blank=True)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="comparisons"
+    )
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-id"]
+        constraints = [
+            models.CheckConstraint(condition=Q(elo0__lt=F("elo1")), name="comparison_elo0_below_elo1"),
+            models.CheckConstraint(condition=Q(alpha__gt=0, alpha__lt=1, beta__gt=0, beta__lt=1),
+                                   name="comparison_error_rates_in_range"),
+            models.CheckConstraint(condition=Q(max_games__gte=2), name="comparison_max_games_a_pair"),
+            models.CheckConstraint(condition=~Q(baseline=F("candidate")), name="comparison_two_versions"),
+            models.CheckConstraint(
+                condition=Q(status="running", verdict__isnull=True)
+                | Q(status="done", verdict__isnull=False, finished_at__isnull=False),
+                name="comparison_verdict_once_done",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"comparison {self.pk} of bot {self.bot_id}"
+
+
 class Match(TimeStampedModel):
     """One game between seated bot versions: ``(game, players, seed, options, actions)`` replays it.
 
     Lifecycle: queued -> running (claimed by a worker with a lease and an attempt token) -> finished, or
     failed after ``MATCH_MAX_ATTEMPTS`` sandbox faults. A running match whose lease expired goes back to
-    queued; only the holder of the current token may record the result.
+    queued; only the holder of the current token may record the result. A match of a version comparison
+    still queued when its test decides is deleted, never played.
     """
 
     class Status(models.TextChoices):
@@ -180,12 +244,17 @@ class Match(TimeStampedModel):
         FAILED = "failed"
 
     game = models.ForeignKey(Game, on_delete=models.PROTECT, related_name="matches")
-    tournament = models.ForeignKey(Tournament, on_delete=models.CASCADE, related_name="matches")
-    # Position of the match in its tournament's schedule; in an unrated tournament its seed derives from it.
+    # A match belongs to a tournament or to a version comparison, never both (a constraint holds it).
+    tournament = models.ForeignKey(Tournament, null=True, blank=True, on_delete=models.CASCADE,
+                                   related_name="matches")
+    comparison = models.ForeignKey(Comparison, null=True, blank=True, on_delete=models.CASCADE,
+                                   related_name="matches")
+    # Position of the match in its tournament's (or comparison's) schedule; in an unrated tournament its
+    # seed derives from it.
     index = models.PositiveIntegerField()
     players = models.PositiveSmallIntegerField()
     # In a duplicate round robin, the deal this match is one seat rotation of: the rotations of a deal
-    # share its seed. Null in any other tournament.
+    # share its seed. In a comparison, the pair it is one game of. Null in any other tournament.
     deal = models.PositiveIntegerField(null=True, blank=True)
     # Rated matches: drawn from a CSPRNG when scheduled, secret until the match finished (rated_play).
     seed = models.BigIntegerField()
@@ -215,6 +284,12 @@ class Match(TimeStampedModel):
         verbose_name_plural = "matches"
         constraints = [
             models.UniqueConstraint(fields=["tournament", "index"], name="match_unique_index"),
+            models.UniqueConstraint(fields=["comparison", "index"], name="match_unique_comparison_index"),
+            models.CheckConstraint(
+                condition=Q(tournament__isnull=False, comparison__isnull=True)
+                | Q(tournament__isnull=True, comparison__isnull=False),
+                name="match_tournament_or_comparison",
+            ),
             models.CheckConstraint(condition=Q(players__gte=1), name="match_players_positive"),
             models.CheckConstraint(
                 condition=~Q(status="running") | Q(attempt_token__isnull=False, lease_expires_at__isnull=False),
@@ -228,6 +303,7 @@ class Match(TimeStampedModel):
         indexes = [
             models.Index(fields=["status", "lease_expires_at"], name="match_status_lease"),
             models.Index(fields=["tournament", "status"], name="match_tournament_status"),
+            models.Index(fields=["comparison", "status"], name="match_comparison_status"),
         ]
 
     def __str__(self) -> str:
@@ -267,7 +343,9 @@ class Seat(models.Model):
         ordering = ["match_id", "position"]
         constraints = [
             models.UniqueConstraint(fields=["match", "position"], name="seat_unique_position"),
-            models.UniqueConstraint(fields=["match", "bot"], name="seat_bot_once_per_match"),
+            # Per version, not per bot: a comparison seats two versions of one bot in the same match.
+            # Tournaments still seat each bot once (tournament_create refuses a bot listed twice).
+            models.UniqueConstraint(fields=["match", "bot_version"], name="seat_version_once_per_match"),
             models.CheckConstraint(condition=Q(place__isnull=True) | Q(place__gte=1), name="seat_place_positive"),
         ]
 

@@ -316,6 +316,12 @@ MATCH_SYNCHRONOUS_COMMIT: bool = env.bool("MATCH_SYNCHRONOUS_COMMIT", default=Fa
 TOURNAMENT_MAX_MATCHES: int = env.int("TOURNAMENT_MAX_MATCHES", default=5000)
 # Matches one user may schedule in unrated tournaments in any 24 hours (ladder/services/quotas.py).
 UNRATED_MATCHES_PER_DAY: int = env.int("UNRATED_MATCHES_PER_DAY", default=5000)
+# Version comparisons (ladder/services/comparisons.py): the games one may play when max_games is not
+# given, the most it may ask for, and how many pairs are queued or playing at once (enough to keep a few
+# workers busy, few enough that little is played past the SPRT's decision).
+COMPARISON_DEFAULT_MAX_GAMES: int = env.int("COMPARISON_DEFAULT_MAX_GAMES", default=2000)
+COMPARISON_MAX_GAMES: int = env.int("COMPARISON_MAX_GAMES", default=5000)
+COMPARISON_PAIRS_IN_FLIGHT: int = env.int("COMPARISON_PAIRS_IN_FLIGHT", default=6)
 
 # The continuous ladder: every LADDER_INTERVAL_S the beat task schedules up to LADDER_MATCHES_PER_TICK
 # matches per game, only while fewer than LADDER_MAX_BACKLOG matches are waiting (tournaments first).

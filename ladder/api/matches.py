@@ -35,16 +35,21 @@ class MatchSerializer(serializers.ModelSerializer):
     game = serializers.CharField(source="game.slug")
     seats = SeatSerializer(many=True, read_only=True)
     limits = MatchLimitsSerializer(help_text="The sandbox limits the match is played under (every attempt).")
-    rated = serializers.BooleanField(source="tournament.rated",
+    rated = serializers.BooleanField(source="tournament.rated", default=False,
                                      help_text="Whether the match moves leaderboard ratings (ladder matches and "
-                                               "tournaments staff marked rated).")
+                                               "tournaments staff marked rated; never a version comparison's).")
+    tournament_id = serializers.IntegerField(allow_null=True, read_only=True,
+                                             help_text="Its tournament; null for a version comparison's match.")
+    comparison_id = serializers.IntegerField(allow_null=True, read_only=True,
+                                             help_text="The version comparison it is a game of (readable by the "
+                                                       "bot's owner); null for a tournament's match.")
     seed = serializers.SerializerMethodField(help_text="The seed of the game's chance. A rated match's seed is "
                                                        "secret (null) until the match finished.")
 
     deal = serializers.IntegerField(
         allow_null=True, read_only=True,
         help_text="In a duplicate round robin, the deal this match is one seat rotation of (its rotations share "
-                  "the seed); null otherwise.")
+                  "the seed); in a version comparison, the pair it is one game of; null otherwise.")
     rules_version = serializers.IntegerField(
         allow_null=True, read_only=True,
         help_text="The version of the game's rules the match was scheduled under; its replay needs the same "
@@ -52,7 +57,7 @@ class MatchSerializer(serializers.ModelSerializer):
 
     class Meta:
         model = Match
-        fields = ("id", "game", "rules_version", "tournament_id", "rated", "index", "deal", "players",
+        fields = ("id", "game", "rules_version", "tournament_id", "comparison_id", "rated", "index", "deal", "players",
                   "seed", "options",
                   "limits", "status", "attempts", "failure_reason", "created_at", "started_at", "finished_at", "duration_s", "seats")
 
@@ -71,7 +76,8 @@ _SEATS_EXAMPLE = [
 _LIMITS_EXAMPLE = {"move_ms": 1000, "bank_ms": 20000, "match_ms": 30000, "memory_mb": 256, "log_bytes": 65536,
                    "cpu_seconds": 60, "max_processes": 16, "tmp_mb": 16, "start_ms": 5000,
                    "max_message_bytes": 1048576, "file_mb": 16, "max_open_files": 64}
-_MATCH_EXAMPLE = {"id": 31, "game": "kingdomino", "rules_version": 1, "tournament_id": 3, "index": 0, "players": 2,
+_MATCH_EXAMPLE = {"id": 31, "game": "kingdomino", "rules_version": 1, "tournament_id": 3, "comparison_id": None,
+                  "index": 0, "players": 2,
                   "seed": 8841305791, "options": {"harmony": True}, "limits": _LIMITS_EXAMPLE,
                   "status": "finished", "attempts": 1,
                   "failure_reason": "", "created_at": "2026-05-01T12:00:00Z", "started_at": "2026-05-01T12:00:02Z",

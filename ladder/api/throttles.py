@@ -69,6 +69,12 @@ class TournamentCreateThrottle(WriteRateThrottle):
     what = "tournaments created"
 
 
+class ComparisonCreateThrottle(TournamentCreateThrottle):
+    """Version comparisons share the tournaments' scope and count: both schedule matches on request."""
+
+    what = "tournaments and comparisons created"
+
+
 class LoginThrottle(WriteRateThrottle):
     """Token requests per client address: bounds password guessing."""
 

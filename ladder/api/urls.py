@@ -3,7 +3,7 @@
 from django.urls import path, re_path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 
-from ladder.api import auth, bots, games, matches, tournaments
+from ladder.api import auth, bots, comparisons, games, matches, tournaments
 from ladder.api.docs import LocalRedocView
 from ladder.api.errors import api_not_found
 
@@ -26,6 +26,9 @@ urlpatterns = [
          name="api-bot-head-to-head"),
     path("bots/<int:bot_id>/versions/", bots.BotVersionListCreateApi.as_view(), name="api-bot-versions"),
     path("bots/<int:bot_id>/versions/<int:number>/code/", bots.BotVersionCodeApi.as_view(), name="api-bot-code"),
+    path("bots/<int:bot_id>/comparisons/", comparisons.BotComparisonListCreateApi.as_view(),
+         name="api-bot-comparisons"),
+    path("comparisons/<int:comparison_id>/", comparisons.ComparisonDetailApi.as_view(), name="api-comparison"),
     path("tournaments/", tournaments.TournamentListCreateApi.as_view(), name="api-tournaments"),
     path("tournaments/<int:tournament_id>/", tournaments.TournamentDetailApi.as_view(), name="api-tournament"),
     path("tournaments/<int:tournament_id>/standings/", tournaments.TournamentStandingsApi.as_view(),

@@ -1,7 +1,7 @@
 """Who may read or change what: the one place where ownership is decided.
 
-Bots, matches, tournaments and ratings are public. Two things are private to a bot's owner (staff may
-read them too): the code of its versions and the logs of its seats. Changing a bot (new version,
+Bots, matches, tournaments and ratings are public. Three things are private to a bot's owner (staff may
+read them too): the code of its versions, the logs of its seats and its version comparisons. Changing a bot (new version,
 deactivate, reactivate) is for its owner alone.
 
 Every lookup here is scoped to the requesting user before it touches an id, so a private thing that is
@@ -14,7 +14,7 @@ from __future__ import annotations
 from django.contrib.auth.models import AnonymousUser
 from django.db.models import QuerySet
 
-from ladder.models import Bot, BotVersion, Seat
+from ladder.models import Bot, BotVersion, Comparison, Seat
 from ladder.services.errors import ServiceError
 
 
@@ -88,3 +88,34 @@ def match_seats_with_logs(*, user, match_id: int) -> list[Seat]:
         raise ServiceError(f"no logs of yours in match {match_id}: logs are readable by the bot's owner only",
                            status=404)
     return seats
+
+
+def comparisons_readable_by(user) -> QuerySet[Comparison]:
+    """Version comparisons ``user`` may read: those of their own bots, or every one for staff."""
+    if not _can_read_private(user):
+        return Comparison.objects.none()
+    if user.is_staff:
+        return Comparison.objects.all()
+    return Comparison.objects.filter(bot__owner=user)
+
+
+def comparison_for_read(*, user, comparison_id: int) -> Comparison:
+    """Comparison ``comparison_id`` with its bot, game and versions if ``user`` may read it; otherwise
+    ServiceError 404, as if it did not exist."""
+    comparison = (comparisons_readable_by(user or AnonymousUser())
+                  .select_related("bot__game", "bot__owner", "baseline", "candidate")
+                  .defer("baseline__code", "candidate__code").filter(pk=comparison_id).first())
+    if comparison is None:
+        raise ServiceError(f"no comparison of yours with id {comparison_id}: a comparison is readable by its "
+                           "bot's owner only", status=404)
+    return comparison
+
+
+def bot_for_private_read(*, user, bot_id: int) -> Bot:
+    """The bot ``bot_id`` if ``user`` may read what is private to it (its owner, staff); otherwise
+    ServiceError 404."""
+    bot = Bot.objects.select_related("game", "owner").filter(pk=bot_id).first()
+    if bot is None or not bot_private_readable(user=user, bot=bot):
+        raise ServiceError(f"no bot of yours with id {bot_id}: its comparisons are readable by its owner only",
+                           status=404)
+    return bot

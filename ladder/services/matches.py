@@ -33,6 +33,7 @@ from django.utils import timezone
 
 from ladder.models import Match, Seat, Tournament
 from ladder.services import match_sql
+from ladder.services.comparisons import comparison_advance
 from ladder.services.enqueue import broker_queue_length, matches_enqueue_on_commit
 from ladder.services.rating_updates import ratings_compute, ratings_write
 from ladder.services.tournaments import tournament_finish_if_done
@@ -156,7 +157,8 @@ def match_record_result(*, match_id: int, token: str, result) -> bool:
     Two round trips: the conditional UPDATE that finishes the match (it checks the claim and takes the
     match row's lock) with the reads of the seats, of the bots' rating rows (locked in bot-id order) and
     of whether the tournament still has queued matches; then every write, and the COMMIT with them
-    (:func:`match_sql.commit_batched`) unless the tournament may be done, which takes a few more.
+    (:func:`match_sql.commit_batched`) unless the tournament may be done or the match is a comparison's
+    (``comparisons.comparison_advance``), which take a few more.
     """
     try:
         token_value = match_sql.db_token(uuid.UUID(str(token)))
@@ -185,10 +187,12 @@ def match_record_result(*, match_id: int, token: str, result) -> bool:
             others_queued = queued_left.fetchone()[0]
         if len(result.seats) != len(rows) or not rows:
             raise ValueError(f"match {match_id} has {len(rows)} seats, the result {len(result.seats)}")
-        game_id, tournament_id, kind, rated = rows[0][2:]
+        game_id, tournament_id, kind, rated, comparison_id = rows[0][2:]
         seats = [_RecordedSeat(id=seat_id, bot_id=bot_id, played=played)
                  for (seat_id, bot_id, *_), played in zip(rows, result.seats, strict=True)]
         may_finish_tournament = kind == Tournament.Kind.ROUND_ROBIN and not others_queued
+        # A comparison counts the pair, decides or schedules more within this transaction.
+        follow_up = may_finish_tournament or comparison_id is not None
         # Outside the batch: the rare repair of a missing rating row runs ORM statements, which need
         # their answers at once.
         rating_writes = ratings_compute(game_id=game_id, match_id=match_id, seats=seats,
@@ -203,10 +207,12 @@ def match_record_result(*, match_id: int, token: str, result) -> bool:
                      match_sql.db_json(Seat, "decisions", list(seat.played.decisions)),
                      seat.rating_before, seat.rating_after, seat.id) for seat in seats
                 ])
-                if not may_finish_tournament:
+                if not follow_up:
                     match_sql.commit_batched(commit)
         if may_finish_tournament:
             tournament_finish_if_done(tournament_id=tournament_id)
+        if comparison_id is not None:
+            comparison_advance(comparison_id=comparison_id, match_id=match_id)
     return True
 
 
@@ -231,7 +237,10 @@ def _give_back(match: Match, *, reason: str, now: datetime) -> str:
         match.finished_at = now
         match.save(update_fields=["status", "finished_at", "attempt_token", "lease_expires_at", "failure_reason",
                                   "updated_at"])
-        tournament_finish_if_done(tournament_id=match.tournament_id)
+        if match.comparison_id is not None:
+            comparison_advance(comparison_id=match.comparison_id)
+        else:
+            tournament_finish_if_done(tournament_id=match.tournament_id)
         logger.warning("match %s failed after %s attempts: %s", match.id, match.attempts, reason)
         return "failed"
     match.status = Match.Status.QUEUED

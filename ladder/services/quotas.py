@@ -1,9 +1,13 @@
-"""The daily quota of matches a user may schedule in unrated tournaments.
+"""The daily quota of matches a user may schedule in unrated tournaments and version comparisons.
 
 Unrated round robins may seat anybody's active bots (that is how people benchmark), so what they cost the
 workers is bounded per user: at most ``UNRATED_MATCHES_PER_DAY`` matches in any 24 hours, counted from
 the matches themselves (a rolling window, the same for every web process). Rated tournaments are the
 server's choice and do not count. A refusal says the limit and when enough of it is free again.
+
+A version comparison schedules its matches a few pairs at a time, and stops as soon as its test decides:
+while it runs it holds the rest of its ``max_games`` against the quota (so two comparisons started at
+once cannot both count on the same room), and once done it holds nothing more than the matches it played.
 """
 
 from __future__ import annotations
@@ -14,9 +18,10 @@ from datetime import datetime, timedelta
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
+from django.db.models import Count, Q
 from django.utils import timezone
 
-from ladder.models import Match
+from ladder.models import Comparison, Match
 from ladder.services.errors import ServiceError
 
 WINDOW = timedelta(days=1)
@@ -45,10 +50,24 @@ class Quota:
         return dataclasses.asdict(self)
 
 
+# A comparison whose matches have all left the window but that still runs holds its rest: asked to wait,
+# the user is told to come back after this long, by when it has usually decided.
+HELD_RETRY_S = 3600
+
+
 def _user_unrated_matches(user, now: datetime):
     return Match.objects.filter(
-        tournament__created_by=user, tournament__rated=False, created_at__gt=now - WINDOW
+        Q(tournament__created_by=user, tournament__rated=False) | Q(comparison__created_by=user),
+        created_at__gt=now - WINDOW,
     )
+
+
+def _held_by_comparisons(user) -> int:
+    """Matches the running comparisons of ``user`` may still schedule (their ``max_games`` less the
+    matches they scheduled)."""
+    running = (Comparison.objects.filter(created_by=user, status=Comparison.Status.RUNNING)
+               .annotate(scheduled=Count("matches")).values_list("max_games", "scheduled"))
+    return sum(max(0, max_games - scheduled) for max_games, scheduled in running)
 
 
 def _seconds_until_free(created_at: datetime, now: datetime) -> int:
@@ -56,39 +75,51 @@ def _seconds_until_free(created_at: datetime, now: datetime) -> int:
 
 
 def unrated_matches_quota(*, user, now: datetime | None = None) -> Quota:
-    """Where ``user`` stands against ``UNRATED_MATCHES_PER_DAY``."""
+    """Where ``user`` stands against ``UNRATED_MATCHES_PER_DAY``: ``used`` counts the matches scheduled in
+    the window and those that running comparisons hold."""
     now = now or timezone.now()
     limit = settings.UNRATED_MATCHES_PER_DAY
     scheduled = _user_unrated_matches(user, now)
-    used = scheduled.count()
+    used = scheduled.count() + _held_by_comparisons(user)
     oldest = scheduled.order_by("created_at").values_list("created_at", flat=True).first()
     return Quota(limit=limit, period="day", used=used, left=max(0, limit - used),
                  frees_in_s=_seconds_until_free(oldest, now) if oldest else None)
 
 
-def unrated_matches_reserve(*, user, count: int, now: datetime | None = None) -> None:
-    """Hold ``count`` new unrated matches of ``user`` against the quota, or refuse them.
+def unrated_matches_reserve(*, user, count: int, now: datetime | None = None, what: str = "this round robin",
+                            field: str = "games_per_pairing",
+                            fix: str = "enter fewer bots or fewer games per pairing") -> None:
+    """Hold ``count`` new unrated matches of ``user`` against the quota, or refuse them. ``what`` names
+    the request in the refusal (``"this comparison"``), ``field`` the input at fault and ``fix`` what to
+    change when even a whole day's quota is too small.
 
-    Call inside the transaction that creates the matches: the user's row is locked until it ends, so two
-    requests of one user at once cannot both take the last of the quota. Raises ServiceError (400) for
-    more matches than a whole day's quota, QuotaExceeded (429) when the quota has too little left now,
-    with the seconds until enough of it is free again.
+    Call inside the transaction that creates the matches (or the comparison that will schedule them):
+    the user's row is locked until it ends, so two requests of one user at once cannot both take the
+    last of the quota. Raises ServiceError (400) for more matches than a whole day's quota, QuotaExceeded
+    (429) when the quota has too little left now, with the seconds until enough of it is free again.
     """
     now = now or timezone.now()
     limit = settings.UNRATED_MATCHES_PER_DAY
     if count > limit:
-        raise ServiceError(f"this round robin would play {count} matches; you may schedule at most {limit} "
-                           "matches per day in unrated tournaments: enter fewer bots or fewer games per pairing",
-                           field="games_per_pairing")
+        raise ServiceError(f"{what} would play up to {count} matches; you may schedule at most {limit} "
+                           f"matches per day in unrated tournaments and comparisons: {fix}", field=field)
     get_user_model().objects.select_for_update().filter(pk=user.pk).first()
     scheduled = _user_unrated_matches(user, now)
-    used = scheduled.count()
+    in_window = scheduled.count()
+    held = _held_by_comparisons(user)
+    used = in_window + held
     if used + count <= limit:
         return
-    # The matches that must leave the window first, oldest first; the last of them sets the wait.
+    # The matches that must leave the window first, oldest first; the last of them sets the wait. What
+    # running comparisons hold leaves only when they are done.
     must_expire = used + count - limit
-    freed_at = scheduled.order_by("created_at", "id").values_list("created_at", flat=True)[must_expire - 1]
-    wait = _seconds_until_free(freed_at, now)
+    if must_expire <= in_window:
+        freed_at = scheduled.order_by("created_at", "id").values_list("created_at", flat=True)[must_expire - 1]
+        wait = _seconds_until_free(freed_at, now)
+    else:
+        newest = scheduled.order_by("-created_at").values_list("created_at", flat=True).first()
+        wait = max(HELD_RETRY_S, _seconds_until_free(newest, now) if newest else 0)
+    held_note = f" (and running comparisons hold {held} more)" if held else ""
     raise QuotaExceeded(f"too many matches: you may schedule at most {limit} matches per day in unrated "
-                        f"tournaments, {used} are scheduled in the last 24 hours and this round robin needs "
-                        f"{count}; try again in {wait} seconds", retry_after_s=wait)
+                        f"tournaments and comparisons, {in_window} are scheduled in the last 24 hours{held_note} "
+                        f"and {what} needs {count}; try again in {wait} seconds", retry_after_s=wait)

@@ -43,11 +43,11 @@ def rated_match_seed() -> int:
 
 def match_seed_visible(match: Match) -> bool:
     """Whether the seed of ``match`` (and what derives from it) may be shown: always for an unrated
-    match, for a rated one once it finished, and for a rated duplicate deal's rotation once its
+    match (a comparison's too), for a rated one once it finished, and for a rated duplicate deal's rotation once its
     tournament finished, since the deal's other rotations share the seed and may still be queued. Reads
     ``match.tournament`` (select it with the match)."""
-    if not match.tournament.rated:
-        return True
+    if match.tournament is None or not match.tournament.rated:
+        return True  # a version comparison's match is unrated, like a user's round robin
     if match.deal is not None:
         return match.status == Match.Status.FINISHED and match.tournament.status == Tournament.Status.FINISHED
     return match.status == Match.Status.FINISHED

@@ -1,5 +1,5 @@
-"""Small SVG charts drawn on the server: a bot's rating history, the leaderboard's trend sparklines, and the
-replay's score and think-time charts.
+"""Small SVG charts drawn on the server: a bot's rating history, the leaderboard's trend sparklines, the
+replay's score and think-time charts, and a version comparison's LLR with its bounds.
 
 Every piece of text placed in the SVG goes through ``escape``; numbers are formatted by us. The charts are
 plain markup, so they print, scale and work without JavaScript.
@@ -228,5 +228,49 @@ def think_time_svg(decisions: Sequence[Decision], *, move_ms: int, bank_ms: int,
         parts.append(f'<text x="{width - right + 4}" y="{top + 20}" fill="{BANK}">bank</text>')
         parts.append(f'<text x="{width - right + 4}" y="{bank_y(0) + 4:.1f}" fill="{BANK}">0 s</text>')
     parts.append(_cursor(x(max(0, min(step, domain))), top, height - bottom))
+    parts.append("</svg>")
+    return "".join(parts)
+
+
+def llr_chart_svg(llr: Sequence[float], *, lower: float, upper: float, title: str = "LLR after each pair",
+                  width: int = 640, height: int = 240) -> str:
+    """The SPRT's log-likelihood ratio after each complete pair of a version comparison, with its two
+    stopping bounds drawn as dashed lines (green above: better; red below: no better) and 0 as a gridline.
+
+    The vertical range always holds both bounds, so a run that crosses one is seen crossing it.
+    """
+    left, right, top, bottom = 48, 12, 12, 28
+    label = escape(title)
+    points = downsample(list(llr))
+    values = [v for _, v in points]
+    low, high = min([lower, *values]), max([upper, *values])
+    pad = (high - low) * 0.06 or 1.0
+    low, high = low - pad, high + pad
+    count = max(1, len(llr))
+    x = _scale(0, count, left, width - right)
+    y = _scale(low, high, height - bottom, top)
+    parts = [
+        (f'<svg class="chart llr" viewBox="0 0 {width} {height}" role="img" aria-label="{label}" '
+         'xmlns="http://www.w3.org/2000/svg" font-size="11" font-family="sans-serif">'),
+        f"<title>{label}</title>",
+        f'<line x1="{left}" x2="{width - right}" y1="{y(0):.1f}" y2="{y(0):.1f}" stroke="#ddd"/>',
+        f'<text x="{left - 4}" y="{y(0) + 4:.1f}" text-anchor="end" fill="#555">0</text>',
+    ]
+    for name, value, colour in (("upper", upper, "#1a7f37"), ("lower", lower, "#c62828")):
+        gy = y(value)
+        parts.append(f'<line class="bound {name}" x1="{left}" x2="{width - right}" y1="{gy:.1f}" y2="{gy:.1f}" '
+                     f'stroke="{colour}" stroke-width="1.5" stroke-dasharray="6 4"/>')
+        parts.append(f'<text x="{left - 4}" y="{gy + 4:.1f}" text-anchor="end" fill="{colour}">{value:.2f}</text>')
+    parts.append(f'<text x="{left}" y="{height - 8}" fill="#555">pair 0</text>')
+    parts.append(f'<text x="{width - right}" y="{height - 8}" text-anchor="end" fill="#555">pair {len(llr)}</text>')
+    if points:
+        # The line starts at 0 before the first pair.
+        path = " ".join([f"{x(0):.1f},{y(0):.1f}"] + [f"{x(i + 1):.1f},{y(v):.1f}" for i, v in points])
+        parts.append(f'<polyline class="llr-line" fill="none" stroke="#2a6fdb" stroke-width="2" points="{path}"/>')
+        last_i, last_v = points[-1]
+        parts.append(f'<circle cx="{x(last_i + 1):.1f}" cy="{y(last_v):.1f}" r="3.5" fill="#2a6fdb"/>')
+    else:
+        parts.append(f'<text x="{width / 2:.0f}" y="{y(0) - 8:.1f}" text-anchor="middle" fill="#666">'
+                     "No complete pair yet</text>")
     parts.append("</svg>")
     return "".join(parts)

@@ -22,13 +22,14 @@ def add_service_error(form: forms.Form, error: ServiceError) -> None:
         form.add_error(field, error.detail)
 
 
-def add_quota_error(form: forms.Form, error: QuotaExceeded, *, now: datetime) -> None:
-    """Show a quota's refusal above the form, with the time (UTC) enough of the quota is free again."""
+def add_quota_error(form: forms.Form, error: QuotaExceeded, *, now: datetime, what: str = "round robin") -> None:
+    """Show a quota's refusal above the form, with the time (UTC) enough of the quota is free again for
+    ``what`` was asked (a round robin, a comparison)."""
     add_service_error(form, error)
     free_at = now + timedelta(seconds=error.retry_after_s)
     hours, minutes = divmod((error.retry_after_s + 59) // 60, 60)
     wait = f"{hours} h {minutes} min" if hours else f"{minutes} min"
-    form.add_error(None, f"Enough of your quota for this round robin is free again at {free_at:%H:%M} UTC on "
+    form.add_error(None, f"Enough of your quota for this {what} is free again at {free_at:%H:%M} UTC on "
                          f"{free_at.day} {free_at:%B} (in {wait}).")
 
 
@@ -142,3 +143,22 @@ class TournamentCreateForm(forms.Form):
             raise forms.ValidationError("options must be JSON: it is nested too deeply") from exc
         except ValueError as exc:
             raise forms.ValidationError(f"options must be JSON: {exc}") from exc
+
+
+class ComparisonForm(forms.Form):
+    """Two accepted versions of one bot to compare; the test's other parameters take their defaults
+    unless given (the API takes them all)."""
+
+    baseline = forms.TypedChoiceField(coerce=int, help_text="The version to beat.")
+    candidate = forms.TypedChoiceField(coerce=int, help_text="The new version.")
+    max_games = forms.IntegerField(required=False, min_value=2, label="Max. games",
+                                   help_text="Leave empty for the server's default.")
+
+    def __init__(self, *args, versions: list[int], **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        choices = [(number, f"v{number}") for number in versions]
+        self.fields["baseline"].choices = choices
+        self.fields["candidate"].choices = choices
+        if len(versions) >= 2 and not self.is_bound:
+            self.initial.setdefault("baseline", versions[-2])
+            self.initial.setdefault("candidate", versions[-1])

@@ -7,6 +7,8 @@ unescaped is SVG that our own code drew (charts, engine renderers), and those es
 
 from __future__ import annotations
 
+import math
+
 from django.contrib import messages
 from django.contrib.auth import login
 from django.contrib.auth.decorators import login_required
@@ -20,22 +22,26 @@ from rest_framework.exceptions import Throttled
 from ladder.api.throttles import TournamentCreateThrottle, UploadThrottle, WriteRateThrottle
 from ladder.models import Match
 from ladder.selectors import bots as bot_reads
+from ladder.selectors import comparisons as comparison_reads
 from ladder.selectors import games as game_reads
 from ladder.selectors import leaderboards as leaderboard_reads
 from ladder.selectors import matches as match_reads
 from ladder.selectors import tournaments as tournament_reads
 from ladder.services import access
 from ladder.services.bots import bot_create, bot_version_create
+from ladder.services.comparisons import comparison_create
 from ladder.services.errors import ServiceError
-from ladder.services.quotas import QuotaExceeded
 from ladder.services.limits import limits_playable, limits_resolve
+from ladder.services.quotas import QuotaExceeded
 from ladder.services.rated_play import match_public_seed
+from ladder.services.sequential import elo_interval
 from ladder.services.tournaments import tournament_create
 from ladder.services.users import user_register
 from ladder.web import charts, replay
 from ladder.web.forms import (
     BotUploadForm,
     BotVersionUploadForm,
+    ComparisonForm,
     LeaderboardFilterForm,
     SignUpForm,
     TournamentCreateForm,
@@ -83,12 +89,78 @@ def _history_chart(page: dict) -> str:
     return charts.rating_history_svg(page["ratings_over_time"], title=f"Rating history of {page['bot'].name}")
 
 
+def _accepted_numbers(page: dict) -> list[int]:
+    return sorted(v.number for v in page["versions"] if v.validation_status == "accepted")
+
+
+def _with_comparisons(page: dict, user, form: ComparisonForm | None = None) -> dict:
+    """The private part of a bot page (its owner, staff): the bot's comparisons and, for the owner
+    alone (only they may start one), the form that starts one."""
+    page["comparisons"] = list(comparison_reads.comparisons_of_bot(bot=page["bot"], with_opponents=False)[:20])
+    for comparison in page["comparisons"]:
+        comparison.games_counted = 2 * sum(comparison.pairs or [])
+    if page["bot"].owner_id == user.id:
+        page["comparison_form"] = form or ComparisonForm(versions=_accepted_numbers(page))
+    return page
+
+
 def bot_page(request, bot_id: int):
     page = _found(bot_reads.bot_page, bot_id=bot_id, viewer=request.user)
     page["chart"] = _history_chart(page)
     if page["owner_view"]:
         page["version_form"] = BotVersionUploadForm()
+        _with_comparisons(page, request.user)
     return render(request, "ladder/bot.html", page)
+
+
+@require_POST
+@login_required
+def comparison_start(request, bot_id: int):
+    """Start a version comparison from the bot page's form (owner only; anyone else 404)."""
+    bot = _found(access.bot_for_change, user=request.user, bot_id=bot_id)
+    page = bot_reads.bot_page(bot_id=bot.id, viewer=request.user)
+    form = ComparisonForm(request.POST, versions=_accepted_numbers(page))
+    wait = None
+    if form.is_valid():
+        try:
+            comparison = comparison_create(user=request.user, bot_id=bot.id, baseline=form.cleaned_data["baseline"],
+                                           candidate=form.cleaned_data["candidate"],
+                                           max_games=form.cleaned_data["max_games"])
+        except QuotaExceeded as refusal:
+            add_quota_error(form, refusal, now=timezone.now(), what="comparison")
+            wait = refusal.retry_after_s
+        except ServiceError as error:
+            add_service_error(form, error)
+        else:
+            return redirect("comparison", comparison_id=comparison.id)
+    page["chart"] = _history_chart(page)
+    page["version_form"] = BotVersionUploadForm()
+    return _render_refused(request, "ladder/bot.html", _with_comparisons(page, request.user, form), wait)
+
+
+def _elo_text(value: float) -> str:
+    """An Elo figure as shown: one decimal, signed infinities (a version that won every game), a dash
+    before the first pair."""
+    if math.isnan(value):
+        return "–"
+    if math.isinf(value):
+        return "+∞" if value > 0 else "−∞"
+    return f"{value:.1f}"
+
+
+def comparison_page(request, comparison_id: int):
+    """A version comparison: its parameters, progress, verdict, Elo interval and LLR chart; its bot's
+    owner (and staff) only, anyone else 404. While it runs its script reloads the live part."""
+    comparison = _found(access.comparison_for_read, user=request.user, comparison_id=comparison_id)
+    state = comparison_reads.comparison_state(comparison=comparison)
+    estimate, low, high = elo_interval(state["pairs"])
+    return render(request, "ladder/comparison.html", {
+        "comparison": comparison, "state": state,
+        "elo_text": {"estimate": _elo_text(estimate), "low": _elo_text(low), "high": _elo_text(high)},
+        "chart": charts.llr_chart_svg(state["llr_history"], lower=state["llr"]["lower"],
+                                      upper=state["llr"]["upper"]),
+        "pair_labels": list(zip(["0", "½", "1", "1½", "2"], state["pairs"], strict=True)),
+    })
 
 
 def _throttled(request, form, throttle: type[WriteRateThrottle]) -> int | None:

@@ -19,6 +19,8 @@ DOCUMENTED = {
     ("get", "/api/bots/{bot_id}/ratings/"), ("get", "/api/bots/{bot_id}/head-to-head/{opponent_id}/"),
     ("get", "/api/bots/{bot_id}/versions/"), ("post", "/api/bots/{bot_id}/versions/"),
     ("get", "/api/bots/{bot_id}/versions/{number}/code/"),
+    ("get", "/api/bots/{bot_id}/comparisons/"), ("post", "/api/bots/{bot_id}/comparisons/"),
+    ("get", "/api/comparisons/{comparison_id}/"),
     ("get", "/api/tournaments/"), ("post", "/api/tournaments/"), ("get", "/api/tournaments/{tournament_id}/"),
     ("get", "/api/tournaments/{tournament_id}/standings/"), ("get", "/api/tournaments/{tournament_id}/crosstable/"),
     ("get", "/api/matches/"), ("get", "/api/matches/{match_id}/"), ("get", "/api/matches/{match_id}/replay/"),

@@ -54,8 +54,9 @@ def test_owner_pages_add_only_the_session_and_logs(client, big_history):
     bot = big_history["bots"][0]
     client.force_login(bot.owner)
     match_id = big_history["match_ids"][-1]
-    # Session and user: 2 queries; the match page reads the owner's seats' logs: 1 more.
-    assert _count(client, f"/bots/{bot.id}/")[:2] == (200, 12)
+    # Session and user: 2 queries; the bot page lists the owner's comparisons: 1 more; the match page
+    # reads the owner's seats' logs: 1 more.
+    assert _count(client, f"/bots/{bot.id}/")[:2] == (200, 13)
     assert _count(client, f"/matches/{match_id}/")[:2] == (200, 5)
     assert _count(client, "/bots/mine/")[:2] == (200, 5)
     assert _count(client, "/bots/new/")[:2] == (200, 4)  # session, user, the game choices (read twice)
