@@ -18,8 +18,8 @@ logger = logging.getLogger(__name__)
 
 def match_execute(*, match_id: int, worker: str | None = None) -> str:
     """Play match ``match_id`` if it can be claimed. Returns "recorded", "skipped" (not claimable: done,
-    gone or held by another worker), "stale" (claim lost before recording), "requeued" or "failed"
-    (sandbox fault). Bot faults are results, not faults: the referee records them as forfeits."""
+    gone or held by another worker), "stale" (claim lost before recording), "requeued", "failed" or
+    "dropped" (after a sandbox fault; dropped when its comparison has decided meanwhile). Bot faults are results, not faults: the referee records them as forfeits."""
     from bots.referee import BotSpec, SandboxFault, play_match
 
     claim = match_claim(match_id=match_id, worker=worker or socket.gethostname())

@@ -324,6 +324,11 @@ def _finish(comparison: Comparison, verdict: str) -> None:
     comparison.save(update_fields=["status", "verdict", "finished_at", "pairs", "llr_history", "updated_at"])
 
 
+def comparison_decided(*, comparison_id: int) -> bool:
+    """Whether the comparison is done, so that a match of it no longer counts for anything."""
+    return Comparison.objects.filter(pk=comparison_id, status=Comparison.Status.DONE).exists()
+
+
 def comparison_advance(*, comparison_id: int, match_id: int | None = None) -> str | None:
     """Bring a running comparison up to date after its match ``match_id`` was recorded (or, with None,
     after one of its matches was given up): count the match's pair once both games are finished, decide,

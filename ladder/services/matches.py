@@ -33,7 +33,7 @@ from django.utils import timezone
 
 from ladder.models import Match, Seat, Tournament
 from ladder.services import match_sql
-from ladder.services.comparisons import comparison_advance
+from ladder.services.comparisons import comparison_advance, comparison_decided
 from ladder.services.enqueue import broker_queue_length, matches_enqueue_on_commit
 from ladder.services.rating_updates import ratings_compute, ratings_write
 from ladder.services.tournaments import tournament_finish_if_done
@@ -218,7 +218,8 @@ def match_record_result(*, match_id: int, token: str, result) -> bool:
 
 def match_release_after_fault(*, match_id: int, token: str, reason: str) -> str:
     """After a sandbox fault (our fault, not the bots'): queue the match again, or mark it failed once it
-    has had ``MATCH_MAX_ATTEMPTS`` attempts. Returns "requeued", "failed" or "stale" (claim lost)."""
+    has had ``MATCH_MAX_ATTEMPTS`` attempts. Returns "requeued", "failed", "dropped" (its comparison has
+    decided) or "stale" (claim lost)."""
     with transaction.atomic():
         match = _locked_if_held(match_id, token)
         if match is None:
@@ -228,7 +229,12 @@ def match_release_after_fault(*, match_id: int, token: str, reason: str) -> str:
 
 
 def _give_back(match: Match, *, reason: str, now: datetime) -> str:
-    """Requeue or fail a locked match that is no longer being played. Caller holds the row lock."""
+    """Requeue or fail a locked match that is no longer being played, or drop it ("dropped") when it
+    belongs to a comparison that has already decided: nobody would count it. Caller holds the row lock."""
+    if match.comparison_id is not None and comparison_decided(comparison_id=match.comparison_id):
+        match.delete()
+        logger.info("match %s dropped: its comparison decided while it played (%s)", match.id, reason)
+        return "dropped"
     match.attempt_token = None
     match.lease_expires_at = None
     match.failure_reason = reason[:2000]

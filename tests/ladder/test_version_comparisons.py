@@ -347,3 +347,21 @@ def test_a_match_whose_worker_died_is_played_again_and_still_counts_its_pair(two
     comparison.refresh_from_db()
     assert comparison.pairs == [0, 0, 0, 0, 1] and len(comparison.llr_history) == 1
     assert len(queued(comparison)) == 2  # and the next pair is on its way
+
+
+def test_a_match_still_playing_when_the_test_decided_is_dropped_if_its_worker_dies(two_versions, settings):
+    settings.COMPARISON_PAIRS_IN_FLIGHT = 1
+    comparison = comparison_create(user=two_versions.owner, bot_id=two_versions.id, baseline=1, candidate=2,
+                                   max_games=2)
+    first, second = queued(comparison)
+    assert match_claim(match_id=first.pk, worker="dies") is not None
+    comparison_advance(comparison_id=comparison.id)  # nothing to count yet: still running
+    Comparison.objects.filter(pk=comparison.pk).update(status=Comparison.Status.DONE, verdict="inconclusive",
+                                                          finished_at=timezone.now())
+    # The other game of the pair was never played, and the test is over: playing the first one again
+    # would cost a worker a match nobody counts.
+    later = timezone.now() + timedelta(seconds=settings.MATCH_LEASE_S + 1)
+    report = matches_reconcile(now=later)
+    assert report.expired == 1 and report.resent == 0
+    assert not Match.objects.filter(pk=first.pk).exists()
+    assert not Seat.objects.filter(match_id=first.pk).exists()
