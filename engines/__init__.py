@@ -13,6 +13,7 @@ import importlib
 
 from engines.base import (
     Chance,
+    ChanceStreams,
     Game,
     GameFacts,
     IllegalAction,
@@ -21,10 +22,12 @@ from engines.base import (
     competition_ranking,
     find_action,
     same_action,
+    stream_seed,
 )
 
 __all__ = [
     "Chance",
+    "ChanceStreams",
     "Game",
     "GameFacts",
     "IllegalAction",
@@ -37,6 +40,7 @@ __all__ = [
     "register",
     "replay",
     "same_action",
+    "stream_seed",
 ]
 
 # Game packages in the order they are listed to users. A package that is missing is skipped, so a

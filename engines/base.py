@@ -15,6 +15,11 @@ the site, the bots) talks to games only through the methods declared here:
 * :class:`Chance` is the only randomness an engine may use. It is built on ``random.Random.random()``
   alone, the one method whose sequence Python promises to keep across versions, so that
   ``(game, players, seed, options, actions)`` replays the same game on any machine.
+* :class:`ChanceStreams` derives independent :class:`Chance` streams from a match's seed, one per chance
+  event named by its purpose and position (``streams.stream("dice", turn)``). Engines draw each event
+  from its own stream, so a player's choice (a re-roll, a longer turn) never shifts the numbers a later,
+  unrelated event sees: the same seed means the same luck whatever the players choose ("common random
+  numbers"), which is what lets a duplicate tournament cancel the luck of the deal.
 
 The base classes own the public contract (OpenSpiel style): checking arguments and actions, the
 legal-action cache, the copies handed out and cloning. A game implements only its rules:
@@ -28,8 +33,10 @@ from __future__ import annotations
 
 import copy
 import enum
+import hashlib
 import json
 import random
+import re
 import reprlib
 from abc import ABC, abstractmethod
 from collections.abc import Iterable, MutableSequence, Sequence
@@ -102,6 +109,92 @@ class Chance:
         twin._rng.setstate(self._rng.getstate())
         return twin
 
+    @classmethod
+    def _derived(cls, seed: int) -> Chance:
+        """A stream seeded by ``seed``, a non-negative int that :func:`stream_seed` made (not re-checked)."""
+        chance = cls.__new__(cls)
+        chance._rng = random.Random(seed)
+        return chance
+
+
+class ChanceStreams:
+    """The chance of one match: independent :class:`Chance` streams derived from its seed.
+
+    ``stream(purpose, *position)`` is a fresh stream, the same one every time it is asked for with the
+    same seed, purpose and position, and unrelated to every other: its seed is :func:`stream_seed`, a
+    BLAKE2b hash of the canonical encoding of the three, so the numbers are the same on every machine and
+    Python version (the stream itself is :class:`Chance`, built on ``random()`` alone).
+
+    The contract an engine keeps: each chance event (a shuffle at setup, the dice of a turn, the tile of
+    a draw) is drawn from a stream named by what it is for (``purpose``, a lower-case identifier such as
+    ``"deck"`` or ``"dice"``) and where it happens (``position``, integers such as the game, round, turn,
+    roll or draw number). A stream may serve a sequence of events only where the rules fix how many
+    numbers each of them takes and in which order, whatever the players choose (the 18 throws of a
+    turn's dice, one number per die and throw). So no choice can change which numbers a later, unrelated
+    event sees. Each engine documents the streams it uses.
+
+    The object is immutable (copies and clones share it).
+    """
+
+    __slots__ = ("_seed",)
+
+    def __init__(self, seed: int) -> None:
+        check_seed(seed)
+        self._seed = seed
+
+    @property
+    def seed(self) -> int:
+        """The match's seed, from which every stream derives."""
+        return self._seed
+
+    def stream(self, purpose: str, *position: int) -> Chance:
+        """The stream of the chance event ``purpose`` at ``position``; ``ValueError`` for a bad name."""
+        return Chance._derived(stream_seed(self._seed, purpose, *position))
+
+    def __copy__(self) -> ChanceStreams:
+        return self
+
+    def __deepcopy__(self, memo: dict) -> ChanceStreams:
+        return self
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, ChanceStreams) and other._seed == self._seed
+
+    def __hash__(self) -> int:
+        return hash(("ChanceStreams", self._seed))
+
+    def __repr__(self) -> str:
+        return f"ChanceStreams({self._seed})"
+
+
+#: A purpose is a lower-case identifier, so that the encoding below is unambiguous.
+_PURPOSE = re.compile(r"[a-z][a-z0-9_]*\Z")
+#: BLAKE2b's personalisation: these hashes mean nothing elsewhere. The trailing 1 versions the encoding.
+_STREAM_PERSON = b"engines.stream.1"
+
+
+def stream_seed(seed: int, purpose: str, *position: int) -> int:
+    """The seed of stream ``(purpose, *position)`` of the match dealt from ``seed``: a 128-bit integer.
+
+    The encoding is canonical: the decimal texts of ``seed``, ``purpose`` and each position joined by
+    ``:`` in ASCII (``"42:dice:7:2"``), hashed with BLAKE2b (16-byte digest, personalisation
+    ``engines.stream.1``) and read as a big-endian integer. Different names give different texts, since no
+    part contains ``:``. Raises ``ValueError`` unless ``seed`` and every position are integers (not
+    booleans) and ``purpose`` is a lower-case identifier.
+    """
+    check_seed(seed)
+    if type(purpose) is not str or not _PURPOSE.match(purpose):
+        raise ValueError(f"a stream's purpose is a lower-case identifier, got {purpose!r}")
+    text = f"{seed}:{purpose}"
+    for part in position:
+        if type(part) is not int:
+            if isinstance(part, bool) or not isinstance(part, int):
+                raise ValueError(f"a stream's position is made of integers, got {part!r}")
+            part = int(part)
+        text += f":{part}"
+    digest = hashlib.blake2b(text.encode("ascii"), digest_size=16, person=_STREAM_PERSON).digest()
+    return int.from_bytes(digest, "big")
+
 
 class Information(enum.Enum):
     """Whether every seat sees the whole position (OpenSpiel's ``Information``)."""
@@ -123,7 +216,8 @@ class GameFacts:
     title: str
     min_players: int
     max_players: int
-    #: Dice, shuffles or draws: all of it from the seeded :class:`Chance`, consumed in a fixed order.
+    #: Dice, shuffles or draws: all of it from the match's :class:`ChanceStreams`, each event from the
+    #: stream of its purpose and position (the engine's docstring lists them).
     chance: bool
     #: Some decisions are taken by several seats at once (asked one seat at a time, kept hidden).
     simultaneous: bool
