@@ -5,13 +5,18 @@ A state is in one of three phases: ``resolve`` (the active seat collects, builds
 the rules do by themselves (the first roll, catapults, forced stops, automatic scoring, passing the dice
 and starting the next turn) happens inside ``apply`` and ``new_state``, so every decision asked is a real
 one (ED-15).
+
+Chance (ED-11, drawn from the match's :class:`engines.base.ChanceStreams`): the dice of turn ``t``
+(``turn_index``, counted from 0 over the match) come from stream ``("dice", t)`` alone, 27 numbers read
+as a table: number ``9 * (k - 1) + d`` is the face ``1 + below(6)`` die ``d`` shows if it is thrown in
+roll ``k`` (1 to 3) of that turn. A roll shows each pool die its own entry, so which dice a player
+collects, builds or has catapulted away, and whether they roll again, never changes what another die or
+a later turn shows. :class:`TurnDice` holds that table.
 """
 
 from __future__ import annotations
 
-import copy
-
-from engines.base import Chance, State, competition_ranking
+from engines.base import Chance, ChanceStreams, State, competition_ranking
 from engines.carcassonne_dice.faces import (
     CATAPULT,
     CITY_FACES,
@@ -38,6 +43,24 @@ _COLLECT_KEY = ("collect", "KNIGHT")
 _FLAG_ACTIONS = {"roll": _ROLL_KEY, "stop": _STOP_KEY, "score": _SCORE_KEY, "keep_knight": _KEEP_KEY}
 
 
+class TurnDice:
+    """The faces one turn's rolls can show: ``face(roll, die)`` for roll 1 to 3 and die 0 to 8.
+
+    Drawn at once from the turn's stream (see the module docstring) and never changed, so copies of a
+    state share it.
+    """
+
+    __slots__ = ("faces",)
+
+    def __init__(self, stream: Chance) -> None:
+        below = stream.below
+        self.faces = tuple(1 + below(SIDES) for _ in range(MAX_ROLLS * DICE))
+
+    def face(self, roll: int, die: int) -> int:
+        """The face die ``die`` shows when it is thrown in roll ``roll`` of the turn."""
+        return self.faces[(roll - 1) * DICE + die]
+
+
 def log_key(action: dict) -> tuple:
     """The compact tuple a legal action is logged as (views spell it out again, see ``_copy_entry``)."""
     ((name, value),) = action.items()
@@ -54,7 +77,7 @@ class CarcassonneDiceState(State):
     def __init__(self, players: int, seed: int, options: dict) -> None:
         self.players = players
         self.options = dict(options)
-        self.chance = Chance(seed)
+        self.streams = ChanceStreams(seed)
         self.totals = [0] * players
         # CD-3.1: the die id a seat keeps in front of it between its turns, or None (at most one, ED-7).
         self.reserved: list[int | None] = [None] * players
@@ -175,7 +198,6 @@ class CarcassonneDiceState(State):
     def _copy_parts(self, twin: CarcassonneDiceState) -> None:
         """Planes and logs are copied; log entries are never mutated, so the lists of them are enough."""
         twin.options = dict(self.options)
-        twin.chance = copy.deepcopy(self.chance)
         twin.totals = list(self.totals)
         twin.reserved = list(self.reserved)
         twin.pool = [list(pair) for pair in self.pool]
@@ -186,9 +208,11 @@ class CarcassonneDiceState(State):
         twin.turn_logs = [list(log) for log in self.turn_logs]
 
     def resample_hidden(self, player: int, seed: int) -> CarcassonneDiceState:
-        """Nothing on the table is secret; only the dice not yet rolled are unknown, so they are re-seeded."""
+        """Nothing on the table is secret; only the dice not yet rolled are unknown, so they are redrawn:
+        the copy's streams are ``ChanceStreams(seed)``, this turn's coming rolls included."""
         twin = self.clone()
-        twin.chance = Chance(seed)
+        twin.streams = ChanceStreams(seed)
+        twin.turn_dice = twin._deal_dice()
         return twin
 
     # -- derived facts ------------------------------------------------------------------------------
@@ -247,17 +271,23 @@ class CarcassonneDiceState(State):
         self.planes = []
         self.phase = RESOLVE
         self._log({"seat": seat, "event": "turn_start", "dice": len(self.pool), "doubled": self.doubled})
+        self.turn_dice = self._deal_dice()
         self.rolls_made = 1
         self._roll()
         if self.phase == RESOLVE:
             self._after_resolution()
 
+    def _deal_dice(self) -> TurnDice:
+        """The faces of this turn's rolls, from stream ``("dice", turn_index)`` (ED-11)."""
+        return TurnDice(self.streams.stream("dice", self.turn_index))
+
     def _roll(self) -> None:
-        """Re-roll every pool die in ascending die id (ED-11), then hand on catapults (CD-4.2 step 1)."""
+        """Roll every pool die (ED-11: each shows its own face of this roll), then hand on catapults
+        (CD-4.2 step 1)."""
         seat = self.active
-        below = self.chance.below
+        face, roll = self.turn_dice.face, self.rolls_made
         for pair in self.pool:
-            pair[1] = 1 + below(SIDES)
+            pair[1] = face(roll, pair[0])
         self._log({"seat": seat, "event": "roll", "roll": self.rolls_made,
                    "faces": [FACE_NAME[face] for _, face in self.pool]})
         thrown = [die for die, face in self.pool if face == CATAPULT]
