@@ -4,15 +4,36 @@ The state keeps plain lists indexed by seat and by field, so ``clone`` and playo
 decision point lives in ``phase``; :class:`engines.base.State` caches and checks the legal actions.
 Decisions the rules let the engine take (ED-19) are applied by :meth:`_settle` and logged with
 ``"auto": true``.
+
+Chance (ED-15, as amended for common random numbers): every chance event is drawn from its own stream of
+the match's :class:`engines.base.ChanceStreams`, so no choice (a re-roll, a longer effect, a card taken
+instead of another) changes what a later, unrelated event shows. ``turn`` counts the turns of the match
+from 0 (the start player's first turn is turn 0, whoever plays it):
+
+* ``("stack", s)`` for stacks 1 to 5: the stack listed in ascending card id, shuffled by Fisher-Yates;
+  item 0 is the display card (ED-15 (1));
+* ``("tiles",)``: the 28 tiles other than the start tiles, in ascending id, shuffled; items 0 and 1 are the
+  removed tiles, the others the supply, kept in tile-id order (ED-15 (2));
+* ``("roll_off", r, seat)``: round ``r`` (from 0) of the start roll-off, that seat's dice 0 to 5 in die
+  order, ``1 + below(6)`` each (ED-15 (3));
+* ``("dice", turn)``: the turn's dice, 18 numbers read as a table: number ``6 * j + d`` is the value
+  ``1 + below(6)`` of throw ``j`` (0 for the compulsory roll, then 1 and 2) of die ``d``. Each die has its
+  own throws, so re-rolling die 3 shows its next throw whichever other dice are re-rolled with it and
+  whichever roll it is (ED-15 (4));
+* ``("tile", turn, k)``: the ``k``-th tile drawn in the turn (from 0, in the order of ``pending.drawn``):
+  30 numbers, a ticket per tile id 0 to 29, and the supply tile with the smallest ticket is drawn. That is
+  a uniform draw from the supply, and one that only the tiles in the supply decide: a tile that one play
+  has drawn earlier and another has not does not change which of the others is drawn (ED-15 (4)).
+
+Tiles put back are re-inserted in tile-id order, which uses no chance.
 """
 
 from __future__ import annotations
 
-import copy
 from bisect import insort
 from typing import Any
 
-from engines.base import Chance, State, competition_ranking
+from engines.base import ChanceStreams, State, competition_ranking
 from engines.dice_king import board
 from engines.dice_king.board import (
     DISTANCE,
@@ -82,7 +103,7 @@ class DiceKingState(State):
 
     def __init__(self, players: int, seed: int) -> None:
         self.players = players
-        self.chance = Chance(seed)
+        self.streams = ChanceStreams(seed)
         self.history: list[dict] = []
 
         # Map (DK-2.2 to DK-2.4): per field the tile (-1 none), owner (-1 nobody), fire and gem.
@@ -111,15 +132,20 @@ class DiceKingState(State):
         # ED-15 (1): each stack in ascending card id, shuffled; index 0 is on display.
         self.stacks: dict[int, list[str]] = {}
         for stack in STACKS:
-            self.stacks[stack] = self.chance.shuffled(STACK_CARDS[stack])
+            self.stacks[stack] = self.streams.stream("stack", stack).shuffled(STACK_CARDS[stack])
         # ED-15 (2): the 28 other tiles, shuffled; items 0 and 1 are removed, the rest is the supply.
-        loose = self.chance.shuffled(t for t in range(TILE_COUNT) if t not in START_FIRES.values())
+        loose = self.streams.stream("tiles").shuffled(t for t in range(TILE_COUNT) if t not in START_FIRES.values())
         self.removed = sorted(loose[:REMOVED_TILES])
         self.supply = sorted(loose[REMOVED_TILES:])
         #: Tiles revealed and put back (DK-6.1) and not drawn since: public knowledge of the supply.
         self.seen_returned: list[int] = []
 
-        # The turn.
+        # The turn: its number, the values its dice will show (see the module docstring), the throws each
+        # die has made and the tiles drawn so far in it.
+        self.turn = -1
+        self.throws: tuple[int, ...] = ()
+        self.throws_made = [0] * DICE_COUNT
+        self.turn_draws = 0
         self.active = self._roll_off()
         self.start_player = self.active
         self.phase = ROLL
@@ -177,24 +203,26 @@ class DiceKingState(State):
 
     def _copy_parts(self, twin: DiceKingState) -> None:
         for name in ("tile_at", "owner", "fire", "gem", "markers", "gold", "white", "fires", "removed",
-                     "supply", "seen_returned", "dice", "virtual", "natural_claimable", "claimable_now",
-                     "history"):
+                     "supply", "seen_returned", "dice", "throws_made", "virtual", "natural_claimable",
+                     "claimable_now", "history"):
             setattr(twin, name, list(getattr(self, name)))
         twin.front = [list(cards) for cards in self.front]
         twin.supers = [list(cards) for cards in self.supers]
         twin.stacks = {stack: list(cards) for stack, cards in self.stacks.items()}
         twin.pending = None if self.pending is None else {**self.pending, "drawn": list(self.pending["drawn"])}
-        twin.chance = copy.deepcopy(self.chance)
 
     def resample_hidden(self, player: int, seed: int) -> DiceKingState:
         """A copy with the removed tiles, the unseen supply and the stack orders redrawn from ``seed``.
 
         Public knowledge is kept: the set of unplaced tiles (all tiles minus those on the map or drawn),
-        the tiles known to be in the supply because they were put back, and each display card. Future
-        chance is reseeded too, so the copy does not know the real future rolls.
+        the tiles known to be in the supply because they were put back, and each display card. The copy's
+        streams become ``ChanceStreams(seed)`` (the re-deal is its stream ``("redeal",)``), so its future
+        chance, the coming throws of this turn's dice included, is redrawn too and the copy does not know
+        the real future rolls.
         """
         twin = self.clone()
-        chance = Chance(seed)
+        twin.streams = ChanceStreams(seed)
+        chance = twin.streams.stream("redeal")
         known = set(self.seen_returned)
         unknown = sorted(tile for tile in self.removed + self.supply if tile not in known)
         chance.shuffle(unknown)
@@ -203,7 +231,8 @@ class DiceKingState(State):
         for stack in STACKS:
             cards = twin.stacks[stack]
             twin.stacks[stack] = cards[:1] + chance.shuffled(sorted(cards[1:]))
-        twin.chance = Chance(chance.below(2**31))
+        if twin.throws:
+            twin.throws = twin._deal_dice()
         return twin
 
     # --- turn flow ---------------------------------------------------------------------------------
@@ -216,7 +245,8 @@ class DiceKingState(State):
             sixes = {}
             rolls = []
             for seat in contenders:
-                values = [self.chance.die() for _ in range(DICE_COUNT)]
+                dice = self.streams.stream("roll_off", len(rounds), seat)
+                values = [dice.die() for _ in range(DICE_COUNT)]
                 sixes[seat] = values.count(6)
                 rolls.append({"seat": seat, "values": values})
             rounds.append(rolls)
@@ -228,6 +258,10 @@ class DiceKingState(State):
         return contenders[0]
 
     def _start_turn(self) -> None:
+        self.turn += 1
+        self.turn_draws = 0
+        self.throws = ()
+        self.throws_made = [0] * DICE_COUNT
         self.rolls_made = 0
         self.dice = [0] * DICE_COUNT
         self.virtual = []
@@ -241,13 +275,22 @@ class DiceKingState(State):
             self._draw(1)
             self._set_phase(ALARM_FIELD)
             return
+        self.throws = self._deal_dice()
         self._roll(range(DICE_COUNT))
         self._set_phase(ROLL)
 
+    def _deal_dice(self) -> tuple[int, ...]:
+        """The values of this turn's throws from stream ``("dice", turn)``: throw j of die d at 6j + d."""
+        dice = self.streams.stream("dice", self.turn)
+        return tuple(dice.die() for _ in range(MAX_ROLLS * DICE_COUNT))
+
     def _roll(self, dice) -> None:
+        """Throw these dice: each shows the value of its own next throw (ED-15 (4))."""
         rolled = list(dice)
+        throws, made = self.throws, self.throws_made
         for die in rolled:
-            self.dice[die] = self.chance.die()
+            self.dice[die] = throws[made[die] * DICE_COUNT + die]
+            made[die] += 1
         self.rolls_made += 1
         self.history.append({"seat": self.active, "event": "roll", "roll": self.rolls_made, "dice": rolled,
                              "values": list(self.dice)})
@@ -522,15 +565,23 @@ class DiceKingState(State):
         return True
 
     def _draw(self, count: int) -> None:
-        """ED-15 (4): each tile is item ``below(len(supply))`` of the supply list, in draw order."""
+        """ED-15 (4): each tile is the supply tile with the smallest ticket of its draw's stream."""
         drawn = []
         for _ in range(min(count, len(self.supply))):
-            tile = self.supply.pop(self.chance.below(len(self.supply)))
+            tile = self._drawn_tile()
+            self.supply.remove(tile)
             if tile in self.seen_returned:
                 self.seen_returned.remove(tile)
             drawn.append(tile)
         self.pending["drawn"].extend(drawn)
         self.history.append({"seat": self.active, "event": "draw", "tiles": [tile_name(t) for t in drawn]})
+
+    def _drawn_tile(self) -> int:
+        """The tile of the turn's next draw: stream ``("tile", turn, k)`` gives each tile id a ticket."""
+        tickets = self.streams.stream("tile", self.turn, self.turn_draws).random
+        self.turn_draws += 1
+        ticket = [tickets() for _ in range(TILE_COUNT)]
+        return min(self.supply, key=ticket.__getitem__)
 
     def _draw_and_place(self, draw: int, place: int) -> None:
         """DK-6.1: draw ``draw`` tiles, then ask for ``place`` placements (fewer if fewer were drawn)."""
