@@ -81,6 +81,16 @@ class Chance:
         """A die roll from 1 to ``sides``."""
         return 1 + self.below(sides)
 
+    def dice(self, count: int, sides: int = 6) -> list[int]:
+        """``count`` die rolls: the same values as ``count`` calls of :meth:`die`, drawn faster."""
+        draw = self._rng.random
+        return [1 + int(draw() * sides) for _ in range(count)]
+
+    def randoms(self, count: int) -> list[float]:
+        """The next ``count`` floats of :meth:`random`, as a list."""
+        draw = self._rng.random
+        return [draw() for _ in range(count)]
+
     def choice(self, items: Sequence[T]) -> T:
         """One element of a non-empty sequence."""
         return items[self.below(len(items))]
@@ -109,12 +119,6 @@ class Chance:
         twin._rng.setstate(self._rng.getstate())
         return twin
 
-    @classmethod
-    def _derived(cls, seed: int) -> Chance:
-        """A stream seeded by ``seed``, a non-negative int that :func:`stream_seed` made (not re-checked)."""
-        chance = cls.__new__(cls)
-        chance._rng = random.Random(seed)
-        return chance
 
 
 class ChanceStreams:
@@ -149,7 +153,9 @@ class ChanceStreams:
 
     def stream(self, purpose: str, *position: int) -> Chance:
         """The stream of the chance event ``purpose`` at ``position``; ``ValueError`` for a bad name."""
-        return Chance._derived(stream_seed(self._seed, purpose, *position))
+        chance = Chance.__new__(Chance)
+        chance._rng = random.Random(_derive(self._seed, purpose, position))
+        return chance
 
     def __copy__(self) -> ChanceStreams:
         return self
@@ -183,17 +189,28 @@ def stream_seed(seed: int, purpose: str, *position: int) -> int:
     booleans) and ``purpose`` is a lower-case identifier.
     """
     check_seed(seed)
-    if type(purpose) is not str or not _PURPOSE.match(purpose):
-        raise ValueError(f"a stream's purpose is a lower-case identifier, got {purpose!r}")
-    text = f"{seed}:{purpose}"
+    return _derive(seed, purpose, position)
+
+
+def _derive(seed: int, purpose: str, position: tuple) -> int:
+    """:func:`stream_seed` for a seed already checked (streams are asked for often: keep it lean)."""
+    if type(purpose) is not str or purpose not in _PURPOSES_SEEN:
+        if type(purpose) is not str or not _PURPOSE.match(purpose):
+            raise ValueError(f"a stream's purpose is a lower-case identifier, got {purpose!r}")
+        _PURPOSES_SEEN.add(purpose)
     for part in position:
         if type(part) is not int:
             if isinstance(part, bool) or not isinstance(part, int):
                 raise ValueError(f"a stream's position is made of integers, got {part!r}")
-            part = int(part)
-        text += f":{part}"
-    digest = hashlib.blake2b(text.encode("ascii"), digest_size=16, person=_STREAM_PERSON).digest()
-    return int.from_bytes(digest, "big")
+            position = tuple(int(item) for item in position)  # an int subclass: its plain value
+            break
+    text = ":".join((str(seed), purpose, *map(str, position)))
+    return int.from_bytes(_blake2b(text.encode("ascii"), digest_size=16, person=_STREAM_PERSON).digest(), "big")
+
+
+_blake2b = hashlib.blake2b
+#: Purposes already checked (a handful per engine), so that the check costs one lookup per stream.
+_PURPOSES_SEEN: set[str] = set()
 
 
 class Information(enum.Enum):

@@ -53,8 +53,7 @@ class TurnDice:
     __slots__ = ("faces",)
 
     def __init__(self, stream: Chance) -> None:
-        below = stream.below
-        self.faces = tuple(1 + below(SIDES) for _ in range(MAX_ROLLS * DICE))
+        self.faces = tuple(stream.dice(MAX_ROLLS * DICE, SIDES))
 
     def face(self, roll: int, die: int) -> int:
         """The face die ``die`` shows when it is thrown in roll ``roll`` of the turn."""

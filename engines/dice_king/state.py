@@ -245,8 +245,7 @@ class DiceKingState(State):
             sixes = {}
             rolls = []
             for seat in contenders:
-                dice = self.streams.stream("roll_off", len(rounds), seat)
-                values = [dice.die() for _ in range(DICE_COUNT)]
+                values = self.streams.stream("roll_off", len(rounds), seat).dice(DICE_COUNT)
                 sixes[seat] = values.count(6)
                 rolls.append({"seat": seat, "values": values})
             rounds.append(rolls)
@@ -281,8 +280,7 @@ class DiceKingState(State):
 
     def _deal_dice(self) -> tuple[int, ...]:
         """The values of this turn's throws from stream ``("dice", turn)``: throw j of die d at 6j + d."""
-        dice = self.streams.stream("dice", self.turn)
-        return tuple(dice.die() for _ in range(MAX_ROLLS * DICE_COUNT))
+        return tuple(self.streams.stream("dice", self.turn).dice(MAX_ROLLS * DICE_COUNT))
 
     def _roll(self, dice) -> None:
         """Throw these dice: each shows the value of its own next throw (ED-15 (4))."""
@@ -578,10 +576,9 @@ class DiceKingState(State):
 
     def _drawn_tile(self) -> int:
         """The tile of the turn's next draw: stream ``("tile", turn, k)`` gives each tile id a ticket."""
-        tickets = self.streams.stream("tile", self.turn, self.turn_draws).random
+        tickets = self.streams.stream("tile", self.turn, self.turn_draws).randoms(TILE_COUNT)
         self.turn_draws += 1
-        ticket = [tickets() for _ in range(TILE_COUNT)]
-        return min(self.supply, key=ticket.__getitem__)
+        return min(self.supply, key=tickets.__getitem__)
 
     def _draw_and_place(self, draw: int, place: int) -> None:
         """DK-6.1: draw ``draw`` tiles, then ask for ``place`` placements (fewer if fewer were drawn)."""

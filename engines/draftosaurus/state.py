@@ -85,8 +85,8 @@ class DraftosaurusState(State):
 
     def _roll_dice(self, streams: ChanceStreams) -> tuple[str, ...]:
         """The face of every turn of this game, in turn order, from stream ``("die", game_index)``."""
-        die = streams.stream("die", self.game_index)
-        return tuple(FACES[die.below(6)] for _ in range(self.setup.rounds * self.setup.turns_per_round))
+        rolls = streams.stream("die", self.game_index).dice(self.setup.rounds * self.setup.turns_per_round)
+        return tuple(FACES[value - 1] for value in rolls)
 
     def _draw_hands(self) -> None:
         """Seats in ascending order take the next hand from the front of the bag (ED-1)."""

@@ -62,7 +62,7 @@ def test_streams_are_roughly_uniform_and_independent_of_their_neighbours():
 
 
 @pytest.mark.parametrize(("purpose", "position"), [
-    ("", ()), ("Dice", ()), ("dice:1", ()), ("2dice", ()), ("dé", ()), (None, ()), (3, ()),
+    ("", ()), ("Dice", ()), ("dice:1", ()), ("2dice", ()), ("dé", ()), (None, ()), (3, ()), (["dice"], ()),
     ("dice", (True,)), ("dice", (1.0,)), ("dice", ("1",)), ("dice", (None,)),
 ])
 def test_bad_names_raise_value_error(purpose, position):
@@ -83,6 +83,22 @@ def test_streams_object_is_immutable_and_shared_by_copies():
     with pytest.raises(AttributeError):
         streams.seed = 4
     assert isinstance(streams.stream("deck"), Chance)
+
+
+def test_an_int_subclass_position_is_its_plain_value():
+    import enum
+
+    class Round(enum.IntEnum):
+        FIRST = 1
+
+    assert stream_seed(9, "dice", Round.FIRST) == stream_seed(9, "dice", 1)
+
+
+def test_dice_and_randoms_are_the_numbers_of_die_and_random():
+    one, two = ChanceStreams(4).stream("dice", 0), ChanceStreams(4).stream("dice", 0)
+    assert one.dice(18) == [two.die() for _ in range(18)]
+    assert one.dice(5, 3) == [two.die(3) for _ in range(5)]
+    assert one.randoms(7) == [two.random() for _ in range(7)]
 
 
 def test_engines_exports_the_streams():
