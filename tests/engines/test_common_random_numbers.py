@@ -15,8 +15,9 @@ decision), identified by its position:
   ticket, so two matches whose supplies both hold the tile each of them drew must have drawn the same one.
 
 Each comparison must be about positions reached after the choices diverged, so it cannot pass vacuously.
-The last tests take the one choice that used to shift the single stream of old (a re-roll, in dice_king
-and carcassonne_dice) and show that the following turns roll the same dice either way.
+Then the one choice that used to shift the single stream of old (a re-roll, in dice_king and
+carcassonne_dice) is shown to leave the following turns' dice as they were; and ``resample_hidden`` (what
+search bots use) is shown to draw the future, this turn's coming rolls included, from its own seed.
 """
 
 from __future__ import annotations
@@ -302,3 +303,47 @@ def test_carcassonne_a_reroll_no_longer_changes_the_next_turns_dice(players):
             "the next seat's first roll depends on the re-roll"
         compared += 1
     assert compared >= 5
+
+
+def continuation(state, choose, decisions: int = 150) -> list[dict]:
+    """The views of ``state`` (a copy of it) played on by ``choose`` for up to ``decisions`` decisions."""
+    state = state.clone()
+    views = [state.view()]
+    while not state.is_terminal() and len(views) <= decisions:
+        state.apply(choose(state, state.legal_actions()))
+        views.append(state.view())
+    return views
+
+
+@pytest.mark.parametrize("name", engines.names())
+def test_resample_hidden_draws_the_future_from_its_own_seed(name):
+    game = engines.get(name)
+    players = game.min_players
+    state = game.new_state(players, 12)
+    chooser = random_chooser(4)
+    for _ in range(25):
+        state.apply(chooser(state, state.legal_actions()))
+    seat = state.current_player()
+    real = continuation(state, first_legal)
+    again = [continuation(state.resample_hidden(seat, redeal), first_legal) for redeal in (5, 5)]
+    assert again[0] == again[1], "the same re-deal seed gives a different future"
+    others = [continuation(state.resample_hidden(seat, redeal), first_legal) for redeal in range(6)]
+    assert any(views != real for views in others), "re-dealt copies foresee the real future"
+    assert state.view() == real[0], "resample_hidden changed the state"
+
+
+@pytest.mark.parametrize(("name", "reroll"), [("dice_king", {"reroll": [0, 1, 2, 3, 4, 5]}),
+                                              ("carcassonne_dice", {"roll": True})])
+def test_resample_hidden_redraws_the_coming_rolls_of_this_turn(name, reroll):
+    state = engines.get(name).new_state(2, 31)
+    assert reroll in state.legal_actions()
+    seat = state.current_player()
+    real = state.clone()
+    real.apply(reroll)
+    redrawn = []
+    for redeal in range(6):
+        twin = state.resample_hidden(seat, redeal)
+        assert twin.observation(seat) == state.observation(seat)
+        twin.apply(reroll)
+        redrawn.append(twin.view()["turn"])
+    assert any(turn != real.view()["turn"] for turn in redrawn), "the copy re-rolls the real dice"
