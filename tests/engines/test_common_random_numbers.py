@@ -259,10 +259,10 @@ def test_dice_king_tile_draws_agree_wherever_both_supplies_hold_both_tiles(playe
     assert checked_after_divergence >= 3
 
 
-def play_turn(state, policy) -> None:
-    """Play decisions with ``policy`` until the next turn starts (or the game ends)."""
-    turn = state.turn_index if hasattr(state, "turn_index") else state.turn
-    while not state.is_terminal() and (state.turn_index if hasattr(state, "turn_index") else state.turn) == turn:
+def play_turn(state, policy, turn_of) -> None:
+    """Play decisions with ``policy`` until the next turn starts (``turn_of(state)`` changes) or the end."""
+    turn = turn_of(state)
+    while not state.is_terminal() and turn_of(state) == turn:
         state.apply(policy(state, state.legal_actions()))
 
 
@@ -276,7 +276,7 @@ def test_dice_king_a_reroll_no_longer_changes_the_next_turns_dice(players):
         stopped.apply({"stop": True})
         assert rerolled.rolls_made == 3 and stopped.phase == "claim"
         for state in (rerolled, stopped):
-            play_turn(state, last_legal)
+            play_turn(state, last_legal, lambda state: state.turn)
         assert rerolled.turn == stopped.turn == 1 and rerolled.active == stopped.active
         assert rerolled.dice == stopped.dice, "the next seat's first roll depends on the re-roll"
         # And so on for that turn's re-rolls: die 3's second throw is the same in both.
@@ -295,7 +295,7 @@ def test_carcassonne_a_reroll_no_longer_changes_the_next_turns_dice(players):
             continue
         rolled.apply({"roll": True})
         for state in (rolled, stopped):
-            play_turn(state, last_legal)  # stop (or score) at once
+            play_turn(state, last_legal, lambda state: state.turn_index)  # stop (or score) at once
         if rolled.is_terminal() or stopped.is_terminal() or rolled.reserved != stopped.reserved:
             continue
         assert rolled.turn_index == stopped.turn_index == 1
