@@ -22,8 +22,9 @@ from 0 (the start player's first turn is turn 0, whoever plays it):
   whichever roll it is (ED-15 (4));
 * ``("tile", turn, k)``: the ``k``-th tile drawn in the turn (from 0, in the order of ``pending.drawn``):
   30 numbers, a ticket per tile id 0 to 29, and the supply tile with the smallest ticket is drawn. That is
-  a uniform draw from the supply, and one that only the tiles in the supply decide: a tile that one play
-  has drawn earlier and another has not does not change which of the others is drawn (ED-15 (4)).
+  a uniform draw that depends only on which tiles the supply holds: a supply that lacks some tiles (drawn
+  earlier in one play and not in another) draws the same tile as a fuller one whenever it holds the tile
+  the fuller one draws (ED-15 (4)).
 
 Tiles put back are re-inserted in tile-id order, which uses no chance.
 """
