@@ -6,12 +6,12 @@ the rules do by themselves (the first roll, catapults, forced stops, automatic s
 and starting the next turn) happens inside ``apply`` and ``new_state``, so every decision asked is a real
 one (ED-15).
 
-Chance (ED-11, drawn from the match's :class:`engines.base.ChanceStreams`): the dice of turn ``t``
-(``turn_index``, counted from 0 over the match) come from stream ``("dice", t)`` alone, 27 numbers read
-as a table: number ``9 * (k - 1) + d`` is the face ``1 + below(6)`` die ``d`` shows if it is thrown in
-roll ``k`` (1 to 3) of that turn. A roll shows each pool die its own entry, so which dice a player
-collects, builds or has catapulted away, and whether they roll again, never changes what another die or
-a later turn shows. :class:`TurnDice` holds that table.
+Chance (ED-11, drawn from the match's :class:`engines.base.ChanceStreams`): the dice of round ``r``
+(``turn_index // players``, from 0) come from stream ``("dice", r)`` alone, read as a table of 27
+numbers per seat: number ``27 * seat + 9 * (k - 1) + d`` is the face ``1 + below(6)`` die ``d`` shows if
+it is thrown in roll ``k`` (1 to 3) of that seat's turn of the round. A roll shows each pool die its own
+entry, so which dice a player collects, builds or has catapulted away, and whether they roll again, never
+changes what another die or a later turn shows. :class:`RoundDice` holds that table.
 """
 
 from __future__ import annotations
@@ -43,21 +43,27 @@ _COLLECT_KEY = ("collect", "KNIGHT")
 _FLAG_ACTIONS = {"roll": _ROLL_KEY, "stop": _STOP_KEY, "score": _SCORE_KEY, "keep_knight": _KEEP_KEY}
 
 
-class TurnDice:
-    """The faces one turn's rolls can show: ``face(roll, die)`` for roll 1 to 3 and die 0 to 8.
+class RoundDice:
+    """The faces one round's rolls can show: ``face(seat, roll, die)`` for roll 1 to 3 and die 0 to 8.
 
-    Drawn at once from the turn's stream (see the module docstring) and never changed, so copies of a
-    state share it.
+    The table (see the module docstring) is a fixed function of the round's stream, drawn as far as the
+    rolls asked for so far need: whoever extends it extends it the same way, so copies of a state share it.
     """
 
-    __slots__ = ("faces",)
+    __slots__ = ("_faces", "_stream")
 
     def __init__(self, stream: Chance) -> None:
-        self.faces = tuple(stream.dice(MAX_ROLLS * DICE, SIDES))
+        self._stream = stream
+        self._faces: list[int] = []
 
-    def face(self, roll: int, die: int) -> int:
-        """The face die ``die`` shows when it is thrown in roll ``roll`` of the turn."""
-        return self.faces[(roll - 1) * DICE + die]
+    def face(self, seat: int, roll: int, die: int) -> int:
+        """The face die ``die`` shows when it is thrown in roll ``roll`` of ``seat``'s turn."""
+        block = seat * MAX_ROLLS + roll - 1
+        faces = self._faces
+        if len(faces) <= block * DICE:
+            # The stream is read in order: every block up to this roll's, a whole roll at a time.
+            faces.extend(self._stream.dice((block + 1) * DICE - len(faces), SIDES))
+        return faces[block * DICE + die]
 
 
 def log_key(action: dict) -> tuple:
@@ -94,6 +100,7 @@ class CarcassonneDiceState(State):
         self.final_round = False  # equal_turns: someone reached 42, the round is being finished
         # Public log, one list per turn; only the previous and the current turn are kept (what views show).
         self.turn_logs: list[list[dict]] = []
+        self.round_dice: RoundDice | None = None
         self._start_turn()
 
     # -- the State contract -------------------------------------------------------------------------
@@ -211,7 +218,7 @@ class CarcassonneDiceState(State):
         the copy's streams are ``ChanceStreams(seed)``, this turn's coming rolls included."""
         twin = self.clone()
         twin.streams = ChanceStreams(seed)
-        twin.turn_dice = twin._deal_dice()
+        twin.round_dice = twin._deal_dice()
         return twin
 
     # -- derived facts ------------------------------------------------------------------------------
@@ -270,23 +277,24 @@ class CarcassonneDiceState(State):
         self.planes = []
         self.phase = RESOLVE
         self._log({"seat": seat, "event": "turn_start", "dice": len(self.pool), "doubled": self.doubled})
-        self.turn_dice = self._deal_dice()
+        if seat == 0 or self.round_dice is None:
+            self.round_dice = self._deal_dice()
         self.rolls_made = 1
         self._roll()
         if self.phase == RESOLVE:
             self._after_resolution()
 
-    def _deal_dice(self) -> TurnDice:
-        """The faces of this turn's rolls, from stream ``("dice", turn_index)`` (ED-11)."""
-        return TurnDice(self.streams.stream("dice", self.turn_index))
+    def _deal_dice(self) -> RoundDice:
+        """The faces of this round's rolls, from stream ``("dice", round)`` (ED-11)."""
+        return RoundDice(self.streams.stream("dice", self.turn_index // self.players))
 
     def _roll(self) -> None:
         """Roll every pool die (ED-11: each shows its own face of this roll), then hand on catapults
         (CD-4.2 step 1)."""
         seat = self.active
-        face, roll = self.turn_dice.face, self.rolls_made
+        face, roll = self.round_dice.face, self.rolls_made
         for pair in self.pool:
-            pair[1] = face(roll, pair[0])
+            pair[1] = face(seat, roll, pair[0])
         self._log({"seat": seat, "event": "roll", "roll": self.rolls_made,
                    "faces": [FACE_NAME[face] for _, face in self.pool]})
         thrown = [die for die, face in self.pool if face == CATAPULT]

@@ -72,21 +72,24 @@ def test_cd_2_2_ed_8_seat_0_starts_with_all_nine_dice():
     assert view["history"][0] == {"seat": 0, "event": "turn_start", "dice": 9, "doubled": False}
 
 
-def turn_table(seed: int, turn: int) -> list[str]:
-    """ED-11 by hand: stream ("dice", turn) read as 3 rolls of 9 dice, die d of roll k at 9 * (k - 1) + d."""
-    rng = stream_rng(seed, "dice", turn)
-    return [FACE_TABLE[int(rng.random() * 6)].name for _ in range(27)]
+def turn_table(seed: int, turn: int, players: int) -> list[str]:
+    """ED-11 by hand: turn t is seat t mod N's turn of round t // N, whose stream ("dice", round) holds 27
+    faces per seat, 3 rolls of 9 dice: die d of roll k of the seat's turn at 27 * seat + 9 * (k - 1) + d."""
+    rng = stream_rng(seed, "dice", turn // players)
+    table = [FACE_TABLE[int(rng.random() * 6)].name for _ in range(27 * players)]
+    seat = turn % players
+    return table[27 * seat:27 * seat + 27]
 
 
 def test_ed_11_first_roll_matches_a_hand_computation_from_its_stream():
-    expected = turn_table(12345, 0)[:9]
+    expected = turn_table(12345, 0, 2)[:9]
     roll = new(2, seed=12345).view()["history"][1]
     assert roll["event"] == "roll" and roll["faces"] == expected
 
 
 def test_ed_11_a_roll_action_shows_each_pool_die_its_own_face_of_that_roll():
     state = new(2, seed=2024)
-    table = turn_table(2024, 0)
+    table = turn_table(2024, 0, 2)
     collected = state.pool[0][0] if state.pool[0][1] == FACE_ID["KNIGHT"] else None
     if collected is not None:
         state.apply({"collect": "KNIGHT"})
@@ -102,7 +105,8 @@ def test_ed_11_later_turns_roll_from_their_own_streams():
     while state.turn_index < 4:
         state.apply(state.legal_actions()[-1])  # stop at once: every turn is one roll
     first_rolls = [entry["faces"] for entry in state.view()["history"] if entry.get("event") == "roll"]
-    assert first_rolls[-1] == turn_table(99, 4)[:9]
+    assert first_rolls[-1] == turn_table(99, 4, 3)[:9]  # seat 1 in round 1
+    assert first_rolls[0] == turn_table(99, 3, 3)[:9]
 
 
 def test_checklist_9_same_seed_and_actions_give_the_same_view_sequence():
