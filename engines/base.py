@@ -173,6 +173,36 @@ class ChanceStreams:
         return f"ChanceStreams({self._seed})"
 
 
+class StreamBlocks:
+    """A stream read as consecutive blocks of ``size`` numbers: ``block(i)`` is numbers ``size * i`` to
+    ``size * (i + 1) - 1`` of it (floats in [0, 1), as :meth:`Chance.random` gives them).
+
+    For events that come in a fixed order but need not all happen (the dice of each turn of a round, the
+    tiles of each draw): one stream serves them all, and each event reads its own block whatever happened
+    before. Blocks are drawn in order as far as they are asked for and then kept, so a block holds the same
+    numbers whoever asks first, and a state and its copies can share one object.
+    """
+
+    __slots__ = ("_numbers", "_stream", "size")
+
+    def __init__(self, stream: Chance, size: int) -> None:
+        if size <= 0:
+            raise ValueError(f"blocks need a positive size, got {size}")
+        self._stream = stream
+        self._numbers: list[float] = []
+        self.size = size
+
+    def block(self, index: int) -> list[float]:
+        """The ``index``-th block (from 0), as a new list."""
+        if index < 0:
+            raise ValueError(f"no block {index}")
+        start, end = index * self.size, (index + 1) * self.size
+        numbers = self._numbers
+        if len(numbers) < end:
+            numbers.extend(self._stream.randoms(end - len(numbers)))
+        return numbers[start:end]
+
+
 #: A purpose is a lower-case identifier, so that the encoding below is unambiguous.
 _PURPOSE = re.compile(r"[a-z][a-z0-9_]*\Z")
 #: BLAKE2b's personalisation: these hashes mean nothing elsewhere. The trailing 1 versions the encoding.

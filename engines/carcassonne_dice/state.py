@@ -16,7 +16,7 @@ changes what another die or a later turn shows. :class:`RoundDice` holds that ta
 
 from __future__ import annotations
 
-from engines.base import Chance, ChanceStreams, State, competition_ranking
+from engines.base import Chance, ChanceStreams, State, StreamBlocks, competition_ranking
 from engines.carcassonne_dice.faces import (
     CATAPULT,
     CITY_FACES,
@@ -46,24 +46,24 @@ _FLAG_ACTIONS = {"roll": _ROLL_KEY, "stop": _STOP_KEY, "score": _SCORE_KEY, "kee
 class RoundDice:
     """The faces one round's rolls can show: ``face(seat, roll, die)`` for roll 1 to 3 and die 0 to 8.
 
-    The table (see the module docstring) is a fixed function of the round's stream, drawn as far as the
-    rolls asked for so far need: whoever extends it extends it the same way, so copies of a state share it.
+    The table (see the module docstring) is read from the round's stream one roll (a block of 9 numbers)
+    at a time, as far as the rolls asked for need; a block always holds the same numbers, so copies of a
+    state share the object.
     """
 
-    __slots__ = ("_faces", "_stream")
+    __slots__ = ("_blocks", "_faces")
 
     def __init__(self, stream: Chance) -> None:
-        self._stream = stream
-        self._faces: list[int] = []
+        self._blocks = StreamBlocks(stream, DICE)
+        self._faces: dict[int, list[int]] = {}
 
     def face(self, seat: int, roll: int, die: int) -> int:
         """The face die ``die`` shows when it is thrown in roll ``roll`` of ``seat``'s turn."""
         block = seat * MAX_ROLLS + roll - 1
-        faces = self._faces
-        if len(faces) <= block * DICE:
-            # The stream is read in order: every block up to this roll's, a whole roll at a time.
-            faces.extend(self._stream.dice((block + 1) * DICE - len(faces), SIDES))
-        return faces[block * DICE + die]
+        faces = self._faces.get(block)
+        if faces is None:
+            faces = self._faces[block] = [1 + int(number * SIDES) for number in self._blocks.block(block)]
+        return faces[die]
 
 
 def log_key(action: dict) -> tuple:

@@ -13,7 +13,7 @@ import random
 import pytest
 
 import engines
-from engines import Chance, ChanceStreams, stream_seed
+from engines import Chance, ChanceStreams, StreamBlocks, stream_seed
 
 
 def test_stream_seed_is_blake2b_of_the_canonical_text():
@@ -103,3 +103,20 @@ def test_dice_and_randoms_are_the_numbers_of_die_and_random():
 
 def test_engines_exports_the_streams():
     assert engines.ChanceStreams is ChanceStreams and engines.stream_seed is stream_seed
+
+
+def test_blocks_are_consecutive_runs_of_a_stream_whoever_asks_first():
+    numbers = ChanceStreams(6).stream("tiles", 2).randoms(40)
+    in_order = StreamBlocks(ChanceStreams(6).stream("tiles", 2), 10)
+    assert [in_order.block(i) for i in range(4)] == [numbers[0:10], numbers[10:20], numbers[20:30], numbers[30:40]]
+    skipping = StreamBlocks(ChanceStreams(6).stream("tiles", 2), 10)
+    assert skipping.block(3) == numbers[30:40] and skipping.block(1) == numbers[10:20]
+    handed_out = skipping.block(0)
+    handed_out[0] = 2.0
+    assert skipping.block(0) == numbers[0:10], "a block handed out is the caller's own"
+
+
+@pytest.mark.parametrize(("size", "index"), [(0, 0), (-1, 0), (5, -1)])
+def test_bad_blocks_raise_value_error(size, index):
+    with pytest.raises(ValueError):
+        StreamBlocks(ChanceStreams(1).stream("deck"), size).block(index)
