@@ -8,23 +8,26 @@ Decisions the rules let the engine take (ED-19) are applied by :meth:`_settle` a
 Chance (ED-15, as amended for common random numbers): every chance event is drawn from its own stream of
 the match's :class:`engines.base.ChanceStreams`, so no choice (a re-roll, a longer effect, a card taken
 instead of another) changes what a later, unrelated event shows. ``turn`` counts the turns of the match
-from 0 (the start player's first turn is turn 0, whoever plays it):
+from 0 (the start player's first turn is turn 0, whoever plays it); round ``r = turn // players`` holds
+turns ``r * players`` to ``r * players + players - 1``, and ``i = turn % players`` is a turn's place in
+its round (the start player's turns have place 0):
 
 * ``("stack", s)`` for stacks 1 to 5: the stack listed in ascending card id, shuffled by Fisher-Yates;
   item 0 is the display card (ED-15 (1));
-* ``("tiles",)``: the 28 tiles other than the start tiles, in ascending id, shuffled; items 0 and 1 are the
-  removed tiles, the others the supply, kept in tile-id order (ED-15 (2));
+* ``("supply",)``: the 28 tiles other than the start tiles, in ascending id, shuffled; items 0 and 1 are
+  the removed tiles, the others the supply, kept in tile-id order (ED-15 (2));
 * ``("roll_off", r, seat)``: round ``r`` (from 0) of the start roll-off, that seat's dice 0 to 5 in die
   order, ``1 + below(6)`` each (ED-15 (3));
-* ``("dice", turn)``: the turn's dice, 18 numbers read as a table: number ``6 * j + d`` is the value
-  ``1 + below(6)`` of throw ``j`` (0 for the compulsory roll, then 1 and 2) of die ``d``. Each die has its
-  own throws, so re-rolling die 3 shows its next throw whichever other dice are re-rolled with it and
-  whichever roll it is (ED-15 (4));
-* ``("tile", turn, k)``: the ``k``-th tile drawn in the turn (from 0, in the order of ``pending.drawn``):
-  30 numbers, a ticket per tile id 0 to 29, and the supply tile with the smallest ticket is drawn. That is
-  a uniform draw that depends only on which tiles the supply holds: a supply that lacks some tiles (drawn
-  earlier in one play and not in another) draws the same tile as a fuller one whenever it holds the tile
-  the fuller one draws (ED-15 (4)).
+* ``("dice", r)``: the dice of round ``r``, 18 numbers per turn (:class:`engines.base.StreamBlocks`): in
+  block ``i``, number ``6 * j + d`` gives the value ``1 + int(u * 6)`` of throw ``j`` (0 for the compulsory
+  roll, then 1 and 2) of die ``d``. Each die has its own throws, so re-rolling die 3 shows its next throw
+  whichever other dice are re-rolled with it and whichever roll it is (ED-15 (4));
+* ``("tile", r)``: the tile draws of round ``r``, 30 numbers per draw: block ``3 * i + k`` holds the
+  tickets of the ``k``-th tile drawn in turn ``i`` of the round (from 0, in the order of
+  ``pending.drawn``; a turn draws at most 3), one per tile id 0 to 29, and the supply tile with the
+  smallest ticket is drawn. That is a uniform draw that depends only on which tiles the supply holds: a
+  supply that lacks some tiles (drawn earlier in one play and not in another) draws the same tile as a
+  fuller one whenever it holds the tile the fuller one draws (ED-15 (4)).
 
 Tiles put back are re-inserted in tile-id order, which uses no chance.
 """
@@ -34,7 +37,7 @@ from __future__ import annotations
 from bisect import insort
 from typing import Any
 
-from engines.base import ChanceStreams, State, competition_ranking
+from engines.base import ChanceStreams, State, StreamBlocks, competition_ranking
 from engines.dice_king import board
 from engines.dice_king.board import (
     DISTANCE,
@@ -70,6 +73,8 @@ WHITE_GEMS = 18
 DRAGON_FIRES = 15
 MAX_ROLLS = 3
 REMOVED_TILES = 2
+#: The most tiles one turn draws (a dwarf meeting all three tiers); a round's tile stream has room for it.
+MAX_DRAWS_PER_TURN = 3
 
 ROLL, CLAIM, PLACE, STEAL, TAME, BRAWL = "roll", "claim", "place", "steal", "tame", "brawl"
 ALARM_FIELD, FIRE_SOURCE, GAME_OVER = "alarm_field", "fire_source", "game_over"
@@ -135,15 +140,17 @@ class DiceKingState(State):
         for stack in STACKS:
             self.stacks[stack] = self.streams.stream("stack", stack).shuffled(STACK_CARDS[stack])
         # ED-15 (2): the 28 other tiles, shuffled; items 0 and 1 are removed, the rest is the supply.
-        loose = self.streams.stream("tiles").shuffled(t for t in range(TILE_COUNT) if t not in START_FIRES.values())
+        loose = self.streams.stream("supply").shuffled(t for t in range(TILE_COUNT) if t not in START_FIRES.values())
         self.removed = sorted(loose[:REMOVED_TILES])
         self.supply = sorted(loose[REMOVED_TILES:])
         #: Tiles revealed and put back (DK-6.1) and not drawn since: public knowledge of the supply.
         self.seen_returned: list[int] = []
 
         # The turn: its number, the values its dice will show (see the module docstring), the throws each
-        # die has made and the tiles drawn so far in it.
+        # die has made and the tiles drawn so far in it; and the round's dice and tile streams, as blocks.
         self.turn = -1
+        self.round_dice: StreamBlocks | None = None
+        self.round_tiles: StreamBlocks | None = None
         self.throws: tuple[int, ...] = ()
         self.throws_made = [0] * DICE_COUNT
         self.turn_draws = 0
@@ -232,6 +239,7 @@ class DiceKingState(State):
         for stack in STACKS:
             cards = twin.stacks[stack]
             twin.stacks[stack] = cards[:1] + chance.shuffled(sorted(cards[1:]))
+        twin._deal_round()
         if twin.throws:
             twin.throws = twin._deal_dice()
         return twin
@@ -259,6 +267,8 @@ class DiceKingState(State):
 
     def _start_turn(self) -> None:
         self.turn += 1
+        if self.turn % self.players == 0:
+            self._deal_round()
         self.turn_draws = 0
         self.throws = ()
         self.throws_made = [0] * DICE_COUNT
@@ -279,9 +289,16 @@ class DiceKingState(State):
         self._roll(range(DICE_COUNT))
         self._set_phase(ROLL)
 
+    def _deal_round(self) -> None:
+        """The streams of this turn's round (see the module docstring), read as blocks when needed."""
+        round_ = self.turn // self.players
+        self.round_dice = StreamBlocks(self.streams.stream("dice", round_), MAX_ROLLS * DICE_COUNT)
+        self.round_tiles = StreamBlocks(self.streams.stream("tile", round_), TILE_COUNT)
+
     def _deal_dice(self) -> tuple[int, ...]:
-        """The values of this turn's throws from stream ``("dice", turn)``: throw j of die d at 6j + d."""
-        return tuple(self.streams.stream("dice", self.turn).dice(MAX_ROLLS * DICE_COUNT))
+        """The values of this turn's throws, block ``turn % players`` of ``("dice", round)``: throw j of
+        die d at 6j + d."""
+        return tuple(1 + int(number * 6) for number in self.round_dice.block(self.turn % self.players))
 
     def _roll(self, dice) -> None:
         """Throw these dice: each shows the value of its own next throw (ED-15 (4))."""
@@ -576,9 +593,13 @@ class DiceKingState(State):
         self.history.append({"seat": self.active, "event": "draw", "tiles": [tile_name(t) for t in drawn]})
 
     def _drawn_tile(self) -> int:
-        """The tile of the turn's next draw: stream ``("tile", turn, k)`` gives each tile id a ticket."""
-        tickets = self.streams.stream("tile", self.turn, self.turn_draws).randoms(TILE_COUNT)
+        """The tile of the turn's next draw: the supply tile with the smallest ticket of its block of
+        ``("tile", round)``."""
+        draw = self.turn_draws
+        if draw >= MAX_DRAWS_PER_TURN:  # pragma: no cover - no effect draws more (DK-6)
+            raise AssertionError("a turn drew more tiles than its stream has room for")
         self.turn_draws += 1
+        tickets = self.round_tiles.block((self.turn % self.players) * MAX_DRAWS_PER_TURN + draw)
         return min(self.supply, key=tickets.__getitem__)
 
     def _draw_and_place(self, draw: int, place: int) -> None:

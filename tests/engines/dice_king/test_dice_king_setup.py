@@ -91,7 +91,7 @@ def hand_deal(players: int, seed: int) -> dict:
     """ED-15 computed by hand from the named streams: stacks, tiles, roll-off and the first roll."""
     stacks = {stack: fisher_yates(stream_rng(seed, "stack", stack), sorted(STACK_CARDS[stack]))
               for stack in range(1, 6)}
-    tiles = fisher_yates(stream_rng(seed, "tiles"), [t for t in range(30) if t not in (12, 28)])
+    tiles = fisher_yates(stream_rng(seed, "supply"), [t for t in range(30) if t not in (12, 28)])
     seats = list(range(players))
     rounds = 0
     while True:
@@ -102,7 +102,7 @@ def hand_deal(players: int, seed: int) -> dict:
         rounds += 1
         if len(seats) == 1:
             break
-    dice = stream_rng(seed, "dice", 0)
+    dice = stream_rng(seed, "dice", 0)  # round 0, whose block 0 is the start player's first turn
     first_roll = [1 + below(dice, 6) for _ in range(6)]
     return {"stacks": stacks, "removed": sorted(tiles[:2]), "supply": sorted(tiles[2:]), "start": seats[0],
             "first_roll": first_roll}
@@ -118,6 +118,16 @@ def test_ed_15_draw_order_matches_a_hand_computation(players, seed):
     assert state.dice == expected["first_roll"]
 
 
+def test_ed_15_each_turn_of_a_round_reads_its_own_block_of_the_round_streams():
+    state = fresh(3, seed=19)
+    dice = stream_rng(19, "dice", 1)
+    blocks = [[1 + below(dice, 6) for _ in range(18)] for _ in range(3)]
+    while state.turn < 4:  # stop at once and take the first card or alarm offered: short turns
+        state.apply(state.legal_actions()[-1] if state.phase == "roll" else state.legal_actions()[0])
+    assert state.turn == 4 and state.dice == blocks[1][:6]  # round 1, place 1
+    assert state.active == (state.start_player + 1) % 3
+
+
 def test_ed_15_a_re_rolled_die_shows_its_own_next_throw():
     state = fresh(3, seed=8)
     dice = stream_rng(8, "dice", 0)
@@ -129,9 +139,11 @@ def test_ed_15_a_re_rolled_die_shows_its_own_next_throw():
     assert state.dice == [throws[6 + 0], throws[6 + 1], throws[2], throws[3], throws[12 + 4], throws[5]]
 
 
-def tickets(seed: int, turn: int, draw: int) -> list[float]:
-    rng = stream_rng(seed, "tile", turn, draw)
-    return [rng.random() for _ in range(30)]
+def tickets(seed: int, round_: int, block: int) -> list[float]:
+    """Block ``block`` of stream ("tile", round): draw k of the round's turn i is block 3 * i + k."""
+    rng = stream_rng(seed, "tile", round_)
+    numbers = [rng.random() for _ in range(30 * (block + 1))]
+    return numbers[30 * block:]
 
 
 def test_ed_15_a_tile_draw_takes_the_supply_tile_with_the_smallest_ticket():
