@@ -19,7 +19,8 @@ the site, the bots) talks to games only through the methods declared here:
   event named by its purpose and position (``streams.stream("dice", turn)``). Engines draw each event
   from its own stream, so a player's choice (a re-roll, a longer turn) never shifts the numbers a later,
   unrelated event sees: the same seed means the same luck whatever the players choose ("common random
-  numbers"), which is what lets a duplicate tournament cancel the luck of the deal.
+  numbers"), which is what lets a duplicate tournament cancel the luck of the deal. :class:`StreamBlocks`
+  reads one stream as fixed-size blocks, one per event of a series (the dice of each turn of a round).
 
 The base classes own the public contract (OpenSpiel style): checking arguments and actions, the
 legal-action cache, the copies handed out and cloning. A game implements only its rules:

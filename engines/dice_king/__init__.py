@@ -3,9 +3,9 @@
 What the game demonstrates: push-your-luck dice with free re-rolls, conditions that are data (a small
 grammar, :mod:`.conditions`), joker dice made from pairs of cards, and area control on a map. Chance
 (stack shuffles, removed tiles, start roll-off, dice, tile draws) comes from streams of
-:class:`engines.base.ChanceStreams` named by purpose and position (``("dice", turn)``,
-``("tile", turn, k)``, ...; :mod:`.state` lists them), so a re-roll or a longer effect changes no later
-draw. Hidden information is the two removed tiles, the supply's content and the order of the stacks below
+:class:`engines.base.ChanceStreams` named by purpose and position (``("dice", round)`` with a block per
+turn, ``("tile", round)`` with a block per draw, ...; :mod:`.state` lists them), so a re-roll or a longer
+effect changes no later draw. Hidden information is the two removed tiles, the supply's content and the order of the stacks below
 their display cards. The substitute components live in one module each:
 :mod:`.board` (map, Appendix A), :mod:`.cards` (60 cards, Appendix B), :mod:`.dice` (Appendix C).
 
@@ -77,7 +77,7 @@ FACTS = GameFacts(
     # or alarm and three for the effect (two placements and a steal, or a field and a fire's source);
     # each joker spends two cards, so a match has at most half as many jokers as cards.
     max_game_length=(len(CARDS) + TILE_COUNT) * (MAX_ROLLS + 1 + 3) + len(CARDS) // 2,
-    rules_version=2,  # 2: named chance streams: a die's throws and a draw's tile tickets per turn
+    rules_version=2,  # 2: named chance streams: each die's own throws, tile tickets per draw
 )
 
 
