@@ -13,23 +13,28 @@ import importlib
 
 from engines.base import (
     Chance,
+    ChanceStreams,
     Game,
     GameFacts,
     IllegalAction,
     Information,
     State,
+    StreamBlocks,
     competition_ranking,
     find_action,
     same_action,
+    stream_seed,
 )
 
 __all__ = [
     "Chance",
+    "ChanceStreams",
     "Game",
     "GameFacts",
     "IllegalAction",
     "Information",
     "State",
+    "StreamBlocks",
     "competition_ranking",
     "find_action",
     "get",
@@ -37,6 +42,7 @@ __all__ = [
     "register",
     "replay",
     "same_action",
+    "stream_seed",
 ]
 
 # Game packages in the order they are listed to users. A package that is missing is skipped, so a

@@ -84,13 +84,13 @@ FACTS = GameFacts(
     title="Carcassonne: The Dice Game",
     min_players=2,
     max_players=5,
-    chance=True,  # every roll (CD-4)
+    chance=True,  # every roll (CD-4), from stream ("dice", round) (engines.carcassonne_dice.state)
     simultaneous=False,
     information=Information.PERFECT,  # everything on the table is public (rules 12)
     # At most ROUND_CAP rounds of 5 turns (CD-9.3); a turn resolves each die at most once, re-rolls at
     # most twice, stops once and may make the knight choice.
     max_game_length=ROUND_CAP * 5 * (DICE + (MAX_ROLLS - 1) + 2),
-    rules_version=1,
+    rules_version=2,  # 2: the dice come from named chance streams, a face per die, roll and turn
 )
 
 

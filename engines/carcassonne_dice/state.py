@@ -5,13 +5,18 @@ A state is in one of three phases: ``resolve`` (the active seat collects, builds
 the rules do by themselves (the first roll, catapults, forced stops, automatic scoring, passing the dice
 and starting the next turn) happens inside ``apply`` and ``new_state``, so every decision asked is a real
 one (ED-15).
+
+Chance (ED-11, drawn from the match's :class:`engines.base.ChanceStreams`): the dice of round ``r``
+(``turn_index // players``, from 0) come from stream ``("dice", r)`` alone, read as a table of 27
+numbers per seat: number ``27 * seat + 9 * (k - 1) + d`` is the face ``1 + below(6)`` die ``d`` shows if
+it is thrown in roll ``k`` (1 to 3) of that seat's turn of the round. A roll shows each pool die its own
+entry, so which dice a player collects, builds or has catapulted away, and whether they roll again, never
+changes what another die or a later turn shows. :class:`RoundDice` holds that table.
 """
 
 from __future__ import annotations
 
-import copy
-
-from engines.base import Chance, State, competition_ranking
+from engines.base import Chance, ChanceStreams, State, StreamBlocks, competition_ranking
 from engines.carcassonne_dice.faces import (
     CATAPULT,
     CITY_FACES,
@@ -38,6 +43,29 @@ _COLLECT_KEY = ("collect", "KNIGHT")
 _FLAG_ACTIONS = {"roll": _ROLL_KEY, "stop": _STOP_KEY, "score": _SCORE_KEY, "keep_knight": _KEEP_KEY}
 
 
+class RoundDice:
+    """The faces one round's rolls can show: ``face(seat, roll, die)`` for roll 1 to 3 and die 0 to 8.
+
+    The table (see the module docstring) is read from the round's stream one roll (a block of 9 numbers)
+    at a time, as far as the rolls asked for need; a block always holds the same numbers, so copies of a
+    state share the object.
+    """
+
+    __slots__ = ("_blocks", "_faces")
+
+    def __init__(self, stream: Chance) -> None:
+        self._blocks = StreamBlocks(stream, DICE)
+        self._faces: dict[int, list[int]] = {}
+
+    def face(self, seat: int, roll: int, die: int) -> int:
+        """The face die ``die`` shows when it is thrown in roll ``roll`` of ``seat``'s turn."""
+        block = seat * MAX_ROLLS + roll - 1
+        faces = self._faces.get(block)
+        if faces is None:
+            faces = self._faces[block] = [1 + int(number * SIDES) for number in self._blocks.block(block)]
+        return faces[die]
+
+
 def log_key(action: dict) -> tuple:
     """The compact tuple a legal action is logged as (views spell it out again, see ``_copy_entry``)."""
     ((name, value),) = action.items()
@@ -54,7 +82,7 @@ class CarcassonneDiceState(State):
     def __init__(self, players: int, seed: int, options: dict) -> None:
         self.players = players
         self.options = dict(options)
-        self.chance = Chance(seed)
+        self.streams = ChanceStreams(seed)
         self.totals = [0] * players
         # CD-3.1: the die id a seat keeps in front of it between its turns, or None (at most one, ED-7).
         self.reserved: list[int | None] = [None] * players
@@ -72,6 +100,7 @@ class CarcassonneDiceState(State):
         self.final_round = False  # equal_turns: someone reached 42, the round is being finished
         # Public log, one list per turn; only the previous and the current turn are kept (what views show).
         self.turn_logs: list[list[dict]] = []
+        self.round_dice: RoundDice | None = None
         self._start_turn()
 
     # -- the State contract -------------------------------------------------------------------------
@@ -175,7 +204,6 @@ class CarcassonneDiceState(State):
     def _copy_parts(self, twin: CarcassonneDiceState) -> None:
         """Planes and logs are copied; log entries are never mutated, so the lists of them are enough."""
         twin.options = dict(self.options)
-        twin.chance = copy.deepcopy(self.chance)
         twin.totals = list(self.totals)
         twin.reserved = list(self.reserved)
         twin.pool = [list(pair) for pair in self.pool]
@@ -186,9 +214,11 @@ class CarcassonneDiceState(State):
         twin.turn_logs = [list(log) for log in self.turn_logs]
 
     def resample_hidden(self, player: int, seed: int) -> CarcassonneDiceState:
-        """Nothing on the table is secret; only the dice not yet rolled are unknown, so they are re-seeded."""
+        """Nothing on the table is secret; only the dice not yet rolled are unknown, so they are redrawn:
+        the copy's streams are ``ChanceStreams(seed)``, this turn's coming rolls included."""
         twin = self.clone()
-        twin.chance = Chance(seed)
+        twin.streams = ChanceStreams(seed)
+        twin.round_dice = twin._deal_dice()
         return twin
 
     # -- derived facts ------------------------------------------------------------------------------
@@ -247,17 +277,24 @@ class CarcassonneDiceState(State):
         self.planes = []
         self.phase = RESOLVE
         self._log({"seat": seat, "event": "turn_start", "dice": len(self.pool), "doubled": self.doubled})
+        if seat == 0 or self.round_dice is None:
+            self.round_dice = self._deal_dice()
         self.rolls_made = 1
         self._roll()
         if self.phase == RESOLVE:
             self._after_resolution()
 
+    def _deal_dice(self) -> RoundDice:
+        """The faces of this round's rolls, from stream ``("dice", round)`` (ED-11)."""
+        return RoundDice(self.streams.stream("dice", self.turn_index // self.players))
+
     def _roll(self) -> None:
-        """Re-roll every pool die in ascending die id (ED-11), then hand on catapults (CD-4.2 step 1)."""
+        """Roll every pool die (ED-11: each shows its own face of this roll), then hand on catapults
+        (CD-4.2 step 1)."""
         seat = self.active
-        below = self.chance.below
+        face, roll = self.round_dice.face, self.rolls_made
         for pair in self.pool:
-            pair[1] = 1 + below(SIDES)
+            pair[1] = face(seat, roll, pair[0])
         self._log({"seat": seat, "event": "roll", "roll": self.rolls_made,
                    "faces": [FACE_NAME[face] for _, face in self.pool]})
         thrown = [die for die, face in self.pool if face == CATAPULT]

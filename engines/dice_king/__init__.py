@@ -2,9 +2,11 @@
 
 What the game demonstrates: push-your-luck dice with free re-rolls, conditions that are data (a small
 grammar, :mod:`.conditions`), joker dice made from pairs of cards, and area control on a map. Chance
-(stack shuffles, removed tiles, start roll-off, dice, tile draws) comes from one seeded
-:class:`engines.base.Chance`; hidden information is the two removed tiles, the supply's content and the
-order of the stacks below their display cards. The substitute components live in one module each:
+(stack shuffles, removed tiles, start roll-off, dice, tile draws) comes from streams of
+:class:`engines.base.ChanceStreams` named by purpose and position (``("dice", round)`` with a block per
+turn, ``("tile", round)`` with a block per draw, ...; :mod:`.state` lists them), so a re-roll or a longer
+effect changes no later draw. Hidden information is the two removed tiles, the supply's content and the order of the stacks below
+their display cards. The substitute components live in one module each:
 :mod:`.board` (map, Appendix A), :mod:`.cards` (60 cards, Appendix B), :mod:`.dice` (Appendix C).
 
 Players: 2 to 4. Options: none (``{}``; any key is refused).
@@ -66,7 +68,8 @@ FACTS = GameFacts(
     title="King of the Dice: The Board Game",
     min_players=2,
     max_players=4,
-    chance=True,  # stack shuffles, removed tiles, the start roll-off, dice and tile draws (ED-15)
+    chance=True,  # stack shuffles, removed tiles, the start roll-off, dice and tile draws (ED-15), each
+    # from its own named stream (engines.dice_king.state)
     simultaneous=False,
     information=Information.IMPERFECT,  # removed tiles, the supply and the stack orders are secret (12.1)
     # Every turn takes a card (a claim or an alarm) or, once they are gone, places a tile, so there are
@@ -74,7 +77,7 @@ FACTS = GameFacts(
     # or alarm and three for the effect (two placements and a steal, or a field and a fire's source);
     # each joker spends two cards, so a match has at most half as many jokers as cards.
     max_game_length=(len(CARDS) + TILE_COUNT) * (MAX_ROLLS + 1 + 3) + len(CARDS) // 2,
-    rules_version=1,
+    rules_version=2,  # 2: named chance streams: each die's own throws, tile tickets per draw
 )
 
 

@@ -4,15 +4,40 @@ The state keeps plain lists indexed by seat and by field, so ``clone`` and playo
 decision point lives in ``phase``; :class:`engines.base.State` caches and checks the legal actions.
 Decisions the rules let the engine take (ED-19) are applied by :meth:`_settle` and logged with
 ``"auto": true``.
+
+Chance (ED-15, as amended for common random numbers): every chance event is drawn from its own stream of
+the match's :class:`engines.base.ChanceStreams`, so no choice (a re-roll, a longer effect, a card taken
+instead of another) changes what a later, unrelated event shows. ``turn`` counts the turns of the match
+from 0 (the start player's first turn is turn 0, whoever plays it); round ``r = turn // players`` holds
+turns ``r * players`` to ``r * players + players - 1``, and ``i = turn % players`` is a turn's place in
+its round (the start player's turns have place 0):
+
+* ``("stack", s)`` for stacks 1 to 5: the stack listed in ascending card id, shuffled by Fisher-Yates;
+  item 0 is the display card (ED-15 (1));
+* ``("supply",)``: the 28 tiles other than the start tiles, in ascending id, shuffled; items 0 and 1 are
+  the removed tiles, the others the supply, kept in tile-id order (ED-15 (2));
+* ``("roll_off", r, seat)``: round ``r`` (from 0) of the start roll-off, that seat's dice 0 to 5 in die
+  order, ``1 + below(6)`` each (ED-15 (3));
+* ``("dice", r)``: the dice of round ``r``, 18 numbers per turn (:class:`engines.base.StreamBlocks`): in
+  block ``i``, number ``6 * j + d`` gives the value ``1 + int(u * 6)`` of throw ``j`` (0 for the compulsory
+  roll, then 1 and 2) of die ``d``. Each die has its own throws, so re-rolling die 3 shows its next throw
+  whichever other dice are re-rolled with it and whichever roll it is (ED-15 (4));
+* ``("tile", r)``: the tile draws of round ``r``, 30 numbers per draw: block ``3 * i + k`` holds the
+  tickets of the ``k``-th tile drawn in turn ``i`` of the round (from 0, in the order of
+  ``pending.drawn``; a turn draws at most 3), one per tile id 0 to 29, and the supply tile with the
+  smallest ticket is drawn. That is a uniform draw that depends only on which tiles the supply holds: a
+  supply that lacks some tiles (drawn earlier in one play and not in another) draws the same tile as a
+  fuller one whenever it holds the tile the fuller one draws (ED-15 (4)).
+
+Tiles put back are re-inserted in tile-id order, which uses no chance.
 """
 
 from __future__ import annotations
 
-import copy
 from bisect import insort
 from typing import Any
 
-from engines.base import Chance, State, competition_ranking
+from engines.base import ChanceStreams, State, StreamBlocks, competition_ranking
 from engines.dice_king import board
 from engines.dice_king.board import (
     DISTANCE,
@@ -48,6 +73,8 @@ WHITE_GEMS = 18
 DRAGON_FIRES = 15
 MAX_ROLLS = 3
 REMOVED_TILES = 2
+#: The most tiles one turn draws (a dwarf meeting all three tiers); a round's tile stream has room for it.
+MAX_DRAWS_PER_TURN = 3
 
 ROLL, CLAIM, PLACE, STEAL, TAME, BRAWL = "roll", "claim", "place", "steal", "tame", "brawl"
 ALARM_FIELD, FIRE_SOURCE, GAME_OVER = "alarm_field", "fire_source", "game_over"
@@ -82,7 +109,7 @@ class DiceKingState(State):
 
     def __init__(self, players: int, seed: int) -> None:
         self.players = players
-        self.chance = Chance(seed)
+        self.streams = ChanceStreams(seed)
         self.history: list[dict] = []
 
         # Map (DK-2.2 to DK-2.4): per field the tile (-1 none), owner (-1 nobody), fire and gem.
@@ -111,15 +138,22 @@ class DiceKingState(State):
         # ED-15 (1): each stack in ascending card id, shuffled; index 0 is on display.
         self.stacks: dict[int, list[str]] = {}
         for stack in STACKS:
-            self.stacks[stack] = self.chance.shuffled(STACK_CARDS[stack])
+            self.stacks[stack] = self.streams.stream("stack", stack).shuffled(STACK_CARDS[stack])
         # ED-15 (2): the 28 other tiles, shuffled; items 0 and 1 are removed, the rest is the supply.
-        loose = self.chance.shuffled(t for t in range(TILE_COUNT) if t not in START_FIRES.values())
+        loose = self.streams.stream("supply").shuffled(t for t in range(TILE_COUNT) if t not in START_FIRES.values())
         self.removed = sorted(loose[:REMOVED_TILES])
         self.supply = sorted(loose[REMOVED_TILES:])
         #: Tiles revealed and put back (DK-6.1) and not drawn since: public knowledge of the supply.
         self.seen_returned: list[int] = []
 
-        # The turn.
+        # The turn: its number, the values its dice will show (see the module docstring), the throws each
+        # die has made and the tiles drawn so far in it; and the round's dice and tile streams, as blocks.
+        self.turn = -1
+        self.round_dice: StreamBlocks | None = None
+        self.round_tiles: StreamBlocks | None = None
+        self.throws: tuple[int, ...] = ()
+        self.throws_made = [0] * DICE_COUNT
+        self.turn_draws = 0
         self.active = self._roll_off()
         self.start_player = self.active
         self.phase = ROLL
@@ -177,24 +211,26 @@ class DiceKingState(State):
 
     def _copy_parts(self, twin: DiceKingState) -> None:
         for name in ("tile_at", "owner", "fire", "gem", "markers", "gold", "white", "fires", "removed",
-                     "supply", "seen_returned", "dice", "virtual", "natural_claimable", "claimable_now",
-                     "history"):
+                     "supply", "seen_returned", "dice", "throws_made", "virtual", "natural_claimable",
+                     "claimable_now", "history"):
             setattr(twin, name, list(getattr(self, name)))
         twin.front = [list(cards) for cards in self.front]
         twin.supers = [list(cards) for cards in self.supers]
         twin.stacks = {stack: list(cards) for stack, cards in self.stacks.items()}
         twin.pending = None if self.pending is None else {**self.pending, "drawn": list(self.pending["drawn"])}
-        twin.chance = copy.deepcopy(self.chance)
 
     def resample_hidden(self, player: int, seed: int) -> DiceKingState:
         """A copy with the removed tiles, the unseen supply and the stack orders redrawn from ``seed``.
 
         Public knowledge is kept: the set of unplaced tiles (all tiles minus those on the map or drawn),
-        the tiles known to be in the supply because they were put back, and each display card. Future
-        chance is reseeded too, so the copy does not know the real future rolls.
+        the tiles known to be in the supply because they were put back, and each display card. The copy's
+        streams become ``ChanceStreams(seed)`` (the re-deal is its stream ``("redeal",)``), so its future
+        chance, the coming throws of this turn's dice included, is redrawn too and the copy does not know
+        the real future rolls.
         """
         twin = self.clone()
-        chance = Chance(seed)
+        twin.streams = ChanceStreams(seed)
+        chance = twin.streams.stream("redeal")
         known = set(self.seen_returned)
         unknown = sorted(tile for tile in self.removed + self.supply if tile not in known)
         chance.shuffle(unknown)
@@ -203,7 +239,9 @@ class DiceKingState(State):
         for stack in STACKS:
             cards = twin.stacks[stack]
             twin.stacks[stack] = cards[:1] + chance.shuffled(sorted(cards[1:]))
-        twin.chance = Chance(chance.below(2**31))
+        twin._deal_round()
+        if twin.throws:
+            twin.throws = twin._deal_dice()
         return twin
 
     # --- turn flow ---------------------------------------------------------------------------------
@@ -216,7 +254,7 @@ class DiceKingState(State):
             sixes = {}
             rolls = []
             for seat in contenders:
-                values = [self.chance.die() for _ in range(DICE_COUNT)]
+                values = self.streams.stream("roll_off", len(rounds), seat).dice(DICE_COUNT)
                 sixes[seat] = values.count(6)
                 rolls.append({"seat": seat, "values": values})
             rounds.append(rolls)
@@ -228,6 +266,12 @@ class DiceKingState(State):
         return contenders[0]
 
     def _start_turn(self) -> None:
+        self.turn += 1
+        if self.turn % self.players == 0:
+            self._deal_round()
+        self.turn_draws = 0
+        self.throws = ()
+        self.throws_made = [0] * DICE_COUNT
         self.rolls_made = 0
         self.dice = [0] * DICE_COUNT
         self.virtual = []
@@ -241,13 +285,28 @@ class DiceKingState(State):
             self._draw(1)
             self._set_phase(ALARM_FIELD)
             return
+        self.throws = self._deal_dice()
         self._roll(range(DICE_COUNT))
         self._set_phase(ROLL)
 
+    def _deal_round(self) -> None:
+        """The streams of this turn's round (see the module docstring), read as blocks when needed."""
+        round_ = self.turn // self.players
+        self.round_dice = StreamBlocks(self.streams.stream("dice", round_), MAX_ROLLS * DICE_COUNT)
+        self.round_tiles = StreamBlocks(self.streams.stream("tile", round_), TILE_COUNT)
+
+    def _deal_dice(self) -> tuple[int, ...]:
+        """The values of this turn's throws, block ``turn % players`` of ``("dice", round)``: throw j of
+        die d at 6j + d."""
+        return tuple(1 + int(number * 6) for number in self.round_dice.block(self.turn % self.players))
+
     def _roll(self, dice) -> None:
+        """Throw these dice: each shows the value of its own next throw (ED-15 (4))."""
         rolled = list(dice)
+        throws, made = self.throws, self.throws_made
         for die in rolled:
-            self.dice[die] = self.chance.die()
+            self.dice[die] = throws[made[die] * DICE_COUNT + die]
+            made[die] += 1
         self.rolls_made += 1
         self.history.append({"seat": self.active, "event": "roll", "roll": self.rolls_made, "dice": rolled,
                              "values": list(self.dice)})
@@ -522,15 +581,26 @@ class DiceKingState(State):
         return True
 
     def _draw(self, count: int) -> None:
-        """ED-15 (4): each tile is item ``below(len(supply))`` of the supply list, in draw order."""
+        """ED-15 (4): each tile is the supply tile with the smallest ticket of its draw's stream."""
         drawn = []
         for _ in range(min(count, len(self.supply))):
-            tile = self.supply.pop(self.chance.below(len(self.supply)))
+            tile = self._drawn_tile()
+            self.supply.remove(tile)
             if tile in self.seen_returned:
                 self.seen_returned.remove(tile)
             drawn.append(tile)
         self.pending["drawn"].extend(drawn)
         self.history.append({"seat": self.active, "event": "draw", "tiles": [tile_name(t) for t in drawn]})
+
+    def _drawn_tile(self) -> int:
+        """The tile of the turn's next draw: the supply tile with the smallest ticket of its block of
+        ``("tile", round)``."""
+        draw = self.turn_draws
+        if draw >= MAX_DRAWS_PER_TURN:  # pragma: no cover - no effect draws more (DK-6)
+            raise AssertionError("a turn drew more tiles than its stream has room for")
+        self.turn_draws += 1
+        tickets = self.round_tiles.block((self.turn % self.players) * MAX_DRAWS_PER_TURN + draw)
+        return min(self.supply, key=tickets.__getitem__)
 
     def _draw_and_place(self, draw: int, place: int) -> None:
         """DK-6.1: draw ``draw`` tiles, then ask for ``place`` placements (fewer if fewer were drawn)."""

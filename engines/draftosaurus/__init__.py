@@ -76,14 +76,14 @@ FACTS = GameFacts(
     title="Draftosaurus",
     min_players=min(SETUPS),
     max_players=max(SETUPS),
-    chance=True,  # the bag's order and the placement die (ED-1)
+    chance=True,  # the bag's order and the placement die (ED-1): streams ("bag", game) and ("die", game)
     simultaneous=True,  # every step is chosen by all asked seats at once, asked one at a time (ED-5)
     information=Information.IMPERFECT,  # hands, the bag's order and pending choices are secret
     # Every seat decides once per step (twice per turn with 2 players), plus one Quarantine step at the
     # end of a winter game; summer_winter plays two games.
     max_game_length=2 * max(setup.rounds * setup.turns_per_round * players * (2 if players == 2 else 1)
                             + players for players, setup in SETUPS.items()),
-    rules_version=1,
+    rules_version=2,  # 2: the bag and the dice come from named chance streams (ChanceStreams)
 )
 
 

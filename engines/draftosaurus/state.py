@@ -5,11 +5,21 @@ A game is a sequence of simultaneous steps, each asked one seat at a time in asc
 game, ``quarantine`` (only seats whose Quarantine Zone is occupied). A choice is stored in ``pending``
 and stays in its seat's hand until every asked seat has chosen; then the step is applied at once.
 Everything else (shuffling, drawing, rolling, passing, moving on, scoring) happens inside ``apply``.
+
+Chance (ED-1, drawn from the match's :class:`engines.base.ChanceStreams`) is dealt per game ``g`` (0, and
+1 for the winter game of ``summer_winter``), before any choice of that game, so no choice changes it:
+
+* ``("bag", g)``: the bag listed in canonical species order, shuffled by Fisher-Yates; round ``r``'s hands
+  are the next ``hand_size`` dinosaurs each, seats in ascending order (ED-1);
+* ``("die", g)``: the placement die, one number per turn: the ``k``-th number (``k`` counting the game's
+  turns from 0, ``k = (round - 1) * turns_per_round + turn - 1``) gives turn ``k``'s face
+  ``FACES[below(6)]``. Every game has the same fixed number of turns, so turn ``k`` always reads the same
+  number.
 """
 
 from __future__ import annotations
 
-from engines.base import Chance, State, competition_ranking
+from engines.base import ChanceStreams, State, competition_ranking
 from engines.draftosaurus.board import (
     FACES,
     PENS,
@@ -47,7 +57,7 @@ class DraftosaurusState(State):
         self.players = players
         self.options = dict(options)
         self.setup = SETUPS[players]
-        self.chance = Chance(seed)
+        self.streams = ChanceStreams(seed)
         self.match_scores = [0] * players
         self.match_t_rex = [0] * players
         self.game_index = 0
@@ -63,15 +73,20 @@ class DraftosaurusState(State):
         self.board = side
         self.zoos = [Zoo(side) for _ in range(n)]
         self.bag_initial = {species: per_species for species in SPECIES}
-        bag = [species for species in SPECIES for _ in range(per_species)]
-        self.chance.shuffle(bag)
-        self.bag = bag
+        self.bag = self.streams.stream("bag", self.game_index).shuffled(
+            species for species in SPECIES for _ in range(per_species))
+        self.dice_faces = self._roll_dice(self.streams)
         self.history: list[dict] = []
         self.discards: list[dict] = []
         self.round = 1
         self.turn = 1
         self._draw_hands()
         self._start_turn()
+
+    def _roll_dice(self, streams: ChanceStreams) -> tuple[str, ...]:
+        """The face of every turn of this game, in turn order, from stream ``("die", game_index)``."""
+        rolls = streams.stream("die", self.game_index).dice(self.setup.rounds * self.setup.turns_per_round)
+        return tuple(FACES[value - 1] for value in rolls)
 
     def _draw_hands(self) -> None:
         """Seats in ascending order take the next hand from the front of the bag (ED-1)."""
@@ -84,7 +99,7 @@ class DraftosaurusState(State):
         """Roll for the turn: the roller is ``t mod N`` over the whole game (DS-3.5, ED-4)."""
         t = (self.round - 1) * self.setup.turns_per_round + (self.turn - 1)
         self.roller: int | None = t % self.players
-        self.die: str | None = FACES[self.chance.below(6)]
+        self.die: str | None = self.dice_faces[t]
         self._open_step(PLACE, range(self.players))
 
     def _open_step(self, phase: str, seats) -> None:
@@ -260,8 +275,6 @@ class DraftosaurusState(State):
 
     def _copy_parts(self, twin: DraftosaurusState) -> None:
         twin.options = dict(self.options)
-        twin.chance = Chance(0)
-        twin.chance.setstate(self.chance.getstate())
         twin.match_scores = list(self.match_scores)
         twin.match_t_rex = list(self.match_t_rex)
         twin.zoos = [zoo.copy() for zoo in self.zoos]
@@ -298,9 +311,11 @@ class DraftosaurusState(State):
 
     def resample_hidden(self, player: int, seed: int) -> DraftosaurusState:
         """A copy with the bag order, the hands ``player`` cannot know and the other seats' pending
-        choices redrawn from ``seed``; future dice are redrawn too, since they come from the new RNG."""
+        choices redrawn from stream ``("redeal",)`` of ``ChanceStreams(seed)``; the copy's streams become
+        those, so its future dice (and the winter game's deal) are redrawn too."""
         twin = self.clone()
-        chance = Chance(seed)
+        twin.streams = ChanceStreams(seed)
+        chance = twin.streams.stream("redeal")
         known = set(self.known_holders(player)) | {player}
         hidden_seats = [seat for seat in range(self.players) if seat not in known]
         pool = list(twin.bag)
@@ -315,7 +330,7 @@ class DraftosaurusState(State):
         for seat in twin.asked:
             if seat != player and twin.pending[seat] is not None:
                 twin.pending[seat] = dict(chance.choice(twin.legal_for(seat)))
-        twin.chance = chance
+        twin.dice_faces = twin._roll_dice(twin.streams)
         twin.reset_legal_cache()
         return twin
 

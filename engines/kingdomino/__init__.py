@@ -60,12 +60,13 @@ FACTS = GameFacts(
     title="Kingdomino",
     min_players=2,
     max_players=4,
-    chance=True,  # the shuffled pile and the initial pick order (KD-2), again for each Dynasty game
+    chance=True,  # the shuffled pile and the initial pick order (KD-2), again for each Dynasty game;
+    # streams ("pile", game) and ("pick_order", game), see engines.kingdomino.state
     simultaneous=False,
     information=Information.IMPERFECT,  # the draw order and the set-aside dominoes are secret (ED-6)
     # A game asks at most 4 initial picks and a place and a pick per domino (48 at most); Dynasty plays 3.
     max_game_length=DYNASTY_GAMES * (4 + 2 * 48),
-    rules_version=1,
+    rules_version=2,  # 2: the deals come from named chance streams (ChanceStreams), no longer one stream
 )
 
 

@@ -4,14 +4,21 @@ Decisions follow ED-2/ED-3: during the initial pick each king in the pick order 
 afterwards each king of the current line is asked to ``place`` (or ``discard``) and then, unless it is
 the last round, to ``pick``. Everything else (shuffles, forming lines, moving on to the next king, round
 and Dynasty game, bonuses) happens inside :meth:`KingdominoState.apply`.
+
+Chance (ED-1, drawn from the match's :class:`engines.base.ChanceStreams`): only the deal of each game,
+before any decision of it, so no choice can change it. Game ``g`` (0-based; 0, 1, 2 in a Dynasty) uses
+
+* ``("pile", g)``: one Fisher-Yates shuffle of the domino numbers 1 to 48 in ascending order; the first
+  ``used`` numbers are the draw pile in draw order, the others are set aside (KD-2.3);
+* ``("pick_order", g)``: the initial pick (KD-2.5): a shuffle of the kings ``(seat, king)`` listed by seat
+  then king, or for the ``snake`` pick one ``below(2)``, the seat that picks first.
 """
 
 from __future__ import annotations
 
-import copy
 from dataclasses import dataclass
 
-from engines.base import Chance, State, competition_ranking
+from engines.base import ChanceStreams, State, competition_ranking
 from engines.kingdomino.dominoes import NUMBERS, domino_json
 from engines.kingdomino.kingdom import Frame, Kingdom
 
@@ -64,7 +71,7 @@ class KingdominoState(State):
         self.options = options
         self.setup = Setup.of(players, options["mighty_duel"])
         self.frame = Frame.of(self.setup.grid_size)
-        self.chance = Chance(seed)
+        self.streams = ChanceStreams(seed)
         self.game_index = 0
         self.match_scores = [0] * players
         self._start_game()
@@ -75,15 +82,16 @@ class KingdominoState(State):
         """KD-2.2 to KD-2.5 with the draws of ED-1, for the game numbered ``game_index``."""
         setup = self.setup
         self.kingdoms = [Kingdom(self.frame) for _ in range(self.players)]
-        order = self.chance.shuffled(NUMBERS)
+        order = self.streams.stream("pile", self.game_index).shuffled(NUMBERS)
         self.draw_pile = order[:setup.dominoes_used]
         self.set_aside = sorted(order[setup.dominoes_used:])
+        pick = self.streams.stream("pick_order", self.game_index)
         if self.options["initial_pick"] == "snake":
-            start = self.chance.below(2)
+            start = pick.below(2)
             self.pick_order = [(start, 0), (1 - start, 0), (1 - start, 1), (start, 1)]
         else:
             kings = [(seat, k) for seat in range(self.players) for k in range(setup.kings_per_seat)]
-            self.pick_order = self.chance.shuffled(kings)
+            self.pick_order = pick.shuffled(kings)
         self.pick_index = 0
         self.revealed = [False] * (len(NUMBERS) + 1)
         self.history: list[tuple] = []
@@ -289,8 +297,7 @@ class KingdominoState(State):
     # -- copies ---------------------------------------------------------------------------------------
 
     def _copy_parts(self, twin: KingdominoState) -> None:
-        """What ``apply`` changes; the setup, the frame and the options are never changed."""
-        twin.chance = copy.deepcopy(self.chance)
+        """What ``apply`` changes; the setup, the frame, the options and the streams are never changed."""
         twin.match_scores = self.match_scores[:]
         twin.kingdoms = [kingdom.copy() for kingdom in self.kingdoms]
         twin.draw_pile = self.draw_pile[:]
@@ -305,12 +312,13 @@ class KingdominoState(State):
         """A copy with the secret parts of ED-6 re-dealt from ``seed``.
 
         Every seat knows the same things, so ``player`` does not matter: the draw pile and the set-aside
-        dominoes are reshuffled together (the pile keeps its size), and the chance stream is replaced so
-        that later Dynasty games are re-dealt too.
+        dominoes are reshuffled together (the pile keeps its size) by stream ``("redeal", game_index)`` of
+        ``ChanceStreams(seed)``, and the copy's streams become those, so that later Dynasty games are
+        re-dealt too.
         """
         twin = self.clone()
-        twin.chance = Chance(seed)
-        pool = twin.chance.shuffled(self.draw_pile + self.set_aside)
+        twin.streams = ChanceStreams(seed)
+        pool = twin.streams.stream("redeal", self.game_index).shuffled(self.draw_pile + self.set_aside)
         twin.draw_pile = pool[:len(self.draw_pile)]
         twin.set_aside = sorted(pool[len(self.draw_pile):])
         return twin

@@ -1,7 +1,7 @@
 """Small builders for Carcassonne dice-game rule tests: states with loaded dice and hand-built planes.
 
-Rule tests need exact rolls. ``LoadedDice`` stands in for the match's chance source and rolls the faces it
-is given, in order (one face per pool die, ascending die id, as ED-11 draws them). ``turn_with`` starts a
+Rule tests need exact rolls. ``LoadedDice`` stands in for a round's dice (``state.round_dice``) and rolls
+the faces it is given, in order (one face per pool die, ascending die id, as a roll asks them). ``turn_with`` starts a
 turn on such dice from any totals and reserved knights; ``plane_of`` builds a plane die by die through the
 engine's own placement so every helper-built position is a legal one.
 """
@@ -25,10 +25,10 @@ class LoadedDice:
     def load(self, *faces: str) -> None:
         self.queue.extend(FACE_ID[face] for face in faces)
 
-    def below(self, n: int) -> int:
-        assert n == 6, "only dice are rolled"
+    def face(self, seat: int, roll: int, die: int) -> int:
+        assert 1 <= roll <= 3 and 0 <= die < 9
         assert self.queue, "the test rolled more dice than it loaded"
-        return self.queue.pop(0) - 1
+        return self.queue.pop(0)
 
 
 def game():
@@ -45,7 +45,8 @@ def turn_with(faces, *, players: int = 2, seat: int = 0, totals=None, reserved=N
 
     ``reserved`` maps seat -> die id of a knight held in front of that seat. Returns the state with the
     first roll made and resolved (catapults handed on, forced stops applied), and the dice still loaded
-    with whatever ``faces`` has beyond the first roll.
+    with whatever ``faces`` has beyond the first roll (``state.round_dice.load(...)`` adds more; every
+    later turn of the state rolls the same loaded dice).
     """
     state = new(players, 0, equal_turns=equal_turns)
     state.totals = list(totals) if totals is not None else [0] * players
@@ -54,7 +55,8 @@ def turn_with(faces, *, players: int = 2, seat: int = 0, totals=None, reserved=N
         state.reserved[holder] = die
     state.turn_index = round_index * players + seat
     state.turn_logs = []
-    state.chance = LoadedDice(*faces)
+    loaded = state.round_dice = LoadedDice(*faces)
+    state._deal_dice = lambda: loaded
     state.reset_legal_cache()
     state._start_turn()
     return state

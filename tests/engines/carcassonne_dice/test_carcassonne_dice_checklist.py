@@ -52,9 +52,9 @@ CHECKLIST = {
         "test_carcassonne_dice_end::test_cd_9_3_tied_leaders_at_the_cap_share_first_place",
         "test_carcassonne_dice_end::test_cd_9_5_ed_16_a_nine_catapult_winner_is_first_alone_whatever_the_totals",
     ],
-    "9 determinism: same seed and actions, same views; faces match random.Random by hand": [
+    "9 determinism: same seed and actions, same views; faces match the named streams by hand": [
         "test_carcassonne_dice_components::test_checklist_9_same_seed_and_actions_give_the_same_view_sequence",
-        "test_carcassonne_dice_components::test_ed_11_first_roll_matches_a_hand_computation_with_random_random",
+        "test_carcassonne_dice_components::test_ed_11_first_roll_matches_a_hand_computation_from_its_stream",
         "test_carcassonne_dice_golden::test_ed_11_golden_playthrough_replays_exactly",
     ],
 }

@@ -1,12 +1,11 @@
 """CD-1 components, CD-2 setup, ED-1 face drawings, ED-8 start player, ED-11 chance (checklist item 9)."""
 
-import random
-
 import pytest
 from carcassonne_dice_helpers import game, new, plane_of, random_game
+from streams_by_hand import stream_rng
 
 import engines
-from engines.carcassonne_dice.faces import CITY_FACES, FACE_TABLE, POINTS, ROTATED, rotated
+from engines.carcassonne_dice.faces import CITY_FACES, FACE_ID, FACE_TABLE, POINTS, ROTATED, rotated
 from engines.carcassonne_dice.state import DICE
 
 
@@ -73,21 +72,41 @@ def test_cd_2_2_ed_8_seat_0_starts_with_all_nine_dice():
     assert view["history"][0] == {"seat": 0, "event": "turn_start", "dice": 9, "doubled": False}
 
 
-def test_ed_11_first_roll_matches_a_hand_computation_with_random_random():
-    rng = random.Random(12345)
-    expected = [FACE_TABLE[int(rng.random() * 6)].name for _ in range(9)]
+def turn_table(seed: int, turn: int, players: int) -> list[str]:
+    """ED-11 by hand: turn t is seat t mod N's turn of round t // N, whose stream ("dice", round) holds 27
+    faces per seat, 3 rolls of 9 dice: die d of roll k of the seat's turn at 27 * seat + 9 * (k - 1) + d."""
+    rng = stream_rng(seed, "dice", turn // players)
+    table = [FACE_TABLE[int(rng.random() * 6)].name for _ in range(27 * players)]
+    seat = turn % players
+    return table[27 * seat:27 * seat + 27]
+
+
+def test_ed_11_first_roll_matches_a_hand_computation_from_its_stream():
+    expected = turn_table(12345, 0, 2)[:9]
     roll = new(2, seed=12345).view()["history"][1]
     assert roll["event"] == "roll" and roll["faces"] == expected
 
 
-def test_ed_11_a_roll_action_draws_the_next_faces_for_the_pool_dice_in_die_order():
+def test_ed_11_a_roll_action_shows_each_pool_die_its_own_face_of_that_roll():
     state = new(2, seed=2024)
-    rng = random.Random(2024)
-    [rng.random() for _ in range(9)]
-    pool_before = len(state.pool)
+    table = turn_table(2024, 0, 2)
+    collected = state.pool[0][0] if state.pool[0][1] == FACE_ID["KNIGHT"] else None
+    if collected is not None:
+        state.apply({"collect": "KNIGHT"})
+    pool_before = [die for die, _ in state.pool]
+    assert pool_before and collected not in pool_before
     state.apply({"roll": True})
     roll = [e for e in state.view()["history"] if e.get("event") == "roll"][-1]
-    assert roll["faces"] == [FACE_TABLE[int(rng.random() * 6)].name for _ in range(pool_before)]
+    assert roll["roll"] == 2 and roll["faces"] == [table[9 + die] for die in pool_before]
+
+
+def test_ed_11_later_turns_roll_from_their_own_streams():
+    state = new(3, seed=99)
+    while state.turn_index < 4:
+        state.apply(state.legal_actions()[-1])  # stop at once: every turn is one roll
+    first_rolls = [entry["faces"] for entry in state.view()["history"] if entry.get("event") == "roll"]
+    assert first_rolls[-1] == turn_table(99, 4, 3)[:9]  # seat 1 in round 1
+    assert first_rolls[0] == turn_table(99, 3, 3)[:9]
 
 
 def test_checklist_9_same_seed_and_actions_give_the_same_view_sequence():

@@ -21,7 +21,7 @@ def score_turn(state, size: int | None):
     """Finish the active seat's turn with a closed city of ``size`` dice (None: no city)."""
     if size:
         with_planes(state, closed_line(size))
-    state.chance.load(*CAPS)
+    state.round_dice.load(*CAPS)
     state.apply({"stop": True})
 
 

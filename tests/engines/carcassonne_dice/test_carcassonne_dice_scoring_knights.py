@@ -143,7 +143,7 @@ def test_cd_5_4_ed_7_knight_option_during_a_doubled_turn_doubles_the_next_once()
     state.apply({"stop": True})  # seat 1
     assert state.doubled and state.active == 0
     with_planes(state, closed_line(5))
-    state.chance.load(*CAPS)
+    state.round_dice.load(*CAPS)
     state.apply({"stop": True})
     assert state.scores() == [12, 0], "x2, never x4"
 

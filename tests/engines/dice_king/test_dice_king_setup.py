@@ -7,6 +7,7 @@ import random
 
 import pytest
 from dice_king_helpers import GAME, events, fresh
+from streams_by_hand import below, fisher_yates, stream_rng
 
 import engines
 from engines.dice_king.cards import STACK_CARDS
@@ -87,29 +88,22 @@ def test_dk_2_8_and_ed_5_most_sixes_starts_and_ties_roll_again():
 
 
 def hand_deal(players: int, seed: int) -> dict:
-    """ED-15 computed by hand with random.Random: stacks, tiles, roll-off and the first roll."""
-    rng = random.Random(seed)
-
-    def below(n):
-        return int(rng.random() * n)
-
-    def shuffled(items):
-        items = list(items)
-        for i in range(len(items) - 1, 0, -1):
-            j = below(i + 1)
-            items[i], items[j] = items[j], items[i]
-        return items
-
-    stacks = {stack: shuffled(sorted(STACK_CARDS[stack])) for stack in range(1, 6)}
-    tiles = shuffled([t for t in range(30) if t not in (12, 28)])
+    """ED-15 computed by hand from the named streams: stacks, tiles, roll-off and the first roll."""
+    stacks = {stack: fisher_yates(stream_rng(seed, "stack", stack), sorted(STACK_CARDS[stack]))
+              for stack in range(1, 6)}
+    tiles = fisher_yates(stream_rng(seed, "supply"), [t for t in range(30) if t not in (12, 28)])
     seats = list(range(players))
+    rounds = 0
     while True:
-        sixes = {seat: [1 + below(6) for _ in range(6)].count(6) for seat in seats}
+        rolls = {seat: stream_rng(seed, "roll_off", rounds, seat) for seat in seats}
+        sixes = {seat: [1 + below(rng, 6) for _ in range(6)].count(6) for seat, rng in rolls.items()}
         best = max(sixes.values())
         seats = [seat for seat in seats if sixes[seat] == best]
+        rounds += 1
         if len(seats) == 1:
             break
-    first_roll = [1 + below(6) for _ in range(6)]
+    dice = stream_rng(seed, "dice", 0)  # round 0, whose block 0 is the start player's first turn
+    first_roll = [1 + below(dice, 6) for _ in range(6)]
     return {"stacks": stacks, "removed": sorted(tiles[:2]), "supply": sorted(tiles[2:]), "start": seats[0],
             "first_roll": first_roll}
 
@@ -124,15 +118,55 @@ def test_ed_15_draw_order_matches_a_hand_computation(players, seed):
     assert state.dice == expected["first_roll"]
 
 
-def test_ed_15_tile_draws_take_item_below_len_supply():
+def test_ed_15_each_turn_of_a_round_reads_its_own_block_of_the_round_streams():
+    state = fresh(3, seed=19)
+    dice = stream_rng(19, "dice", 1)
+    blocks = [[1 + below(dice, 6) for _ in range(18)] for _ in range(3)]
+    while state.turn < 4:  # stop at once and take the first card or alarm offered: short turns
+        state.apply(state.legal_actions()[-1] if state.phase == "roll" else state.legal_actions()[0])
+    assert state.turn == 4 and state.dice == blocks[1][:6]  # round 1, place 1
+    assert state.active == (state.start_player + 1) % 3
+
+
+def test_ed_15_a_re_rolled_die_shows_its_own_next_throw():
+    state = fresh(3, seed=8)
+    dice = stream_rng(8, "dice", 0)
+    throws = [1 + below(dice, 6) for _ in range(18)]  # throw j of die d at 6j + d
+    assert state.dice == throws[:6]
+    state.apply({"reroll": [1, 4]})
+    assert state.dice == [throws[0], throws[6 + 1], throws[2], throws[3], throws[6 + 4], throws[5]]
+    state.apply({"reroll": [0, 4]})  # die 0's second throw, die 4's third
+    assert state.dice == [throws[6 + 0], throws[6 + 1], throws[2], throws[3], throws[12 + 4], throws[5]]
+
+
+def tickets(seed: int, round_: int, block: int) -> list[float]:
+    """Block ``block`` of stream ("tile", round): draw k of the round's turn i is block 3 * i + k."""
+    rng = stream_rng(seed, "tile", round_)
+    numbers = [rng.random() for _ in range(30 * (block + 1))]
+    return numbers[30 * block:]
+
+
+def test_ed_15_a_tile_draw_takes_the_supply_tile_with_the_smallest_ticket():
     state = fresh(3, seed=4)
-    twin = state.clone()
-    supply = list(twin.supply)
-    rng = twin.chance
-    index = rng.below(len(supply))
-    state.pending = {"effect": "DWARF", "card": "S1-01", "drawn": [], "to_place": 1, "tiers": 1}
-    state._draw(1)
-    assert state.pending["drawn"] == [supply[index]]
+    supply = list(state.supply)
+    state.pending = {"effect": "DWARF", "card": "S1-01", "drawn": [], "to_place": 1, "tiers": 2}
+    state._draw(2)
+    first = min(supply, key=tickets(4, 0, 0).__getitem__)
+    second = min((tile for tile in supply if tile != first), key=tickets(4, 0, 1).__getitem__)
+    assert state.pending["drawn"] == [first, second]
+    assert sorted(state.supply + [first, second]) == supply
+
+
+def test_ed_15_a_tile_draw_does_not_depend_on_tiles_it_does_not_pick():
+    # The draw's tile is the smallest ticket of the supply: taking other tiles out changes nothing.
+    state = fresh(2, seed=30)
+    winner = min(state.supply, key=tickets(30, 0, 0).__getitem__)
+    for smaller in (state.supply[::2], state.supply[1::2], [winner]):
+        twin = state.clone()
+        twin.supply = sorted(set(smaller) | {winner})
+        twin.pending = {"effect": "THIEF_GEM", "card": "S2-02", "drawn": [], "to_place": 1}
+        twin._draw(1)
+        assert twin.pending["drawn"] == [winner]
 
 
 def test_checklist_13_same_seed_and_actions_give_the_same_views():

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import random
 from collections import Counter
 
 import pytest
 from draftosaurus_helpers import GAME, SUMMER, SUMMER_WINTER, WINTER, new, random_playout
+from streams_by_hand import stream_rng
 
 from engines.draftosaurus.board import BOARD_ORDER, FACES, SPECIES
 
@@ -15,15 +15,17 @@ CANONICAL_FACES = ["woodlands", "grasslands", "restrooms", "food_court", "empty_
 
 
 def expected_chance(players: int, seed: int, games: int = 1):
-    """The deals and dice ED-1 prescribes, computed here independently of the engine."""
+    """The deals and dice ED-1 prescribes, computed here independently of the engine: game ``g``'s bag is
+    shuffled by stream ``("bag", g)`` and its dice are the numbers of stream ``("die", g)``, one per turn."""
     per_species = {2: 8, 3: 6, 4: 8, 5: 10}[players]
-    rng = random.Random(seed)
     result = []
-    for _ in range(games):
+    for game in range(games):
+        rng = stream_rng(seed, "bag", game)
         bag = [species for species in CANONICAL_SPECIES for _ in range(per_species)]
         for i in range(len(bag) - 1, 0, -1):
             j = int(rng.random() * (i + 1))
             bag[i], bag[j] = bag[j], bag[i]
+        rng = stream_rng(seed, "die", game)
         dice = [CANONICAL_FACES[int(rng.random() * 6)] for _ in range(12)]
         result.append((bag, dice))
     return result
@@ -104,7 +106,7 @@ def test_ed_1_shuffle_draws_and_dice_follow_the_fixed_formula():
         assert [entry["die"] for entry in state.history[:11]] == dice[:11]
 
 
-def test_ed_1_summer_winter_game_2_continues_the_same_rng():
+def test_ed_1_summer_winter_game_2_is_dealt_from_its_own_streams():
     (_, dice_1), (bag_2, _) = expected_chance(4, seed=5, games=2)
     state = new(4, SUMMER_WINTER, seed=5)
     game_1_dice = []

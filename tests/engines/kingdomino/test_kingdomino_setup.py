@@ -1,9 +1,14 @@
-"""KD-2: setup and the initial pick; ED-1 deterministic chance; ED-2 one seat at a time."""
+"""KD-2: setup and the initial pick; ED-1 deterministic chance; ED-2 one seat at a time.
+
+ED-1's draws come from named streams (``engines.kingdomino.state``): game ``g`` shuffles the pile with
+``("pile", g)`` and the kings with ``("pick_order", g)``; the hand computations below follow that.
+"""
 
 import random
 
 import pytest
 from kingdomino_helpers import new, play_out, play_until
+from streams_by_hand import RecordingStreams, fisher_yates, stream_rng
 
 import engines
 from engines.kingdomino.state import INITIAL_PICK, PLACE
@@ -15,15 +20,6 @@ MODES = {
     "4p": (4, {}, 1, 48, 4, 12, 5),
     "duel": (2, {"mighty_duel": True}, 2, 48, 4, 12, 7),
 }
-
-
-def fisher_yates(seed_rng, items):
-    """ED-1's shuffle written out independently of the engine."""
-    items = list(items)
-    for i in range(len(items) - 1, 0, -1):
-        j = int(seed_rng.random() * (i + 1))
-        items[i], items[j] = items[j], items[i]
-    return items
 
 
 @pytest.mark.parametrize("mode", MODES)
@@ -62,13 +58,13 @@ def test_kd_2_3_set_aside_dominoes_never_appear(players):
             state.apply(chooser.choice(state.legal_actions()))
         assert shown.isdisjoint(set_aside)
         assert len(shown) == 48 - len(set_aside)
-        order = fisher_yates(random.Random(seed), range(1, 49))
+        order = fisher_yates(stream_rng(seed, "pile", 0), range(1, 49))
         assert sorted(order[len(shown):]) == sorted(set_aside)
 
 
 def test_kd_2_4_lines_come_from_the_front_of_the_pile_sorted_lowest_first():
     seed = 11
-    order = fisher_yates(random.Random(seed), range(1, 49))
+    order = fisher_yates(stream_rng(seed, "pile", 0), range(1, 49))
     state = new(4, seed)
     assert [slot.domino for slot in state.current_line] == sorted(order[:4])
     play_until(state, lambda s: s.phase == PLACE)
@@ -84,8 +80,7 @@ def test_kd_2_4_lines_come_from_the_front_of_the_pile_sorted_lowest_first():
 def test_kd_2_5_initial_pick_follows_the_shuffled_kings():
     for players, kings in ((2, 2), (3, 1), (4, 1)):
         for seed in range(6):
-            rng = random.Random(seed)
-            fisher_yates(rng, range(1, 49))
+            rng = stream_rng(seed, "pick_order", 0)
             expected = fisher_yates(rng, [(s, k) for s in range(players) for k in range(kings)])
             state = new(players, seed)
             asked = []
@@ -104,9 +99,7 @@ def test_kd_2_5_initial_pick_follows_the_shuffled_kings():
 
 def test_kd_2_5_snake_variant_orders_start_other_other_start():
     for seed in range(8):
-        rng = random.Random(seed)
-        fisher_yates(rng, range(1, 49))
-        start = int(rng.random() * 2)
+        start = int(stream_rng(seed, "pick_order", 0).random() * 2)
         state = new(2, seed, initial_pick="snake")
         assert state.pick_order == [(start, 0), (1 - start, 0), (1 - start, 1), (start, 1)]
         seats = []
@@ -128,35 +121,35 @@ def test_kd_2_6_when_the_first_line_is_claimed_the_next_line_forms_and_round_1_s
     assert all(slot.king is not None for slot in state.current_line)
 
 
-def test_ed_1_chance_is_fisher_yates_on_random_and_nothing_else_draws():
+def test_ed_1_chance_is_fisher_yates_on_its_streams_and_nothing_else_draws():
     for seed in (0, 1, 12345, 2**40):
-        rng = random.Random(seed)
-        order = fisher_yates(rng, range(1, 49))
-        kings = fisher_yates(rng, [(0, 0), (0, 1), (1, 0), (1, 1)])
+        order = fisher_yates(stream_rng(seed, "pile", 0), range(1, 49))
+        kings = fisher_yates(stream_rng(seed, "pick_order", 0), [(0, 0), (0, 1), (1, 0), (1, 1)])
         state = new(2, seed)
         assert state.draw_pile == order[4:24] and state.set_aside == sorted(order[24:])
         assert state.pick_order == kings
-        # Setup drew exactly 47 + 3 numbers; a whole game draws nothing more.
-        assert state.chance.getstate() == rng.getstate()
+        # A whole game asks for no stream after its deal.
+        state.streams = RecordingStreams(seed)
         play_out(state, seed)
-        assert state.chance.getstate() == rng.getstate()
+        assert state.streams.asked == []
 
 
-def test_ed_1_dynasty_games_2_and_3_repeat_the_deal_on_the_same_stream():
+def test_ed_1_dynasty_games_2_and_3_are_dealt_from_their_own_streams():
     seed = 41
-    rng = random.Random(seed)
     deals = []
-    for _ in range(3):
-        order = fisher_yates(rng, range(1, 49))
-        kings = fisher_yates(rng, [(0, 0), (0, 1), (1, 0), (1, 1)])
+    for game_index in range(3):
+        order = fisher_yates(stream_rng(seed, "pile", game_index), range(1, 49))
+        kings = fisher_yates(stream_rng(seed, "pick_order", game_index), [(0, 0), (0, 1), (1, 0), (1, 1)])
         deals.append((sorted(order[:4]), order[4:24], sorted(order[24:]), kings))
     state = new(2, seed, dynasty=True)
+    state.streams = RecordingStreams(seed)
     for game_index, (first_line, pile, set_aside, kings) in enumerate(deals):
         play_until(state, lambda s, g=game_index: s.game_index == g)
         assert [slot.domino for slot in state.current_line] == first_line
         assert (state.draw_pile, state.set_aside, state.pick_order) == (pile, set_aside, kings)
     play_out(state, seed)
-    assert state.chance.getstate() == rng.getstate(), "the games draw nothing after their deals"
+    assert state.streams.asked == [("pile", 1), ("pick_order", 1), ("pile", 2), ("pick_order", 2)], \
+        "the games draw nothing after their deals"
 
 
 def test_ed_1_same_seed_same_game_and_replay_reproduces_it():
