@@ -76,7 +76,7 @@ _SEATS_EXAMPLE = [
 _LIMITS_EXAMPLE = {"move_ms": 1000, "bank_ms": 20000, "match_ms": 30000, "memory_mb": 256, "log_bytes": 65536,
                    "cpu_seconds": 60, "max_processes": 16, "tmp_mb": 16, "start_ms": 5000,
                    "max_message_bytes": 1048576, "file_mb": 16, "max_open_files": 64}
-_MATCH_EXAMPLE = {"id": 31, "game": "kingdomino", "rules_version": 1, "tournament_id": 3, "comparison_id": None,
+_MATCH_EXAMPLE = {"id": 31, "game": "kingdomino", "rules_version": 2, "tournament_id": 3, "comparison_id": None,
                   "index": 0, "players": 2,
                   "seed": 8841305791, "options": {"harmony": True}, "limits": _LIMITS_EXAMPLE,
                   "status": "finished", "attempts": 1,
@@ -241,7 +241,7 @@ class MatchBundleApi(APIView):
         responses={200: MatchBundleSerializer, **error_responses(404, 409)},
         examples=[OpenApiExample("bundle", value={
             "format": "bot-ladder-match", "format_version": 1, "match": 31, "game": "kingdomino",
-            "rules_version": 1, "players": 2, "seed": 8841305791, "options": {"harmony": True},
+            "rules_version": 2, "players": 2, "seed": 8841305791, "options": {"harmony": True},
             "limits": _LIMITS_EXAMPLE, "actions": [{"pick": 3}],
             "seats": [{"position": 0, "bot": "greedy", "bot_id": 7, "version": 2, "outcome": "ok", "score": 41,
                        "place": 1, "code": {"kind": "py", "sha256": "9f2c...e1", "base64": "ZGVmIGFjdCguLi4="}},
