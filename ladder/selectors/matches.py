@@ -152,6 +152,22 @@ def replay_failed(*, match: Match, error: Exception) -> ReplayUnavailable:
     )
 
 
+def _finished_match_to_read(*, match_id: int, what: str) -> Match:
+    """The match (with its game and tournament) whose ``what`` (its replay, its bundle) anyone may read:
+    ServiceError 404 for no such match, 409 until it finished, and 409 for a rated duplicate deal's rotation
+    until its tournament finished (``rated_play.match_seed_visible``: the deal's seed is secret until then)."""
+    match = Match.objects.select_related("game", "tournament").filter(pk=match_id).first()
+    if match is None:
+        raise ServiceError(f"no match with id {match_id}", status=404)
+    if match.status != Match.Status.FINISHED:
+        raise ServiceError(f"match {match_id} is {match.status}; its {what} exists once it finished: poll "
+                           f"GET /api/matches/{match_id}/ until status is finished", status=409)
+    if not match_seed_visible(match):
+        raise ServiceError(f"match {match_id} is one rotation of a rated deal whose other rotations share its "
+                           f"secret seed; its {what} exists once its tournament finished", status=409)
+    return match
+
+
 def match_replay(*, match_id: int) -> dict:
     """``{"actions", "frames"}`` of a finished match: the spectator view before the first action and after
     each one, recomputed by the engine.
@@ -160,15 +176,7 @@ def match_replay(*, match_id: int) -> dict:
     tournament finished, ``rated_play.match_seed_visible``); ``ReplayUnavailable`` (410) when it was
     played under another ``rules_version`` of its game, or (409) when the engine fails on its actions.
     """
-    match = Match.objects.select_related("game", "tournament").filter(pk=match_id).first()
-    if match is None:
-        raise ServiceError(f"no match with id {match_id}", status=404)
-    if match.status != Match.Status.FINISHED:
-        raise ServiceError(f"match {match_id} is {match.status}; its replay exists once it finished: poll "
-                           f"GET /api/matches/{match_id}/ until status is finished", status=409)
-    if not match_seed_visible(match):
-        raise ServiceError(f"match {match_id} is one rotation of a rated deal whose other rotations share its "
-                           "secret seed; its replay exists once its tournament finished", status=409)
+    match = _finished_match_to_read(match_id=match_id, what="replay")
     unavailable = replay_unavailable_reason(match=match)
     if unavailable is not None:
         raise unavailable
@@ -197,15 +205,7 @@ def match_bundle(*, match_id: int, user) -> dict:
     """
     from ladder.services.bots import sandbox_limits
 
-    match = Match.objects.select_related("game", "tournament").filter(pk=match_id).first()
-    if match is None:
-        raise ServiceError(f"no match with id {match_id}", status=404)
-    if match.status != Match.Status.FINISHED:
-        raise ServiceError(f"match {match_id} is {match.status}; its bundle exists once it finished: poll "
-                           f"GET /api/matches/{match_id}/ until status is finished", status=409)
-    if not match_seed_visible(match):
-        raise ServiceError(f"match {match_id} is one rotation of a rated deal whose other rotations share its "
-                           "secret seed; its bundle exists once its tournament finished", status=409)
+    match = _finished_match_to_read(match_id=match_id, what="bundle")
     seats = list(match.seats.select_related("bot", "bot_version").defer("log", "decisions", "bot_version__code")
                  .order_by("position"))
     readable = access.bot_versions_readable_by(user).filter(id__in=[seat.bot_version_id for seat in seats])

@@ -69,7 +69,7 @@ from ladder.services.sequential import (
     sprt_decision,
     sprt_llr,
 )
-from ladder.services.tournaments import TOURNAMENT_PRIORITY, _current_versions
+from ladder.services.tournaments import TOURNAMENT_PRIORITY, _current_versions, entrants_check
 
 DEFAULT_ELO0 = 0.0
 DEFAULT_ELO1 = 20.0
@@ -138,26 +138,10 @@ def _opponents_checked(*, bot: Bot, opponent_ids: Sequence[int]) -> list[int]:
     ids = list(opponent_ids)
     if len(ids) > MAX_OPPONENTS:
         raise ServiceError(f"at most {MAX_OPPONENTS} opponents", field="opponents")
-    if len(set(ids)) != len(ids):
-        raise ServiceError("each opponent may be listed once", field="opponents")
     if bot.id in ids:
         raise ServiceError(f"{bot.name} is the bot under comparison: leave out opponents to play the candidate "
                            "against the baseline", field="opponents")
-    found = {b.id: b for b in Bot.objects.filter(id__in=ids)}
-    missing = [bot_id for bot_id in ids if bot_id not in found]
-    if missing:
-        raise ServiceError(f"no bots with ids {missing}", field="opponents")
-    wrong_game = sorted(b.name for b in found.values() if b.game_id != bot.game_id)
-    if wrong_game:
-        raise ServiceError(f"these bots play another game than {bot.game.slug}: {', '.join(wrong_game)}",
-                           field="opponents")
-    inactive = sorted(b.name for b in found.values() if not b.active)
-    if inactive:
-        raise ServiceError(f"these bots are inactive: {', '.join(inactive)}", field="opponents")
-    current = _current_versions(ids)
-    without_code = sorted(found[b].name for b in ids if b not in current)
-    if without_code:
-        raise ServiceError(f"these bots have no accepted version: {', '.join(without_code)}", field="opponents")
+    entrants_check(bot_ids=ids, game=bot.game, field="opponents")
     return ids
 
 

@@ -56,6 +56,29 @@ def _current_versions(bot_ids: Sequence[int]) -> dict[int, int]:
     return current
 
 
+def entrants_check(*, bot_ids: Sequence[int], game: Game, field: str) -> dict[int, Bot]:
+    """The bots ``bot_ids`` by id, once each, if every one may play: it exists, plays ``game``, is active
+    and has an accepted version. Otherwise ServiceError naming ``field`` and every bot at fault. Two
+    queries."""
+    if len(set(bot_ids)) != len(bot_ids):
+        raise ServiceError("each bot may be listed once", field=field)
+    bots = {bot.id: bot for bot in Bot.objects.filter(id__in=bot_ids)}
+    missing = [bot_id for bot_id in bot_ids if bot_id not in bots]
+    if missing:
+        raise ServiceError(f"no bots with ids {missing}", field=field)
+    wrong_game = sorted(b.name for b in bots.values() if b.game_id != game.id)
+    if wrong_game:
+        raise ServiceError(f"these bots play another game than {game.slug}: {', '.join(wrong_game)}", field=field)
+    inactive = sorted(b.name for b in bots.values() if not b.active)
+    if inactive:
+        raise ServiceError(f"these bots are inactive: {', '.join(inactive)}", field=field)
+    current = _current_versions(bot_ids)
+    without_code = sorted(bots[b].name for b in bot_ids if b not in current)
+    if without_code:
+        raise ServiceError(f"these bots have no accepted version: {', '.join(without_code)}", field=field)
+    return bots
+
+
 def _seeds(*, tournament: Tournament, first_index: int, count: int, deals: Sequence[int] | None) -> list[int]:
     """The seed of each new match. Rated: secret, from the CSPRNG, one per match or, with ``deals``, one
     per deal shared by its rotations. Unrated: derived from the tournament's seed and the match's index,
@@ -180,21 +203,7 @@ def tournament_create(
     if games_per_pairing < 1:
         raise ServiceError("games_per_pairing must be at least 1", field="games_per_pairing")
     bot_ids = list(bot_ids)
-    if len(set(bot_ids)) != len(bot_ids):
-        raise ServiceError("each bot may be listed once", field="bots")
-    bots = {bot.id: bot for bot in Bot.objects.filter(id__in=bot_ids)}
-    missing = [bot_id for bot_id in bot_ids if bot_id not in bots]
-    if missing:
-        raise ServiceError(f"no bots with ids {missing}", field="bots")
-    wrong_game = sorted(b.name for b in bots.values() if b.game_id != game.id)
-    if wrong_game:
-        raise ServiceError(f"these bots play another game than {game.slug}: {', '.join(wrong_game)}", field="bots")
-    inactive = sorted(b.name for b in bots.values() if not b.active)
-    if inactive:
-        raise ServiceError(f"these bots are inactive: {', '.join(inactive)}", field="bots")
-    without_code = sorted(bots[b].name for b in bot_ids if b not in _current_versions(bot_ids))
-    if without_code:
-        raise ServiceError(f"these bots have no accepted version: {', '.join(without_code)}", field="bots")
+    entrants_check(bot_ids=bot_ids, game=game, field="bots")
     if len(bot_ids) < players_per_match:
         raise ServiceError(
             f"a {players_per_match}-player round robin needs at least {players_per_match} bots", field="bots"
