@@ -1,18 +1,64 @@
 """Kombu's filesystem transport tuned for Celery workers: the embedded default's broker.
 
-Celery drives transports without an event loop (the filesystem one among them) with a blocking loop that
-calls ``drain_events(timeout=2.0)`` and only between two calls performs its pending operations, which
-include acknowledging messages. With one message in flight per worker process (prefetch 1) nothing else
-arrives to end the wait, so every task would sit up to two seconds before the next could be fetched.
-Ending a fruitless wait after one polling interval keeps a task's round trip in the milliseconds.
+Three changes to Kombu's transport, each for a fault seen with it:
+
+* Celery drives transports without an event loop (the filesystem one among them) with a blocking loop that
+  calls ``drain_events(timeout=2.0)`` and only between two calls performs its pending operations, which
+  include acknowledging messages. With one message in flight per worker process (prefetch 1) nothing else
+  arrives to end the wait, so every task would sit up to two seconds before the next could be fetched.
+  Ending a fruitless wait after one polling interval keeps a task's round trip in the milliseconds.
+* Kombu creates a message's file under its final name and then writes it, so a worker polling at that
+  moment takes the empty or half-written file and its consumer dies on the JSON. Here a message is written
+  under a name no queue matches and renamed into place, which is atomic: a reader sees all of it or none.
+* A message file that still cannot be read (a stray or torn file) is dropped with a warning and the next
+  one delivered. Nothing is lost by that: the database is the source of truth, and the reconciler sends a
+  queued match's message again when the broker holds fewer messages than there are queued matches.
 """
 
 from __future__ import annotations
 
+import logging
+import os
+import uuid
+from time import monotonic
+
+from kombu.exceptions import ChannelError
 from kombu.transport import filesystem
+from kombu.utils.encoding import str_to_bytes
+from kombu.utils.json import dumps
+
+logger = logging.getLogger(__name__)
+
+
+class Channel(filesystem.Channel):
+    def _put(self, queue, payload, **kwargs):
+        """Put ``payload`` onto ``queue``: written in full under a temporary name, then renamed."""
+        final = os.path.join(self.data_folder_out, f"{monotonic() * 1000:.0f}_{uuid.uuid4()}.{queue}.msg")
+        # No queue's name pattern (".<queue>.msg") matches this one, so no reader takes it while it grows.
+        partial = os.path.join(self.data_folder_out, f".partial-{uuid.uuid4()}")
+        try:
+            with open(partial, "wb") as file:
+                file.write(str_to_bytes(dumps(payload)))
+            os.replace(partial, final)
+        except OSError as exc:
+            try:
+                os.unlink(partial)
+            except OSError:
+                pass
+            raise ChannelError(f"Cannot add file {final!r} to directory") from exc
+
+    def _get(self, queue):
+        """The next readable message of ``queue``; raises ``Empty`` when there is none."""
+        while True:
+            try:
+                return super()._get(queue)
+            except ValueError as exc:  # JSON that does not decode: that file is already taken away
+                logger.warning("dropped an unreadable message of queue %s: %s", queue, exc)
 
 
 class Transport(filesystem.Transport):
+    Channel = Channel
+
     def drain_events(self, connection, timeout=None):
         polling = self.polling_interval
         # A blocking call (timeout None) keeps its meaning; only bounded waits are shortened.
