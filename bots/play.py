@@ -108,11 +108,15 @@ def _zip_folder(folder: Path) -> bytes:
     return buffer.getvalue()
 
 
-def main(argv: list[str], *, limits: Limits, allow_unsafe: bool, stdout, stderr) -> int:
+def main(argv: list[str], *, limits: Limits, allow_unsafe: bool, stdout, stderr,
+         limit_caps: Limits | None = None) -> int:
     """Run ``play`` with ``argv`` (without the program name); returns the exit status. With
-    ``--from-bundle`` the bundle's limits apply instead of ``limits``."""
+    ``--from-bundle`` the bundle's limits apply instead of ``limits``, each at most its value in
+    ``limit_caps`` (by default ``limits`` itself): a bundle is a file anyone can write, so it may tighten
+    the sandbox but never loosen it beyond what this machine allows."""
     if any(arg == "--from-bundle" or arg.startswith("--from-bundle=") for arg in argv):
-        return _main_from_bundle(argv, allow_unsafe=allow_unsafe, stdout=stdout, stderr=stderr)
+        return _main_from_bundle(argv, caps=limit_caps or limits, allow_unsafe=allow_unsafe, stdout=stdout,
+                                 stderr=stderr)
     try:
         args = _parser().parse_args(argv)
         try:
@@ -204,10 +208,10 @@ class Bundle:
     seats: list[BundleSeat]
 
 
-def load_bundle(path: str) -> Bundle:
+def load_bundle(path: str, *, caps: Limits) -> Bundle:
     """The bundle in file ``path``, or ``_ArgumentError`` saying what is wrong with it: not readable, not
-    JSON, not a bundle of the known format, a game not installed here, rules that changed since, limits or
-    code that cannot be used (code whose SHA-256 differs from the bundle's)."""
+    JSON, not a bundle of the known format, a game not installed here, rules that changed since, limits
+    that are not whole numbers or exceed ``caps``, or code whose SHA-256 differs from the bundle's."""
     try:
         data = json.loads(Path(path).read_bytes())
     except OSError as exc:
@@ -245,15 +249,15 @@ def load_bundle(path: str) -> Bundle:
         raise _ArgumentError(f"{path}: the bundle's 'seats' must be {players} objects, one per player")
     return Bundle(
         match=field("match", int, null=True), game=game, rules_version=rules_version, players=players,
-        seed=field("seed", int), options=field("options", dict), limits=_bundle_limits(field("limits", dict), path),
+        seed=field("seed", int), options=field("options", dict), limits=_bundle_limits(field("limits", dict), path, caps),
         actions=field("actions", list),
         seats=[_bundle_seat(seat, position, path) for position, seat in enumerate(seats)],
     )
 
 
-def _bundle_limits(stored: dict, path: str) -> Limits:
+def _bundle_limits(stored: dict, path: str, caps: Limits) -> Limits:
     """The bundle's limits as ``Limits`` (names this version does not know are left out, like a worker
-    does with a match's stored limits)."""
+    does with a match's stored limits), each between its floor and its value in ``caps``."""
     known = {f.name for f in dataclasses.fields(Limits)}
     values = {}
     for name, value in stored.items():
@@ -263,6 +267,10 @@ def _bundle_limits(stored: dict, path: str) -> Limits:
         floor = 0 if name == "bank_ms" else 1
         if not isinstance(value, int) or isinstance(value, bool) or value < floor:
             raise _ArgumentError(f"{path}: the bundle's limit {name!r} is {value!r}, not a whole number >= {floor}")
+        cap = getattr(caps, name)
+        if value > cap:
+            raise _ArgumentError(f"{path}: the bundle's limit {name!r} is {value}, more than this machine allows "
+                                 f"({cap}): a bundle may tighten the sandbox, never loosen it")
         values[name] = value
     return Limits(**values)
 
@@ -288,10 +296,10 @@ def _bundle_seat(seat: dict, position: int, path: str) -> BundleSeat:
     return BundleSeat(position=position, bot=name, version=version, outcome=outcome, code=data)
 
 
-def _main_from_bundle(argv: list[str], *, allow_unsafe: bool, stdout, stderr) -> int:
+def _main_from_bundle(argv: list[str], *, caps: Limits, allow_unsafe: bool, stdout, stderr) -> int:
     try:
         args = _bundle_parser().parse_args(argv)
-        bundle = load_bundle(args.from_bundle)
+        bundle = load_bundle(args.from_bundle, caps=caps)
         takeover = None
         if args.seat is None and args.from_step is not None:
             raise _ArgumentError("--from-step K needs --seat N BOT: the bot that takes over from step K")

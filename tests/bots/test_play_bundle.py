@@ -37,9 +37,13 @@ def isolated():
         skip_without_isolation(exc)
 
 
+#: What the tests' bundles may ask for: the server's caps stand in, above the default clock.
+CAPS = Limits(move_ms=10_000)
+
+
 def run(argv):
     out, err = io.StringIO(), io.StringIO()
-    status = main(argv, limits=Limits(), allow_unsafe=False, stdout=out, stderr=err)
+    status = main(argv, limits=Limits(), limit_caps=CAPS, allow_unsafe=False, stdout=out, stderr=err)
     return status, out.getvalue(), err.getvalue()
 
 
@@ -228,3 +232,31 @@ def test_recorded_actions_the_engine_refuses_are_a_clear_error(isolated, race, t
     assert (status, out) == (2, "")
     assert err == ("play: the recorded action of step 1 is not legal in the replayed game: the recording does not "
                    "fit this engine\n")
+
+
+@pytest.mark.parametrize(("name", "value"), [
+    ("memory_mb", 10**6), ("max_processes", 10**6), ("cpu_seconds", 10**9), ("tmp_mb", 10**6),
+    ("move_ms", 10**9),
+])
+def test_a_bundle_cannot_loosen_the_sandbox_beyond_this_machines_caps(race, tmp_path, name, value):
+    # A bundle is a file anybody can write and pass around: its limits are hostile input like its code.
+    bundle = _valid(race)
+    bundle["limits"] = {name: value}
+    path = _write(tmp_path, bundle)
+    out, err = io.StringIO(), io.StringIO()
+    caps = Limits(move_ms=60_000)
+    status = main(["--from-bundle", path], limits=Limits(), limit_caps=caps, allow_unsafe=False, stdout=out,
+                  stderr=err)
+    assert (status, out.getvalue()) == (2, "")
+    cap = getattr(caps, name)
+    assert (f"the bundle's limit {name!r} is {value}, more than this machine allows ({cap}): a bundle may "
+            "tighten the sandbox, never loosen it") in err.getvalue()
+
+
+def test_without_caps_given_the_local_limits_are_the_caps(race, tmp_path):
+    bundle = _valid(race)
+    bundle["limits"] = {"memory_mb": Limits().memory_mb + 1}
+    out, err = io.StringIO(), io.StringIO()
+    status = main(["--from-bundle", _write(tmp_path, bundle)], limits=Limits(), allow_unsafe=False, stdout=out,
+                  stderr=err)
+    assert status == 2 and f"more than this machine allows ({Limits().memory_mb})" in err.getvalue()

@@ -77,3 +77,15 @@ def test_the_command_refuses_a_step_out_of_range(tmp_path, bots_allow_unsafe):
     assert played.returncode == 2
     assert played.stderr.startswith(f"play: --from-step {len(match.actions)}: the match has steps 0 to ")
     assert "Traceback" not in played.stderr
+
+
+def test_the_command_holds_a_bundles_limits_to_the_servers_caps(tmp_path, settings):
+    owner = UserFactory(username="owner")
+    match = finished_match(bots=[BotFactory(owner=owner), BotFactory()])
+    path, bundle = download(token_client(owner), match.id, tmp_path)
+    bundle["limits"]["memory_mb"] = settings.BOTS_MAX_MEMORY_MB + 1
+    (tmp_path / "loose.json").write_text(json.dumps(bundle))
+    played = manage_play("--from-bundle", str(tmp_path / "loose.json"), allow_unsafe=False)
+    assert played.returncode == 2
+    assert (f"the bundle's limit 'memory_mb' is {settings.BOTS_MAX_MEMORY_MB + 1}, more than this machine "
+            f"allows ({settings.BOTS_MAX_MEMORY_MB})") in played.stderr

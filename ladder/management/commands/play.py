@@ -8,7 +8,7 @@ import sys
 from django.conf import settings
 from django.core.management.base import BaseCommand
 
-from ladder.services.bots import sandbox_limits
+from ladder.services.bots import sandbox_limit_caps, sandbox_limits
 
 
 class Command(BaseCommand):
@@ -30,5 +30,5 @@ class Command(BaseCommand):
     def play(self, argv: list[str]) -> int:
         from bots.play import main
 
-        return main(argv, limits=sandbox_limits(), allow_unsafe=settings.BOTS_ALLOW_UNSAFE, stdout=self.stdout,
-                    stderr=self.stderr)
+        return main(argv, limits=sandbox_limits(), limit_caps=sandbox_limit_caps(),
+                    allow_unsafe=settings.BOTS_ALLOW_UNSAFE, stdout=self.stdout, stderr=self.stderr)
