@@ -125,7 +125,7 @@ class TournamentCreateForm(forms.Form):
         players.widget.attrs.update(min=game.min_players, max=game.max_players)
         players.help_text = f"{game.title} is played by {game.min_players} to {game.max_players} players."
         self.fields["options"].help_text = (f"Optional: a JSON object of game options over {game.title}'s defaults, "
-                                            f"{json.dumps(game.default_options)}.")
+                                            f"{json.dumps(game.default_options, sort_keys=True)}.")
         if not staff:
             del self.fields["rated"]
 

@@ -102,7 +102,9 @@ def test_the_form_offers_the_games_active_accepted_bots_of_anybody_with_owner_an
     html = response.content.decode()
     assert [bot.name for _box, bot in response.context["form"].bot_choices()] == ["dino"]
     assert 'max="5"' in html and "adas-bot" not in html
-    assert "over Draftosaurus&#x27;s defaults, {&quot;mode&quot;: &quot;single&quot;" in html
+    # Keys in order whatever the database keeps them in (PostgreSQL's jsonb orders them its own way).
+    assert ("over Draftosaurus&#x27;s defaults, {&quot;board&quot;: &quot;summer&quot;, &quot;mode&quot;: "
+            "&quot;single&quot;}") in html
     assert 'value="draftosaurus" selected' in html
     # An unknown game falls back to the first one rather than failing.
     assert client.get(URL, {"game": "chess"}).status_code == 200
