@@ -76,6 +76,20 @@ def race():
 
 
 @pytest.fixture(scope="module")
+def isolated():
+    """The process's shared sandbox (``bots.sandbox.get_sandbox``) is available: skipped, or failed in CI,
+    where the machine cannot isolate bots."""
+    from sandbox_helpers import skip_without_isolation
+
+    from bots.sandbox import SandboxUnavailable, get_sandbox
+
+    try:
+        get_sandbox()
+    except SandboxUnavailable as exc:
+        skip_without_isolation(exc)
+
+
+@pytest.fixture(scope="module")
 def sandbox(tmp_path_factory):
     """A real zygote sandbox of its own for each test module (skipped, or failed in CI, where the machine
     cannot isolate bots)."""

@@ -6,11 +6,10 @@ import io
 import json
 
 import pytest
-from sandbox_helpers import FIRST_BOT, GREEDY_BOT, bot_source, skip_without_isolation
+from sandbox_helpers import FIRST_BOT, GREEDY_BOT, bot_source
 
 from bots.play import main
 from bots.referee import Limits
-from bots.sandbox import SandboxUnavailable, get_sandbox
 
 
 @pytest.fixture
@@ -21,14 +20,6 @@ def bot_files(tmp_path):
     greedy.mkdir()
     (greedy / "bot.py").write_bytes(GREEDY_BOT)
     return str(first), str(greedy)
-
-
-@pytest.fixture(scope="module")
-def isolated():
-    try:
-        get_sandbox()
-    except SandboxUnavailable as exc:
-        skip_without_isolation(exc)
 
 
 def run(argv, limits=None):

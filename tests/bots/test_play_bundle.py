@@ -10,12 +10,11 @@ import io
 import json
 
 import pytest
-from sandbox_helpers import FIRST_BOT, GREEDY_BOT, bot_source, skip_without_isolation
+from sandbox_helpers import FIRST_BOT, GREEDY_BOT, bot_source
 
 import engines
 from bots.play import main
 from bots.referee import BotSpec, Limits, play_match
-from bots.sandbox import SandboxUnavailable, get_sandbox
 
 # Answers 1 until it has been asked three times, then 3: what it plays depends on what it remembers.
 COUNTER_BOT = bot_source("""
@@ -27,14 +26,6 @@ COUNTER_BOT = bot_source("""
         print("asked", asked)
         return 3 if asked >= 3 and 3 in legal_actions else legal_actions[0]
 """)
-
-
-@pytest.fixture(scope="module")
-def isolated():
-    try:
-        get_sandbox()
-    except SandboxUnavailable as exc:
-        skip_without_isolation(exc)
 
 
 #: What the tests' bundles may ask for: the server's caps stand in, above the default clock.

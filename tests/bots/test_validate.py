@@ -8,10 +8,8 @@ import zipfile
 from pathlib import Path
 
 import pytest
-from sandbox_helpers import skip_without_isolation
 
 from bots.archive import ArchiveCaps, UnsafeArchive, unpack
-from bots.sandbox import SandboxUnavailable, get_sandbox
 from bots.sandbox.codecache import CodeCache
 from bots.upload_checks import check_compiles
 from bots.validate import ValidationError, check_static, random_bot_path, validate_upload
@@ -187,14 +185,6 @@ def test_code_cache_holds_the_bytecode_of_every_module_named_as_in_the_sandbox(t
 
 
 # The smoke match runs in the real sandbox against the game's random bot.
-
-@pytest.fixture(scope="module")
-def isolated():
-    try:
-        get_sandbox()
-    except SandboxUnavailable as exc:
-        skip_without_isolation(exc)
-
 
 def test_smoke_match_accepts_a_bot_that_plays(isolated):
     game = "kingdomino"
