@@ -19,7 +19,12 @@ from django.utils import timezone
 from django.views.decorators.http import require_GET, require_POST
 from rest_framework.exceptions import Throttled
 
-from ladder.api.throttles import TournamentCreateThrottle, UploadThrottle, WriteRateThrottle
+from ladder.api.throttles import (
+    ComparisonCreateThrottle,
+    TournamentCreateThrottle,
+    UploadThrottle,
+    WriteRateThrottle,
+)
 from ladder.models import Match
 from ladder.selectors import bots as bot_reads
 from ladder.selectors import comparisons as comparison_reads
@@ -121,7 +126,7 @@ def comparison_start(request, bot_id: int):
     page = bot_reads.bot_page(bot_id=bot.id, viewer=request.user)
     form = ComparisonForm(request.POST, versions=_accepted_numbers(page))
     wait = None
-    if form.is_valid():
+    if form.is_valid() and (wait := _throttled(request, form, ComparisonCreateThrottle)) is None:
         try:
             comparison = comparison_create(user=request.user, bot_id=bot.id, baseline=form.cleaned_data["baseline"],
                                            candidate=form.cleaned_data["candidate"],

@@ -106,3 +106,18 @@ def test_the_bot_page_reads_its_comparisons_in_one_query_however_many(client, bo
             assert client.get(f"/bots/{bot.id}/").status_code == 200
         counts.append(len(queries))
     assert counts[0] == counts[1]
+
+
+def test_the_creation_throttle_of_the_api_counts_here_too(client, bot, settings):
+    from django.core.cache import cache
+
+    cache.clear()
+    settings.REST_FRAMEWORK = {**settings.REST_FRAMEWORK, "DEFAULT_THROTTLE_RATES": {"tournaments": "1/hour"}}
+    client.force_login(bot.owner)
+    url = reverse("comparison-start", args=[bot.id])
+    assert client.post(url, {"baseline": "1", "candidate": "2"}).status_code == 302
+    response = client.post(url, {"baseline": "1", "candidate": "2"})
+    assert response.status_code == 429 and response.has_header("Retry-After")
+    assert "too many tournaments and comparisons created" in response.content.decode()
+    assert Comparison.objects.count() == 1
+    cache.clear()
