@@ -1,6 +1,6 @@
 """Kombu's filesystem transport tuned for Celery workers: the embedded default's broker.
 
-Three changes to Kombu's transport, each for a fault seen with it:
+Four changes to Kombu's transport, each for a fault seen with it:
 
 * Celery drives transports without an event loop (the filesystem one among them) with a blocking loop that
   calls ``drain_events(timeout=2.0)`` and only between two calls performs its pending operations, which
@@ -10,6 +10,9 @@ Three changes to Kombu's transport, each for a fault seen with it:
 * Kombu creates a message's file under its final name and then writes it, so a worker polling at that
   moment takes the empty or half-written file and its consumer dies on the JSON. Here a message is written
   under a name no queue matches and renamed into place, which is atomic: a reader sees all of it or none.
+* Kombu names a message by its clock in milliseconds without padding and takes the names in text order,
+  so messages left out of order whenever the clock passed a power of ten (9,999 ms sorts after 10,000 ms).
+  Here the clock is zero-padded to a fixed width (``message_name``), so text order is time order.
 * A message file that still cannot be read (a stray or torn file) is dropped with a warning and the next
   one delivered. Nothing is lost by that: the database is the source of truth, and the reconciler sends a
   queued match's message again when the broker holds fewer messages than there are queued matches.
@@ -29,11 +32,19 @@ from kombu.utils.json import dumps
 
 logger = logging.getLogger(__name__)
 
+# Digits of the millisecond clock in a message's name: 10**16 ms is over 300,000 years of uptime.
+CLOCK_DIGITS = 16
+
+
+def message_name(queue: str, clock_ms: float) -> str:
+    """The file name of a message of ``queue`` sent at ``clock_ms``: names sort as text in clock order."""
+    return f"{int(clock_ms):0{CLOCK_DIGITS}d}_{uuid.uuid4()}.{queue}.msg"
+
 
 class Channel(filesystem.Channel):
     def _put(self, queue, payload, **kwargs):
         """Put ``payload`` onto ``queue``: written in full under a temporary name, then renamed."""
-        final = os.path.join(self.data_folder_out, f"{monotonic() * 1000:.0f}_{uuid.uuid4()}.{queue}.msg")
+        final = os.path.join(self.data_folder_out, message_name(queue, monotonic() * 1000))
         # No queue's name pattern (".<queue>.msg") matches this one, so no reader takes it while it grows.
         partial = os.path.join(self.data_folder_out, f".partial-{uuid.uuid4()}")
         try:

@@ -9,6 +9,8 @@ import threading
 import pytest
 from kombu import Connection
 
+from ladder.broker import message_name
+
 QUEUE = "matches"
 
 
@@ -58,9 +60,10 @@ def test_a_reader_never_sees_a_message_before_its_writer_finished(channel):
 
 def test_an_unreadable_message_file_is_dropped_and_the_next_one_delivered(channel):
     channel, folder = channel
-    # What a publisher that died mid-write (or a stray file) leaves behind: sorted before the good one.
-    (folder / f"0_broken.{QUEUE}.msg").write_bytes(b"")
-    (folder / f"1_torn.{QUEUE}.msg").write_bytes(b'{"body": ')
+    # What a publisher that died mid-write (or a stray file) leaves behind, named as sent at the clock's
+    # first milliseconds: before the good one whatever the machine's uptime.
+    (folder / message_name(QUEUE, 0)).write_bytes(b"")
+    (folder / message_name(QUEUE, 1)).write_bytes(b'{"body": ')
     channel._put(QUEUE, {"body": "whole"})
     assert channel._get(QUEUE) == {"body": "whole"}
     assert not list(folder.glob(f"*.{QUEUE}.msg"))
@@ -70,3 +73,16 @@ def test_no_temporary_file_is_left_behind(channel):
     channel, folder = channel
     channel._put(QUEUE, {"body": 1})
     assert [p.name.endswith(f".{QUEUE}.msg") for p in folder.iterdir()] == [True]
+
+
+@pytest.mark.parametrize("earlier, later", [(9_999, 10_000), (999, 1_000_000), (1, 2_000_000),
+                                            (99_999_999, 100_000_000)])
+def test_message_names_sort_in_clock_order_across_powers_of_ten(earlier, later):
+    assert message_name(QUEUE, earlier) < message_name(QUEUE, later)
+
+
+def test_messages_leave_in_the_order_they_were_sent_when_the_clock_passes_a_power_of_ten(channel):
+    channel, folder = channel
+    for clock_ms, body in ((10_000, "second"), (9_999, "first"), (10_001, "third")):
+        (folder / message_name(QUEUE, clock_ms)).write_text(f'{{"body": "{body}"}}')
+    assert [channel._get(QUEUE)["body"] for _ in range(3)] == ["first", "second", "third"]
