@@ -24,6 +24,7 @@ from ladder.services.rated_play import (
     round_robin_owners_check,
     tournament_rated_check,
 )
+from ladder.services.rotations import first_rotations, rotations_in_sequence
 from ladder.services.scheduling import (
     derive_deal_seed,
     derive_seed,
@@ -111,7 +112,9 @@ def matches_create(
     sandbox limits resolved now (settings, the game's, the tournament's overrides). A rated tournament's
     match draws a secret seed of its own; an unrated one's derives from the tournament's seed and the
     match's index. ``deals`` (one per seating, a duplicate round robin's) names each match's deal: the
-    matches of one deal share one seed, secret or derived from the deal's number. Returns the match ids.
+    matches of one deal share one seed, secret or derived from the deal's number. In a rated duplicate
+    only the first rotation of each deal is sent now, the others wait held (``ladder.services.rotations``).
+    Returns the match ids.
 
     ValueError for a rated seating of two bots of one owner (``rated_play.rated_seatings_check``): callers
     pair bots so that none is formed.
@@ -119,6 +122,9 @@ def matches_create(
     if deals is not None and len(deals) != len(seatings):
         raise ValueError("deals must name one deal per seating")
     rated_seatings_check(tournament=tournament, seatings=seatings)
+    held: set[int] = set()  # offsets of the rotations sent later, one by one
+    if deals is not None and rotations_in_sequence(tournament):
+        held = set(range(len(seatings))) - set(first_rotations(range(len(seatings)), deals))
     versions = _current_versions({bot_id for seating in seatings for bot_id in seating})
     limits = limits_resolve(game_slug=tournament.game.slug, overrides=tournament.limits)
     seeds = _seeds(tournament=tournament, first_index=first_index, count=len(seatings), deals=deals)
@@ -136,7 +142,8 @@ def matches_create(
             rules_version=rules_version,
             limits=limits,
             priority=priority,
-            enqueued_at=now,
+            # A held rotation has no message yet: it is sent when the rotation before it is done.
+            enqueued_at=None if offset in held else now,
         )
         for offset, seating in enumerate(seatings)
     ]
@@ -161,7 +168,7 @@ def matches_create(
         batch_size=1000,
     )
     match_ids = [ids_by_index[first_index + offset] for offset in range(len(seatings))]
-    matches_enqueue_on_commit(match_ids)
+    matches_enqueue_on_commit([match_id for offset, match_id in enumerate(match_ids) if offset not in held])
     return match_ids
 
 
@@ -191,7 +198,8 @@ def tournament_create(
     seeds derive from ``seed`` (random if not given), and they count against the creator's
     ``UNRATED_MATCHES_PER_DAY``. ``rated`` (staff only) moves leaderboard ratings; each match then draws
     a secret seed and no ``seed`` may be chosen, and no two of the bots may have one owner
-    (``ladder.services.rated_play``).
+    (``ladder.services.rated_play``). A rated duplicate plays each deal's rotations one after another
+    (``ladder.services.rotations``); an unrated one plays them at the same time.
 
     Raises ServiceError (what to fix) for: an unknown game, players outside the game's range, unknown,
     duplicate, inactive or other-game bots, bots without an accepted version, too few bots, more matches
