@@ -48,7 +48,9 @@ _RATING_EXAMPLE = {"game": "kingdomino", "elo": 1500.0, "games": 0, "wins": 0, "
                    "provisional": True}
 _BOT_EXAMPLE = {"id": 7, "name": "greedy", "game": "kingdomino", "owner": "ada", "active": True,
                 "created_at": "2026-05-01T12:00:00Z", "current_version": _VERSION_EXAMPLE,
-                "versions": [_VERSION_EXAMPLE], "ratings": [_RATING_EXAMPLE]}
+                "versions": [_VERSION_EXAMPLE], "ratings": [_RATING_EXAMPLE],
+                "ladder_status": {"state": "playing", "message": "Plays on the Kingdomino ladder: each round pairs it "
+                                                                 "with bots of other owners close to its rating."}}
 
 
 def _bot_example(name: str, status_code: str = "200", **changes) -> OpenApiExample:
@@ -99,16 +101,29 @@ class BotRatingSerializer(serializers.Serializer):
         return rating_is_provisional(rating.games)
 
 
+class LadderStatusSerializer(serializers.Serializer):
+    state = serializers.ChoiceField(
+        choices=["playing", "off", "unavailable", "inactive", "no_accepted_version", "own_bots_only", "too_few_bots"],
+        help_text="playing: the ladder pairs it. own_bots_only: its only possible opponents are its owner's other "
+                  "bots (or bots of too few owners for a match), and a rated match never seats two bots of one "
+                  "owner. The others say why it does not play yet: no ladder on this server, its game no longer "
+                  "installed, inactive, no accepted version, too few bots in the game.")
+    message = serializers.CharField(help_text="The same in a sentence, with what would change it.")
+
+
 class BotDetailSerializer(serializers.ModelSerializer):
     game = serializers.CharField(source="game.slug")
     owner = serializers.CharField(source="owner.username")
     current_version = serializers.SerializerMethodField(help_text="The newest accepted version: the one that plays.")
     versions = serializers.SerializerMethodField()
     ratings = BotRatingSerializer(many=True, read_only=True)
+    ladder_status = LadderStatusSerializer(
+        read_only=True, help_text="Whether the game's ladder pairs the bot (rated games), and if not why.")
 
     class Meta:
         model = Bot
-        fields = ("id", "name", "game", "owner", "active", "created_at", "current_version", "versions", "ratings")
+        fields = ("id", "name", "game", "owner", "active", "created_at", "current_version", "versions", "ratings",
+                  "ladder_status")
 
     @extend_schema_field(VersionSerializer(many=True))
     def get_versions(self, bot):
@@ -297,7 +312,8 @@ class BotDeactivateApi(_BotActivationApi):
                     "Matches already scheduled still play. Owner only: another user's bot answers 404.",
         request=None,
         responses={200: BotDetailSerializer, **error_responses(401, 404)},
-        examples=[_bot_example("deactivated", active=False)],
+        examples=[_bot_example("deactivated", active=False, ladder_status={
+            "state": "inactive", "message": "No ladder games: the bot is inactive. Reactivate it to play again."})],
     )
     def post(self, request, bot_id: int):
         return super().post(request, bot_id)

@@ -8,7 +8,7 @@ from django.db.models.functions import Lower
 
 from ladder.models import Bot, BotVersion, Game, Match, Rating, RatingChange, Seat
 from ladder.selectors.matches import RECENT_MATCHES, finished_matches_with_seats, finished_seat_results
-from ladder.services import access, ratings
+from ladder.services import access, ladder, ratings
 from ladder.services.errors import ServiceError
 
 # Matches of a bot that its page's head-to-head table is computed over (the newest ones).
@@ -59,10 +59,12 @@ def bots_enterable(*, game: Game) -> QuerySet[Bot]:
 
 
 def bot_detail_get(*, bot_id: int) -> Bot:
-    """A bot with its versions (code left out) and ratings prefetched, or ServiceError 404. Three queries.
+    """A bot with its versions (code left out) and ratings prefetched, or ServiceError 404. Five queries
+    at most.
 
     ``current_version`` is the prefetched version that :func:`current_version_number` names (None while
-    no version is accepted)."""
+    no version is accepted); ``ladder_status`` whether the ladder pairs it, and if not why
+    (``ladder.bot_ladder_status``: two queries, none for an inactive bot)."""
     bot = (
         Bot.objects.select_related("game", "owner")
         .annotate(current_version_number=current_version_number())
@@ -76,6 +78,7 @@ def bot_detail_get(*, bot_id: int) -> Bot:
     if bot is None:
         raise ServiceError(f"no bot with id {bot_id}", status=404)
     bot.current_version = next((v for v in bot.versions.all() if v.number == bot.current_version_number), None)
+    bot.ladder_status = ladder.bot_ladder_status(bot=bot)
     return bot
 
 
@@ -157,6 +160,7 @@ def bot_page(*, bot_id: int, viewer) -> dict:
         "ratings_over_time": ratings_over_time,
         "recent": recent,
         "head_to_head": bot_frequent_opponents(bot=bot),
+        "ladder_status": ladder.bot_ladder_status(bot=bot),
     }
 
 

@@ -118,12 +118,19 @@ def _for_update() -> str:
 
 @_statement
 def claim_sql() -> str:
-    """Params: running, token, lease end, now, worker, now, match id, queued, running, now. The
-    database serialises concurrent claims on the row; the second one matches no row."""
+    """Params: running, token, lease end, now, worker, now, match id, queued, running, now, queued,
+    running. The database serialises concurrent claims on the row; the second one matches no row. A
+    held rotation of a rated deal (an earlier rotation of its deal still queued or running:
+    ``ladder.services.rotations``) matches no row either, whatever message brought the claim; the
+    ``deal IS NULL`` test first keeps that look off every other match."""
+    match, index = _table(Match), _column("index")
     return (
-        f"UPDATE {_table(Match)} SET status = %s, attempts = attempts + 1, attempt_token = %s, lease_expires_at = %s, "
+        f"UPDATE {match} SET status = %s, attempts = attempts + 1, attempt_token = %s, lease_expires_at = %s, "
         "started_at = %s, worker = %s, updated_at = %s "
-        "WHERE id = %s AND (status = %s OR (status = %s AND lease_expires_at < %s))"
+        "WHERE id = %s AND (status = %s OR (status = %s AND lease_expires_at < %s)) "
+        f"AND ({match}.deal IS NULL OR NOT EXISTS (SELECT 1 FROM {match} p JOIN {_table(Tournament)} t "
+        f"ON t.id = p.tournament_id WHERE p.tournament_id = {match}.tournament_id AND p.deal = {match}.deal "
+        f"AND p.{index} < {match}.{index} AND p.status IN (%s, %s) AND t.rated))"
     )
 
 
@@ -165,10 +172,11 @@ def finish_sql() -> str:
 @_statement
 def seats_sql() -> str:
     """Params: match id. Rows: seat id, bot id, game id, tournament id, tournament kind, whether the
-    tournament is rated, comparison id, in seat order. A comparison's match has no tournament: NULL
+    tournament is rated, comparison id, deal, in seat order. A comparison's match has no tournament: NULL
     tournament id, kind and rated (unrated)."""
     return (
-        f"SELECT s.id, s.bot_id, m.game_id, m.tournament_id, t.kind, t.rated, m.comparison_id FROM {_table(Seat)} s "
+        f"SELECT s.id, s.bot_id, m.game_id, m.tournament_id, t.kind, t.rated, m.comparison_id, m.deal "
+        f"FROM {_table(Seat)} s "
         f"JOIN {_table(Match)} m ON m.id = s.match_id LEFT JOIN {_table(Tournament)} t ON t.id = m.tournament_id "
         "WHERE s.match_id = %s ORDER BY s.position"
     )

@@ -36,6 +36,7 @@ from ladder.services import match_sql
 from ladder.services.comparisons import comparison_advance, comparison_decided
 from ladder.services.enqueue import broker_queue_length, matches_enqueue_on_commit
 from ladder.services.rating_updates import ratings_compute, ratings_write
+from ladder.services.rotations import rotation_held, rotation_release_next
 from ladder.services.tournaments import tournament_finish_if_done
 
 logger = logging.getLogger(__name__)
@@ -80,7 +81,7 @@ def match_claim(*, match_id: int, worker: str = "", now: datetime | None = None)
     with connection.cursor() as claim, connection.cursor() as read:
         with match_sql.statements_batched():
             claim.execute(match_sql.claim_sql(), [running, match_sql.db_token(token), lease_end, at, worker[:200],
-                                                  at, match_id, queued, running, at])
+                                                  at, match_id, queued, running, at, queued, running])
             read.execute(match_sql.claimed_match_sql(), [match_id])
         claimed = claim.rowcount
         rows = read.fetchall()
@@ -187,12 +188,14 @@ def match_record_result(*, match_id: int, token: str, result) -> bool:
             others_queued = queued_left.fetchone()[0]
         if len(result.seats) != len(rows) or not rows:
             raise ValueError(f"match {match_id} has {len(rows)} seats, the result {len(result.seats)}")
-        game_id, tournament_id, kind, rated, comparison_id = rows[0][2:]
+        game_id, tournament_id, kind, rated, comparison_id, deal = rows[0][2:]
         seats = [_RecordedSeat(id=seat_id, bot_id=bot_id, played=played)
                  for (seat_id, bot_id, *_), played in zip(rows, result.seats, strict=True)]
         may_finish_tournament = kind == Tournament.Kind.ROUND_ROBIN and not others_queued
+        # A rotation of a rated deal sends the deal's next one (``rotations``) within this transaction.
+        releases_rotation = bool(rated) and deal is not None and bool(others_queued)
         # A comparison counts the pair, decides or schedules more within this transaction.
-        follow_up = may_finish_tournament or comparison_id is not None
+        follow_up = may_finish_tournament or comparison_id is not None or releases_rotation
         # Outside the batch: the rare repair of a missing rating row runs ORM statements, which need
         # their answers at once.
         rating_writes = ratings_compute(game_id=game_id, match_id=match_id, seats=seats,
@@ -209,6 +212,8 @@ def match_record_result(*, match_id: int, token: str, result) -> bool:
                 ])
                 if not follow_up:
                     match_sql.commit_batched(commit)
+        if releases_rotation:
+            rotation_release_next(tournament_id=tournament_id, deal=deal)
         if may_finish_tournament:
             tournament_finish_if_done(tournament_id=tournament_id)
         if comparison_id is not None:
@@ -246,6 +251,9 @@ def _give_back(match: Match, *, reason: str, now: datetime) -> str:
         if match.comparison_id is not None:
             comparison_advance(comparison_id=match.comparison_id)
         else:
+            if match.deal is not None and match.tournament.rated:
+                # Failed for good: the deal's next rotation plays without it.
+                rotation_release_next(tournament_id=match.tournament_id, deal=match.deal)
             tournament_finish_if_done(tournament_id=match.tournament_id)
         logger.warning("match %s failed after %s attempts: %s", match.id, match.attempts, reason)
         return "failed"
@@ -279,7 +287,8 @@ def matches_reconcile(*, now: datetime | None = None) -> ReconcileReport:
     """Recover from lost work: running matches past their lease go back to the queue (or fail after too
     many attempts); queued matches get their message again when the broker holds fewer messages than
     there are queued matches (all of them then: duplicates are harmless, the claim skips them), and in
-    any case once they have waited ``MATCH_REQUEUE_AFTER_S`` unclaimed."""
+    any case once they have waited ``MATCH_REQUEUE_AFTER_S`` unclaimed. A held rotation of a rated deal
+    (``rotations.rotation_held``) has no message to lose: it is neither counted nor sent."""
     now = now or timezone.now()
     # First, so that the matches given back below, whose messages go out as each one commits, are not
     # counted among them.
@@ -304,6 +313,7 @@ def matches_reconcile(*, now: datetime | None = None) -> ReconcileReport:
     with transaction.atomic():
         stale = list(
             Match.objects.filter(status=Match.Status.QUEUED)
+            .filter(~rotation_held())
             .filter(Q(enqueued_at__lt=stale_before) | Q(enqueued_at__isnull=True))
             .exclude(id__in=expired_ids)
             .exclude(id__in=lost)
@@ -319,7 +329,9 @@ def matches_reconcile(*, now: datetime | None = None) -> ReconcileReport:
 
 
 def _queued_ids() -> list[int]:
-    return list(Match.objects.filter(status=Match.Status.QUEUED).order_by("priority", "id").values_list("id", flat=True))
+    """The queued matches that should have a message on the broker: held rotations have none."""
+    return list(Match.objects.filter(status=Match.Status.QUEUED).filter(~rotation_held())
+                .order_by("priority", "id").values_list("id", flat=True))
 
 
 def _queued_without_message() -> list[int]:

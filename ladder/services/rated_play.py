@@ -13,19 +13,34 @@ the match, and is shown (with everything derived from it: the replay, the openin
 the match finished. A rated duplicate round robin draws one secret seed per deal, shared by the deal's
 seat rotations, and shows it once the tournament finished (a finished rotation would otherwise give
 away the seed of one still queued). A chosen seed exists only in unrated tournaments (and ``manage.py play``).
+
+A rated match never seats two bots of one owner: two bots that answer to one person could trade a game
+by a handshake in their moves, and no channel can be closed against a partner that wants to lose. Every
+pairing of rated play (the ladder's, a staff round robin's, any later one) asks
+:func:`seating_owners_distinct`, and :func:`rated_seatings_check` holds every rated schedule to it as it
+is stored. The one owner that is no owner in this sense is the house, the account that owns the shipped
+example bots (:data:`HOUSE_BOTS`): nobody can log in to it, and its bots' code is the repository's, public
+and fixed, so they may meet each other (the demo's and the benchmark's rated games are between them).
 """
 
 from __future__ import annotations
 
 import secrets
+from collections.abc import Iterable, Mapping, Sequence
 
-from django.db.models import Q
+from django.contrib.auth.hashers import UNUSABLE_PASSWORD_PREFIX
+from django.db.models import BooleanField, ExpressionWrapper, Q
 
-from ladder.models import Match, Tournament
+from ladder.models import Bot, Match, Tournament
 from ladder.services.errors import ServiceError
+from ladder.services.examples import EXAMPLES_OWNER
 
 #: Matches that move leaderboard ratings (a filter on Match querysets).
 RATED_MATCHES = Q(tournament__rated=True)
+
+#: The house's bots (a filter on Bot querysets): owned by the examples account while nobody can log in to
+#: it. An account that registered under that name has a usable password, and its bots are an owner's.
+HOUSE_BOTS = Q(owner__username=EXAMPLES_OWNER, owner__password__startswith=UNUSABLE_PASSWORD_PREFIX)
 
 RATED_SEED_REFUSED = ("a rated tournament has no chosen seed: the server draws each match's seed in secret and "
                       "shows it once the match finished; leave out seed, or start an unrated tournament")
@@ -72,3 +87,70 @@ def tournament_rated_check(*, created_by, rated: bool, seed: int | None) -> None
                            "standings", field="rated", status=403)
     if seed is not None:
         raise ServiceError(RATED_SEED_REFUSED, field="seed")
+
+
+def rated_owner_keys(*, bot_ids: Iterable[int]) -> dict[int, int | None]:
+    """bot id -> the owner it answers to in rated play: its owner's user id, or None for a house bot (no
+    owner: house bots may meet each other). Bots that do not exist are left out. One query."""
+    rows = (Bot.objects.filter(id__in=list(bot_ids))
+            .annotate(house=ExpressionWrapper(HOUSE_BOTS, output_field=BooleanField()))
+            .values_list("id", "owner_id", "house"))
+    return {bot_id: None if house else owner_id for bot_id, owner_id, house in rows}
+
+
+def seating_owners_distinct(bot_ids: Sequence[int], *, owners: Mapping[int, int | None]) -> bool:
+    """Whether one rated match may seat ``bot_ids`` together: no two of them answer to one owner.
+    ``owners`` is :func:`rated_owner_keys` (a bot it lacks counts as its own owner). Pure: any pairing can
+    ask it about a whole group, or about a group with one more candidate."""
+    seen: set[int] = set()
+    for bot_id in bot_ids:
+        owner = owners.get(bot_id)
+        if owner is None:
+            continue
+        if owner in seen:
+            return False
+        seen.add(owner)
+    return True
+
+
+def bots_sharing_an_owner(bot_ids: Iterable[int], *, owners: Mapping[int, int | None]) -> list[list[int]]:
+    """The bots of ``bot_ids`` that share an owner with another of them, one list per owner (in the order
+    given): what a rated schedule of all their combinations could not play."""
+    by_owner: dict[int, list[int]] = {}
+    for bot_id in bot_ids:
+        owner = owners.get(bot_id)
+        if owner is not None:
+            by_owner.setdefault(owner, []).append(bot_id)
+    return [bots for bots in by_owner.values() if len(bots) > 1]
+
+
+def rated_seatings_check(*, tournament: Tournament, seatings: Sequence[Sequence[int]]) -> None:
+    """Refuse (ValueError) to store a rated schedule in which one match seats two bots of one owner. The
+    last guard, as matches are created: every rated pairing already avoids such groups, and a staff round
+    robin is refused earlier with a message (:func:`round_robin_owners_check`). Nothing for unrated ones."""
+    if not match_moves_ratings(tournament):
+        return
+    owners = rated_owner_keys(bot_ids={bot_id for seating in seatings for bot_id in seating})
+    clashing = [tuple(seating) for seating in seatings if not seating_owners_distinct(seating, owners=owners)]
+    if clashing:
+        raise ValueError(f"a rated match may not seat two bots of one owner: {clashing[:5]}")
+
+
+def round_robin_owners_check(*, bots: Mapping[int, Bot], players_per_match: int, rated: bool) -> None:
+    """Refuse a rated round robin that would seat two bots of one owner in a match (ServiceError 400,
+    naming them). A round robin plays every combination of its bots, so with two bots of one owner among
+    them (and two seats or more) some match would; playing all but those matches would change what the
+    round robin measures behind its creator's back. ``bots`` (id -> Bot) are its entrants. Unrated round robins may seat anybody."""
+    if not rated or players_per_match < 2:
+        return
+    owners = rated_owner_keys(bot_ids=bots)
+    shared = bots_sharing_an_owner(bots, owners=owners)
+    if not shared:
+        return
+    names = "; ".join(f"{bots[group[0]].owner.username}'s {', '.join(sorted(bots[b].name for b in group))}"
+                      for group in shared)
+    raise ServiceError(
+        "a rated round robin plays every combination of its bots, and rated play never seats two bots of one "
+        f"owner in a match (they could trade games): {names}. Keep one bot per owner, or start it unrated",
+        field="bots",
+    )

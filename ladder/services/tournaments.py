@@ -17,7 +17,14 @@ from ladder.services.errors import ServiceError
 from ladder.services.games import game_get
 from ladder.services.limits import limits_resolve, tournament_limits_check
 from ladder.services.quotas import unrated_matches_reserve
-from ladder.services.rated_play import match_moves_ratings, rated_match_seed, tournament_rated_check
+from ladder.services.rated_play import (
+    match_moves_ratings,
+    rated_match_seed,
+    rated_seatings_check,
+    round_robin_owners_check,
+    tournament_rated_check,
+)
+from ladder.services.rotations import first_rotations, rotations_in_sequence
 from ladder.services.scheduling import (
     derive_deal_seed,
     derive_seed,
@@ -105,10 +112,19 @@ def matches_create(
     sandbox limits resolved now (settings, the game's, the tournament's overrides). A rated tournament's
     match draws a secret seed of its own; an unrated one's derives from the tournament's seed and the
     match's index. ``deals`` (one per seating, a duplicate round robin's) names each match's deal: the
-    matches of one deal share one seed, secret or derived from the deal's number. Returns the match ids.
+    matches of one deal share one seed, secret or derived from the deal's number. In a rated duplicate
+    only the first rotation of each deal is sent now, the others wait held (``ladder.services.rotations``).
+    Returns the match ids.
+
+    ValueError for a rated seating of two bots of one owner (``rated_play.rated_seatings_check``): callers
+    pair bots so that none is formed.
     """
     if deals is not None and len(deals) != len(seatings):
         raise ValueError("deals must name one deal per seating")
+    rated_seatings_check(tournament=tournament, seatings=seatings)
+    held: set[int] = set()  # offsets of the rotations sent later, one by one
+    if deals is not None and rotations_in_sequence(tournament):
+        held = set(range(len(seatings))) - set(first_rotations(range(len(seatings)), deals))
     versions = _current_versions({bot_id for seating in seatings for bot_id in seating})
     limits = limits_resolve(game_slug=tournament.game.slug, overrides=tournament.limits)
     seeds = _seeds(tournament=tournament, first_index=first_index, count=len(seatings), deals=deals)
@@ -126,7 +142,8 @@ def matches_create(
             rules_version=rules_version,
             limits=limits,
             priority=priority,
-            enqueued_at=now,
+            # A held rotation has no message yet: it is sent when the rotation before it is done.
+            enqueued_at=None if offset in held else now,
         )
         for offset, seating in enumerate(seatings)
     ]
@@ -151,7 +168,7 @@ def matches_create(
         batch_size=1000,
     )
     match_ids = [ids_by_index[first_index + offset] for offset in range(len(seatings))]
-    matches_enqueue_on_commit(match_ids)
+    matches_enqueue_on_commit([match_id for offset, match_id in enumerate(match_ids) if offset not in held])
     return match_ids
 
 
@@ -180,14 +197,16 @@ def tournament_create(
     Unrated (the default) it keeps its own standings and leaves leaderboard ratings alone; its matches'
     seeds derive from ``seed`` (random if not given), and they count against the creator's
     ``UNRATED_MATCHES_PER_DAY``. ``rated`` (staff only) moves leaderboard ratings; each match then draws
-    a secret seed and no ``seed`` may be chosen (``ladder.services.rated_play``).
+    a secret seed and no ``seed`` may be chosen, and no two of the bots may have one owner
+    (``ladder.services.rated_play``). A rated duplicate plays each deal's rotations one after another
+    (``ladder.services.rotations``); an unrated one plays them at the same time.
 
     Raises ServiceError (what to fix) for: an unknown game, players outside the game's range, unknown,
     duplicate, inactive or other-game bots, bots without an accepted version, too few bots, more matches
     than ``TOURNAMENT_MAX_MATCHES``, options the engine refuses, ``limits`` overrides that are not
     user-facing limits within the server's caps (``ladder.services.limits``), a seed for a rated
-    tournament; ServiceError 403 for a rated tournament asked by anyone but staff; QuotaExceeded (429)
-    past the creator's daily quota of unrated matches.
+    tournament, two bots of one owner in a rated one; ServiceError 403 for a rated tournament asked by
+    anyone but staff; QuotaExceeded (429) past the creator's daily quota of unrated matches.
     """
     tournament_rated_check(created_by=created_by, rated=rated, seed=seed)
     game = game_get(slug=game_slug)
@@ -203,7 +222,8 @@ def tournament_create(
     if games_per_pairing < 1:
         raise ServiceError("games_per_pairing must be at least 1", field="games_per_pairing")
     bot_ids = list(bot_ids)
-    entrants_check(bot_ids=bot_ids, game=game, field="bots")
+    entrants = entrants_check(bot_ids=bot_ids, game=game, field="bots")
+    round_robin_owners_check(bots=entrants, players_per_match=players_per_match, rated=rated)
     if len(bot_ids) < players_per_match:
         raise ServiceError(
             f"a {players_per_match}-player round robin needs at least {players_per_match} bots", field="bots"

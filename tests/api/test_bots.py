@@ -99,13 +99,24 @@ def test_list_query_count_does_not_grow_with_bots(api_client, django_assert_max_
         assert len(api_client.get("/api/bots/?page_size=50").json()["results"]) == 12
 
 
-def test_detail_has_versions_and_ratings_in_three_queries(api_client, django_assert_max_num_queries):
+def test_detail_has_versions_ratings_and_ladder_status_in_five_queries(api_client, django_assert_max_num_queries):
     bot = BotFactory()
-    with django_assert_max_num_queries(3):
+    with django_assert_max_num_queries(5):
         body = api_client.get(f"/api/bots/{bot.id}/").json()
     assert body["current_version"]["number"] == 1 and body["ratings"][0]["elo"] == 1500.0
     missing = api_client.get("/api/bots/999999/")
     assert missing.status_code == 404 and error_of(missing)["detail"] == "no bot with id 999999"
+
+
+def test_detail_says_why_a_bot_whose_only_opponents_are_its_owners_bots_gets_no_ladder_games(api_client):
+    ada = UserFactory()
+    mine, other_of_mine = BotFactory(owner=ada), BotFactory(owner=ada)
+    status = api_client.get(f"/api/bots/{mine.id}/").json()["ladder_status"]
+    assert status["state"] == "own_bots_only"
+    assert "its only possible opponents are its owner's other bots" in status["message"]
+    assert "never seats two bots of one owner" in status["message"]
+    BotFactory()  # another owner's bot joins the ladder
+    assert api_client.get(f"/api/bots/{other_of_mine.id}/").json()["ladder_status"]["state"] == "playing"
 
 
 def test_new_version_keeps_the_rating_and_becomes_current_once_accepted(auth_client):

@@ -1,12 +1,14 @@
 """A duplicate round robin created through the REST API and played by a real ``celery worker`` process:
 every finished deal holds its bots in all seat rotations, under one seed, and the standings give the
-pair's points per deal."""
+pair's points per deal. A rated one, on a worker of two processes, never runs two rotations of a deal at
+the same time."""
 
 import pytest
+from django.contrib.auth import get_user_model
 from django.core.files.uploadedfile import SimpleUploadedFile
 
 from ladder.models import Match
-from tests.conftest import FIRST_LEGAL_BOT, LAST_LEGAL_BOT, wait_until_checked
+from tests.conftest import FIRST_LEGAL_BOT, LAST_LEGAL_BOT, BotFactory, wait_until_checked
 from tests.e2e.test_round_robin import registered, wait_finished
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(300)]
@@ -46,3 +48,36 @@ def test_every_finished_deal_holds_its_bots_in_both_seat_orders_under_one_seed(w
     for row in body["deals"]:
         assert [line["bot_id"] for line in row["bots"]] == sorted(bot_ids)
         assert sum(line["points"] for line in row["bots"]) == 2.0
+
+
+# Each decision takes a while, so that a match lasts about a second and two rotations started together
+# would overlap by most of it.
+SLOW_BOT = b"import time\n\ndef act(observation, legal_actions):\n    time.sleep(0.03)\n    return legal_actions[0]\n"
+
+
+def test_the_rotations_of_a_rated_deal_never_overlap_on_two_worker_processes(worker_pool):
+    worker_pool.start(concurrency=2)
+    staff = registered("operator")
+    get_user_model().objects.filter(username="operator").update(is_staff=True)
+    bots = [BotFactory(code=SLOW_BOT), BotFactory(code=SLOW_BOT + b"# the other\n")]
+    created = staff.post("/api/tournaments/", {"game": "kingdomino", "name": "rated duplicate", "rated": True,
+                                               "bots": [b.id for b in bots], "players_per_match": 2,
+                                               "games_per_pairing": 3, "duplicate": True}, format="json")
+    assert created.status_code == 201, created.json()
+    body = wait_finished(staff, created.json()["id"], worker_pool)
+    assert body["progress"]["finished"] == 6 and body["progress"]["failed"] == 0
+
+    by_deal: dict[int, list[Match]] = {}
+    for match in Match.objects.filter(tournament_id=body["id"]).order_by("started_at"):
+        by_deal.setdefault(match.deal, []).append(match)
+    assert sorted(by_deal) == [0, 1, 2]
+    for deal, rotations in by_deal.items():
+        assert [m.attempts for m in rotations] == [1, 1]
+        earlier, later = rotations
+        assert later.started_at >= earlier.finished_at, (
+            f"deal {deal}: rotation {later.index} started at {later.started_at}, before rotation "
+            f"{earlier.index} finished at {earlier.finished_at}")
+        assert [m.index for m in rotations] == sorted(m.index for m in rotations)
+    # Deals still run side by side: both processes were busy at once.
+    spans = sorted((m.started_at, m.finished_at) for rotations in by_deal.values() for m in rotations)
+    assert any(later_start < earlier_end for (_, earlier_end), (later_start, _) in zip(spans, spans[1:]))

@@ -57,16 +57,16 @@ def test_round_robin_through_rest_and_a_real_worker(worker_pool, settings):
     staff = registered("operator")
     get_user_model().objects.filter(username="operator").update(is_staff=True)
     bot_ids = []
-    for name, code in kingdomino_bots().items():
-        response = client.post("/api/bots/", {"game": "kingdomino", "name": name,
-                                              "code": SimpleUploadedFile("bot.py", code)}, format="multipart")
+    bots = dict(kingdomino_bots())
+    if len(bots) < 3:
+        bots["firstlegal2"] = FIRST_LEGAL_BOT + b"#2\n"
+    # One owner per bot: a rated match never seats two bots of one owner.
+    for index, (name, code) in enumerate(bots.items()):
+        owner = client if index == 0 else registered(f"author{index}")
+        response = owner.post("/api/bots/", {"game": "kingdomino", "name": name,
+                                             "code": SimpleUploadedFile("bot.py", code)}, format="multipart")
         assert response.status_code == 202, response.json()
         bot_ids.append(response.json()["id"])
-    if len(bot_ids) < 3:
-        second = client.post("/api/bots/", {"game": "kingdomino", "name": "firstlegal2",
-                                            "code": SimpleUploadedFile("bot.py", FIRST_LEGAL_BOT + b"#2\n")},
-                             format="multipart")
-        bot_ids.append(second.json()["id"])
     # The worker compiles every upload and plays its smoke match before it may play.
     wait_until_checked(client, bot_ids)
 

@@ -70,6 +70,18 @@ def test_bot_page_shows_versions_history_chart_head_to_head_and_matches(client, 
     assert "says" not in html  # logs are the owner's
 
 
+def test_bot_page_says_why_a_bot_whose_only_opponents_are_its_owners_bots_gets_no_ladder_games(client, bot_factory,
+                                                                                             user_factory):
+    ada = user_factory()
+    mine = bot_factory(owner=ada)
+    bot_factory(owner=ada)
+    page = client.get(f"/bots/{mine.id}/").content.decode()
+    assert 'data-state="own_bots_only"' in page
+    assert "its only possible opponents are its owner&#x27;s other bots" in page
+    bot_factory()
+    assert 'data-state="playing"' in client.get(f"/bots/{mine.id}/").content.decode()
+
+
 def test_bot_owner_sees_logs_and_the_new_version_form(client, tournament_factory):
     bot = tournament_factory(bots=2).bots.first()
     client.force_login(bot.owner)
