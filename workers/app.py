@@ -6,7 +6,7 @@ The database is the source of truth; the broker only rings the bell (see ladder.
 import os
 
 from celery import Celery
-from celery.signals import worker_process_init
+from celery.signals import worker_process_init, worker_process_shutdown
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "ladder.settings")
 
@@ -23,6 +23,18 @@ def _configure_worker_connections(**_) -> None:
 
     if not settings.MATCH_SYNCHRONOUS_COMMIT:
         connection_created.connect(commit_without_flush_wait, weak=False)
+
+
+@worker_process_shutdown.connect
+def _close_sandboxes(**_) -> None:
+    """A pool process leaves through ``os._exit``, which runs no ``atexit`` hook: its sandboxes (their
+    cgroups, the frozen ``freezer-pin`` among them) are closed here, or they would stay behind. That is
+    every ordinary end of the process: the warm shutdown, ``--max-tasks-per-child``, and SIGTERM, which
+    billiard turns into ``SystemExit`` in a pool process (what a supervisor stopping the whole process
+    group sends)."""
+    from bots.sandbox import close_all
+
+    close_all()
 
 
 def commit_without_flush_wait(sender, connection, **_) -> None:

@@ -72,7 +72,10 @@ process of the bot's pid namespace, which the shell hands the host, so that the 
 bot started, thawing it if it was frozen (a frozen process acts on SIGKILL only once thawed). If the host itself dies, its zygote, the zygote's cells, their shells and the bots follow it
 through their parent-death signals. The reaper then
 waits until nothing of the bot is left in its cell's cgroups, killing stragglers, before the cell serves
-another bot; a cell that cannot be cleaned is discarded with its cgroups.
+another bot; a cell that cannot be cleaned is discarded with its cgroups. The worker's cgroups are its own
+by a lock it holds, not by its pid (:mod:`bots.sandbox.cgroups`): it removes them whenever it stops
+(:func:`close_all`, at exit and from the Celery pool process's shutdown), and a sandbox starting removes
+those of workers that died, never a live one's, whatever pid namespace either lives in.
 """
 
 from __future__ import annotations
@@ -80,13 +83,15 @@ from __future__ import annotations
 import atexit
 import logging
 import os
+import signal
 import threading
 from pathlib import Path
 
 from bots.sandbox.errors import SandboxFault, SandboxUnavailable
 from bots.sandbox.policy import Limits
 
-__all__ = ["FORBIDDEN_ENV", "Limits", "SandboxFault", "SandboxUnavailable", "close_all", "get_sandbox"]
+__all__ = ["FORBIDDEN_ENV", "Limits", "SandboxFault", "SandboxUnavailable", "close_all", "get_sandbox",
+           "remove_cgroups_on"]
 
 #: Set in the environment of a process that must never start bots (the web tier): :func:`get_sandbox`
 #: refuses there, whatever the caller allows, so that untrusted code can only ever run on the workers.
@@ -151,12 +156,43 @@ def get_sandbox(*, allow_unsafe: bool = False, cache_dir: str | Path | None = No
 
 def close_all() -> None:
     """Stop every shared sandbox of this process (their zygotes and cgroups)."""
+    from bots.sandbox import cgroups
+
     with _lock:
         if os.getpid() != _owner_pid:
             return
-        for sandbox in _shared.values():
-            sandbox.close()
-        _shared.clear()
+        try:
+            for sandbox in _shared.values():
+                sandbox.close()
+            _shared.clear()
+        finally:
+            # Whatever a sandbox that failed to close (or one of no one's sharing) left.
+            cgroups.close_all()
+
+
+def remove_cgroups_on(signum: int) -> None:
+    """Make ``signum``, where it would end this process without any clean-up (its default action), first
+    remove the cgroups of this process's sandboxes (killing their bots), then end it as before.
+
+    For a process that would die of a signal rather than exit (``manage.py play`` on SIGTERM; a Celery
+    pool process needs none, billiard turns SIGTERM into an exit there). Python runs the handler in the
+    main thread between two steps of whatever it interrupted, so it takes no lock
+    (:func:`bots.sandbox.cgroups.close_all`); the zygotes and cells follow their host as they always do.
+    Main thread only; a signal that is ignored or already handled is left alone.
+    """
+    if signal.getsignal(signum) is not signal.SIG_DFL:
+        return
+
+    def remove_then_die(received: int, frame) -> None:
+        from bots.sandbox import cgroups
+
+        try:
+            cgroups.close_all()
+        finally:
+            signal.signal(received, signal.SIG_DFL)
+            signal.raise_signal(received)
+
+    signal.signal(signum, remove_then_die)
 
 
 atexit.register(close_all)

@@ -4,8 +4,19 @@ to find every process it left behind.
 
 cgroup v1 (separate ``memory``, ``pids``, ``cpu`` and ``freezer`` hierarchies) and v2 (the unified
 hierarchy with the controllers delegated to us, and its built-in ``cgroup.freeze``) are both supported.
-Groups are created under the worker's own group in a folder named after the worker, so that the limits of
-the machine or container above still apply.
+Groups are created under the worker's own group in a folder named after the worker
+(``botladder-owned-<pid>-<random>``), so that the limits of the machine or container above still apply.
+
+*Whose groups these are.* Workers on one machine share the groups their folders sit in, and may each see
+a pid namespace of their own (containers), where a pid names nobody or somebody else. So ownership is
+not a pid: the worker holds an exclusive ``flock`` on each of its folders for as long as it lives (a
+descriptor closed on exec, so none of the programs it starts holds it). The kernel keeps such a lock on
+the folder itself, the same for every namespace that reaches it, and lets go of it only when the last
+descriptor of the owner is closed, its death included. A sandbox starting removes the groups whose lock
+it can take (their owner is provably gone), thawing and killing what is left in them; it never touches a
+folder whose lock is held. Folders of the older naming (``botladder-<pid>-<random>``, owned by a pid) are
+left alone: nothing proves their owner gone. A worker removes its own groups when its sandbox closes, on
+every ordinary stop (:func:`close_all`).
 Where neither is writable (an ordinary user without delegation) :func:`detect` returns None and the
 sandbox relies on rlimits and the pid namespace alone.
 
@@ -22,6 +33,7 @@ the machine and the last one thawed also switch a static key, which patches kern
 
 from __future__ import annotations
 
+import fcntl
 import itertools
 import logging
 import os
@@ -39,7 +51,15 @@ _KERNEL_HEADROOM_MB = 32
 _CPU_PERIOD_US = 100_000
 # An empty group kept frozen while the worker lives (see the module docstring).
 _FREEZER_PIN = "freezer-pin"
+# The worker's folder on each hierarchy, locked by its owner (see the module docstring). The word after
+# "botladder-" is not a number, so that sandboxes of the older code, which took it for the owner's pid,
+# leave these folders alone.
+PARENT_PREFIX = "botladder-owned-"
+# How long a starting worker waits for a stale clean-up that took its new folder for a dead one's.
+_CLAIM_TIMEOUT_S = 2.0
 _counter = itertools.count(1)
+# This process's worker groups, until closed (for :func:`close_all`).
+_live: list[Cgroups] = []
 
 
 def _own_paths() -> dict[str, str]:
@@ -288,11 +308,21 @@ class BotCgroup:
 
 
 class Cgroups:
-    """The worker's parent groups; :meth:`create` makes one :class:`BotCgroup` per bot."""
+    """The worker's parent groups, made and locked by :meth:`claim` (one per hierarchy); :meth:`create`
+    makes one :class:`BotCgroup` per bot in them. The groups are this process's while it holds their
+    locks, which :meth:`close` lets go of once it has removed them."""
 
-    def __init__(self, parents: dict[str, Path], version: int) -> None:
-        self.parents = parents
+    def __init__(self, version: int) -> None:
+        self.parents: dict[str, Path] = {}
         self.version = version
+        self._locks: list[int] = []
+        self._pid = os.getpid()
+        _live.append(self)
+
+    def claim(self, controller: str, parent: Path) -> None:
+        """Make ``parent`` this worker's group for ``controller`` (``""`` for v2), locked (:func:`_claim`)."""
+        self._locks.append(_claim(parent))
+        self.parents[controller] = parent
 
     def create(self) -> BotCgroup:
         """Empty groups for one bot; :meth:`BotCgroup.apply` sets their limits once they are known."""
@@ -330,21 +360,104 @@ class Cgroups:
             logger.warning("could not pin the cgroup freezer (freezing each bot costs more): %s", exc)
 
     def close(self) -> None:
+        """Kill what is left in the groups, remove them (the freezer pin thawed first) and let go of their
+        locks; safe to repeat. Takes no lock of ours, so a signal handler may call it, whatever the
+        interrupted code held. In a forked child it does nothing: the groups are its parent's."""
+        if os.getpid() != self._pid:
+            return
         for parent in self.parents.values():
-            for child in _child_groups(parent):
-                BotCgroup([child], None, self.version).kill_and_remove()
-            try:
-                parent.rmdir()
-            except OSError:
-                pass
+            _remove_tree(parent, self.version)
+        while self._locks:
+            # One at a time off the list: a signal handler closing too never closes a descriptor twice.
+            os.close(self._locks.pop())
+        if self in _live:
+            _live.remove(self)
 
     def describe(self) -> str:
         return f"cgroup v{self.version} ({', '.join(c or 'unified' for c in self.parents)})"
 
 
+def close_all() -> None:
+    """Remove every worker group this process made and still holds (see :meth:`Cgroups.close`): for a
+    process about to stop, even from a signal handler. The sandboxes' other processes need no such help:
+    they die with their host."""
+    for cgroups in list(_live):
+        cgroups.close()
+
+
 def _child_groups(parent: Path) -> list[Path]:
     """The bots' groups under a worker's group, and its freezer pin."""
     return [*parent.glob("bot-*"), *parent.glob(_FREEZER_PIN)]
+
+
+def _remove_tree(parent: Path, version: int, timeout_s: float = 2.0) -> bool:
+    """Thaw, empty and remove a worker's groups, then its folder; whether it is gone.
+
+    Every group is thawed first: a frozen task acts on no SIGKILL (v1), and the tasks of another pid
+    namespace, which ``cgroup.procs`` does not show us, can then at least die of the one their
+    namespace's end sent them. Retried until ``timeout_s``, for a group that a cell's start was making
+    meanwhile.
+    """
+    deadline = time.monotonic() + timeout_s
+    while True:
+        for child in _child_groups(parent):
+            _thaw(child)
+            BotCgroup([child], None, version).kill_and_remove(timeout_s=max(0.1, deadline - time.monotonic()))
+        try:
+            parent.rmdir()
+            return True
+        except FileNotFoundError:
+            return True
+        except OSError as exc:
+            if time.monotonic() > deadline:
+                logger.error("cgroup %s could not be removed: %s", parent, exc)
+                return False
+        time.sleep(0.01)
+
+
+def _claim(parent: Path) -> int:
+    """Create ``parent`` and take its lock; returns the descriptor that holds it (OSError if it cannot).
+
+    A sandbox cleaning up may find the folder between its creation and the lock, take it for a dead
+    worker's and remove it (it is empty then): the lock is then taken on a folder that is gone, or not at
+    all while that sandbox holds it, so the folder is made again.
+    """
+    deadline = time.monotonic() + _CLAIM_TIMEOUT_S
+    while time.monotonic() < deadline:
+        try:
+            parent.mkdir()
+        except FileExistsError:
+            pass  # ours from a previous round, still there
+        try:
+            fd = os.open(parent, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+        except FileNotFoundError:
+            continue
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            if os.stat(parent).st_ino == os.fstat(fd).st_ino:
+                return fd
+        except (BlockingIOError, FileNotFoundError):
+            pass
+        except BaseException:
+            os.close(fd)
+            raise
+        os.close(fd)
+        time.sleep(0.005)
+    raise OSError(f"{parent} is held by another process")
+
+
+def _abandoned(parent: Path) -> int | None:
+    """A descriptor holding ``parent``'s lock if nobody else held it (its owner is gone), else None."""
+    try:
+        fd = os.open(parent, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    except OSError:
+        return None
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        os.close(fd)
+        return None
+    return fd
 
 
 def _thaw(directory: Path) -> None:
@@ -363,60 +476,62 @@ def _write(path: Path, value: str, optional: bool = False) -> None:
 
 
 def _remove_stale(base: Path) -> None:
-    """Remove the groups of workers that died without cleaning up (their pid is the name's first part)."""
-    for parent in base.glob("botladder-*"):
-        pid = parent.name.split("-")[1]
-        if not pid.isdigit() or Path(f"/proc/{pid}").exists():
+    """Remove the groups of workers that are gone: those whose lock nobody holds (see the module
+    docstring). The lock is held while they are removed, so two sandboxes never remove one together."""
+    version = 2 if (base / "cgroup.controllers").exists() else 1
+    for parent in base.glob(PARENT_PREFIX + "*"):
+        fd = _abandoned(parent)
+        if fd is None:
             continue
-        for child in _child_groups(parent):
-            BotCgroup([child], None, 1).kill_and_remove(timeout_s=0.5)
         try:
-            parent.rmdir()
-        except OSError:
-            pass
+            _remove_tree(parent, version, timeout_s=0.5)
+        finally:
+            os.close(fd)
 
 
 def detect(tag: str) -> Cgroups | None:
-    """Create this worker's parent groups (named after ``tag``, which starts with our pid); None where
-    cgroups are not usable. Groups left behind by dead workers are removed on the way."""
+    """Create this worker's parent groups (named after ``tag``, which starts with our pid) and take their
+    locks; None where cgroups are not usable. Groups left behind by dead workers are removed on the way."""
     if os.geteuid() != 0:
         return None
     try:
         mounts, own = _mounts(), _own_paths()
     except OSError:
         return None
+    name = PARENT_PREFIX + tag
     if "memory" in mounts and "pids" in mounts:
-        parents = {}
+        # Filled as each parent is claimed, so that a failure half-way removes what was made.
+        cgroups = Cgroups(1)
         for controller in ("memory", "pids", "cpu", "freezer"):
             if controller in mounts:
                 base = mounts[controller] / own.get(controller, "/").lstrip("/")
-                parent = base / f"botladder-{tag}"
                 try:
                     _remove_stale(base)
-                    parent.mkdir(exist_ok=True)
+                    cgroups.claim(controller, base / name)
                 except OSError as exc:
                     logger.warning("cgroup v1 %s not writable: %s", controller, exc)
                     if controller == "freezer":
                         continue  # bots are then paused by signals (see bots.sandbox)
+                    cgroups.close()
                     return None
-                parents[controller] = parent
-        cgroups = Cgroups(parents, 1)
         cgroups.pin_freezer()
         return cgroups
     if "" in mounts:
         base = mounts[""] / own.get("", "/").lstrip("/")
+        cgroups = Cgroups(2)
         try:
             _remove_stale(base)
             available = (base / "cgroup.controllers").read_text().split()
             if not {"memory", "pids"} <= set(available):
+                cgroups.close()
                 return None
-            parent = base / f"botladder-{tag}"
-            parent.mkdir(exist_ok=True)
+            cgroups.claim("", base / name)
             wanted = [c for c in ("memory", "pids", "cpu") if c in available]
             (base / "cgroup.subtree_control").write_text(" ".join(f"+{c}" for c in wanted))
-            (parent / "cgroup.subtree_control").write_text(" ".join(f"+{c}" for c in wanted))
+            (base / name / "cgroup.subtree_control").write_text(" ".join(f"+{c}" for c in wanted))
         except OSError as exc:
             logger.warning("cgroup v2 not usable: %s", exc)
+            cgroups.close()
             return None
-        return Cgroups({"": parent}, 2)
+        return cgroups
     return None

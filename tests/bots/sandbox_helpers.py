@@ -75,3 +75,46 @@ def run_as_ordinary_user(script: str, *, cwd: Path, timeout: float = 120) -> dic
         pytest.skip(f"user namespaces are not available here: {completed.stderr[-300:]}")
     assert completed.returncode == 0, completed.stderr[-2000:]
     return json.loads(completed.stdout.strip().splitlines()[-1])
+
+
+def descendants(pid: int) -> set[int]:
+    """``pid``'s live descendants, found through every process's parent in ``/proc``."""
+    children: dict[int, list[int]] = {}
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                parent = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
+            except (OSError, IndexError, ValueError):
+                continue
+            children.setdefault(parent, []).append(int(entry.name))
+    found, todo = set(), [pid]
+    while todo:
+        for child in children.get(todo.pop(), []):
+            if child not in found:
+                found.add(child)
+                todo.append(child)
+    return found
+
+
+def botladder_groups(pids: set[int]) -> set[Path]:
+    """The sandbox's worker folders (``botladder-*``, on every hierarchy) holding any of ``pids``, read
+    from their ``/proc/PID/cgroup``."""
+    from bots.sandbox import cgroups
+
+    mounts = cgroups._mounts()
+    found = set()
+    for pid in pids:
+        try:
+            lines = Path(f"/proc/{pid}/cgroup").read_text().splitlines()
+        except OSError:
+            continue
+        for line in lines:
+            _, controllers, path = line.split(":", 2)
+            parts = path.strip("/").split("/")
+            ours = [i for i, part in enumerate(parts) if part.startswith("botladder-")]
+            if not ours:
+                continue
+            for controller in controllers.split(",") if controllers else [""]:
+                if controller in mounts:
+                    found.add(mounts[controller].joinpath(*parts[:ours[0] + 1]))
+    return found

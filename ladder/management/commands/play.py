@@ -3,6 +3,7 @@ same sandbox and limits as the workers; ``manage.py play --from-bundle FILE [--s
 [--json]``: a match bundle (``GET /api/matches/{id}/bundle/``) replayed in that sandbox under the bundle's
 limits, or one of its seats handed to BOT from step K. The logic is ``bots.play.main``."""
 
+import signal
 import sys
 
 from django.conf import settings
@@ -29,6 +30,9 @@ class Command(BaseCommand):
 
     def play(self, argv: list[str]) -> int:
         from bots.play import main
+        from bots.sandbox import remove_cgroups_on
 
+        # A SIGTERM ends play where it stands (no atexit hook runs): the sandbox's cgroups go first.
+        remove_cgroups_on(signal.SIGTERM)
         return main(argv, limits=sandbox_limits(), limit_caps=sandbox_limit_caps(),
                     allow_unsafe=settings.BOTS_ALLOW_UNSAFE, stdout=self.stdout, stderr=self.stderr)
