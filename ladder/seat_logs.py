@@ -16,8 +16,9 @@ its header)::
     HEADER     compact JSON (ASCII, so holding no newline):
                {"log": <code points of the whole log>, "decisions": [<record>, ...]}
     TEXT       UTF-8 (lone surrogates passed through): the whole log, then every literal, in order
-    <record>   [step, ms, piece, ...] for a record {"step": int, "ms": int, "log": str}; the record's text
-               is its pieces in order, each one of
+    <record>   [skip, ms, piece, ...] for a record {"step": int, "ms": int, "log": str}, whose step is the
+               previous such record's plus one plus ``skip`` (the first's: ``skip``), since a seat's
+               steps rise by small amounts; the record's text is its pieces in order, each one of
                  n > 0       the next n code points of the whole log, from where the last such piece ended
                              (the start of the log at first, across records)
                  n < 0       the next -n code points of the literals
@@ -116,13 +117,16 @@ class _Encoder:
     def __init__(self, log: str) -> None:
         self.log = log
         self.cursor = 0
+        self.step = -1
         self.literals: list[str] = []
         self._line_starts: dict[str, list[int]] | None = None
 
     def record(self, record) -> list | dict:
         if not _compact(record):
             return {"raw": record}
-        return [record["step"], record["ms"], *self._pieces(record["log"])]
+        skip = record["step"] - self.step - 1
+        self.step = record["step"]
+        return [skip, record["ms"], *self._pieces(record["log"])]
 
     def _pieces(self, text: str) -> list:
         pieces: list = []
@@ -210,12 +214,14 @@ class _Decoder:
     def __init__(self, log: str, text: str, literal: int) -> None:
         self.log, self.text = log, text
         self.cursor = 0
+        self.step = -1
         self.literal = literal
 
     def record(self, entry) -> dict:
         if isinstance(entry, dict):
             return entry["raw"]
-        step, ms, *pieces = entry
+        skip, ms, *pieces = entry
+        self.step += 1 + skip
         parts = []
         for piece in pieces:
             if isinstance(piece, list):
@@ -229,7 +235,7 @@ class _Decoder:
                     raise ValueError("a literal past the end of the text")
                 parts.append(self.text[self.literal:end])
                 self.literal = end
-        return {"step": step, "ms": ms, "log": "".join(parts)}
+        return {"step": self.step, "ms": ms, "log": "".join(parts)}
 
     def _log(self, n: int) -> str:
         end = self.cursor + n
