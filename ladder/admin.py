@@ -110,6 +110,8 @@ class SeatAdmin(admin.ModelAdmin):
     list_display = ("match", "position", "bot", "score", "place", "outcome")
     list_filter = ("outcome",)
     raw_id_fields = ("match", "bot", "bot_version")
+    # Unpacked from the seat's compressed ``logs``: shown, not edited (they are the referee's record).
+    readonly_fields = ("log", "decisions")
 
 
 @admin.register(models.Rating)

@@ -11,6 +11,8 @@ from django.db import models
 from django.db.models import F, Q
 from django.db.models.functions import Lower
 
+from ladder import seat_logs
+
 INITIAL_ELO = 1500.0
 
 
@@ -331,11 +333,10 @@ class Seat(models.Model):
     outcome = models.CharField(max_length=20, blank=True, default="")
     reason = models.TextField(blank=True, default="")
     time_used_ms = models.PositiveIntegerField(null=True, blank=True)
-    log = models.TextField(blank=True, default="")
-    #: One record per decision the seat took, in order: ``{"step", "ms", "log"}``, where ``step`` indexes
-    #: the match's actions, ``ms`` is the think time and ``log`` what the bot printed while deciding (within
-    #: the seat's log cap). Readable only by the bot's owner, like ``log``.
-    decisions = models.JSONField(default=list, blank=True, db_default=[])
+    #: The seat's :attr:`log` and :attr:`decisions` as one value (:mod:`ladder.seat_logs`: the log stored
+    #: once, compressed with the records); NULL for a seat that printed nothing and took no decision, or
+    #: has not played. Readable only by the bot's owner.
+    logs = models.BinaryField(null=True, blank=True)
     rating_before = models.FloatField(null=True, blank=True)
     rating_after = models.FloatField(null=True, blank=True)
 
@@ -351,6 +352,45 @@ class Seat(models.Model):
 
     def __str__(self) -> str:
         return f"seat {self.position} of match {self.match_id}"
+
+    @property
+    def log(self) -> str:
+        """What the bot printed in the match (within the seat's log cap), from :attr:`logs`."""
+        return self._logs_unpacked().log
+
+    @log.setter
+    def log(self, value: str) -> None:
+        self._logs_pack(value, self._logs_unpacked().decisions)
+
+    @property
+    def decisions(self) -> list:
+        """One record per decision the seat took, in order: ``{"step", "ms", "log"}``, where ``step`` indexes
+        the match's actions, ``ms`` is the think time and ``log`` what the bot printed while deciding (within
+        the seat's log cap), from :attr:`logs`. Changed by assigning a new list."""
+        return self._logs_unpacked().decisions
+
+    @decisions.setter
+    def decisions(self, value: list) -> None:
+        self._logs_pack(self._logs_unpacked().log, list(value))
+
+    def _logs_unpacked(self) -> seat_logs.SeatLogs:
+        # Unpacked once per value of ``logs``: a reload or an assignment brings another value.
+        packed = self.logs
+        cached = self.__dict__.get("_logs_cache")
+        if cached is None or cached[0] is not packed:
+            cached = (packed, seat_logs.unpack(packed))
+            self.__dict__["_logs_cache"] = cached
+        return cached[1]
+
+    def _logs_pack(self, log: str, decisions: list) -> None:
+        self.logs = seat_logs.pack(log, decisions)
+        self.__dict__["_logs_cache"] = (self.logs, seat_logs.SeatLogs(log, decisions))
+
+    def save(self, *args, update_fields=None, **kwargs):
+        # ``log`` and ``decisions`` are kept in ``logs``: saving either saves that column.
+        if update_fields is not None:
+            update_fields = {"logs" if name in ("log", "decisions") else name for name in update_fields}
+        super().save(*args, update_fields=update_fields, **kwargs)
 
     @staticmethod
     def outcome_forfeits(outcome: str) -> bool:

@@ -158,6 +158,8 @@ class DecisionSerializer(serializers.Serializer):
 class SeatLogSerializer(serializers.ModelSerializer):
     bot = serializers.CharField(source="bot.name")
     version = serializers.IntegerField(source="bot_version.number")
+    # Read from the seat's packed logs (``Seat.log``), which is no column of its own.
+    log = serializers.CharField(allow_blank=True, required=False)
     decisions = DecisionSerializer(
         many=True, read_only=True,
         help_text="One record per decision the bot took, in order. Output of its import and start is in log "

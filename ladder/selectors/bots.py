@@ -145,10 +145,10 @@ def bot_page(*, bot_id: int, viewer) -> dict:
     rating = Rating.objects.filter(bot=bot, game=bot.game_id).first()
     history = list(RatingChange.objects.filter(bot=bot).order_by("id").values_list("before", "after"))
     ratings_over_time = ([history[0][0]] + [after for _, after in history]) if history else []
-    # The page shows no decisions: each seat's can run to hundreds of records.
-    own_seats = Seat.objects.filter(bot=bot, match__status=Match.Status.FINISHED).order_by("-match_id").defer("decisions")
+    # The page shows the seats' logs (not their decisions), to the owner only.
+    own_seats = Seat.objects.filter(bot=bot, match__status=Match.Status.FINISHED).order_by("-match_id")
     if not owner_view:
-        own_seats = own_seats.defer("log", "decisions")
+        own_seats = own_seats.defer("logs")
     own_seats = list(own_seats.select_related("bot_version")[:RECENT_MATCHES])
     matches = {m.id: m for m in finished_matches_with_seats().filter(id__in=[s.match_id for s in own_seats])}
     recent = [{"seat": seat, "match": matches[seat.match_id]} for seat in own_seats if seat.match_id in matches]

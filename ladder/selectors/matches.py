@@ -1,7 +1,7 @@
 """Reading matches: lists, one match with its seats, seat results for the tables, logs, and replays.
 
-Public reads leave out the bulky private columns (bot code, bot logs, the seats' decisions); logs and
-decisions come only through ``ladder.services.access``.
+Public reads leave out the bulky private columns (bot code, the seats' packed logs and decisions,
+``Seat.logs``); logs and decisions come only through ``ladder.services.access``.
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ from collections.abc import Iterable
 from django.db.models import Prefetch, Q, QuerySet
 
 import engines
+from ladder import seat_logs
 from ladder.models import Game, Match, Seat, Tournament
 from ladder.services import access
 from ladder.services.errors import ServiceError
@@ -57,7 +58,7 @@ def finished_seat_results(seat_filter: Q) -> dict[int, list[PlacedSeat]]:
 def _public_seats() -> QuerySet[Seat]:
     return (
         Seat.objects.select_related("bot", "bot__owner", "bot_version")
-        .defer("log", "decisions", "bot_version__code")
+        .defer("logs", "bot_version__code")
         .order_by("position")
     )
 
@@ -88,7 +89,7 @@ def match_get(*, match_id: int) -> Match:
 
 def finished_matches_with_seats() -> QuerySet[Match]:
     """Finished matches with their game and seats (bot; logs left out) prefetched."""
-    seats = Seat.objects.select_related("bot").defer("log", "decisions").order_by("position")
+    seats = Seat.objects.select_related("bot").defer("logs").order_by("position")
     return (
         Match.objects.filter(status=Match.Status.FINISHED)
         .select_related("game")
@@ -112,8 +113,8 @@ def match_private_by_position(*, match: Match, user) -> dict[int, tuple[str, lis
     their own bots' seats, every seat for staff), by seat position. One query however many seats and
     decisions; none for a visitor who is not logged in."""
     seats = access.seats_with_logs_readable_by(user).filter(match=match).order_by("position")
-    return {position: (log, decisions) for position, log, decisions in
-            seats.values_list("position", "log", "decisions")}
+    unpacked = {position: seat_logs.unpack(logs) for position, logs in seats.values_list("position", "logs")}
+    return {position: (logs.log, logs.decisions) for position, logs in unpacked.items()}
 
 
 class ReplayUnavailable(ServiceError):
@@ -206,7 +207,7 @@ def match_bundle(*, match_id: int, user) -> dict:
     from ladder.services.bots import sandbox_limits
 
     match = _finished_match_to_read(match_id=match_id, what="bundle")
-    seats = list(match.seats.select_related("bot", "bot_version").defer("log", "decisions", "bot_version__code")
+    seats = list(match.seats.select_related("bot", "bot_version").defer("logs", "bot_version__code")
                  .order_by("position"))
     readable = access.bot_versions_readable_by(user).filter(id__in=[seat.bot_version_id for seat in seats])
     code = {version.id: version for version in readable.only("id", "code", "kind", "sha256")}

@@ -217,11 +217,11 @@ def change_insert_sql() -> str:
 
 @_statement
 def seat_result_sql() -> str:
-    """Params: score, place, outcome, reason, time used, log, decisions (:func:`db_json`), rating before,
+    """Params: score, place, outcome, reason, time used, logs (``ladder.seat_logs.pack``), rating before,
     rating after, seat id."""
     return (
         f"UPDATE {_table(Seat)} SET score = %s, place = %s, outcome = %s, reason = %s, time_used_ms = %s, "
-        "log = %s, decisions = %s, rating_before = %s, rating_after = %s WHERE id = %s"
+        "logs = %s, rating_before = %s, rating_after = %s WHERE id = %s"
     )
 
 

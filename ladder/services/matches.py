@@ -31,7 +31,8 @@ from django.db import connection, transaction
 from django.db.models import Q
 from django.utils import timezone
 
-from ladder.models import Match, Seat, Tournament
+from ladder import seat_logs
+from ladder.models import Match, Tournament
 from ladder.services import match_sql
 from ladder.services.comparisons import comparison_advance, comparison_decided
 from ladder.services.enqueue import broker_queue_length, matches_enqueue_on_commit
@@ -134,6 +135,8 @@ class _RecordedSeat:
     id: int
     bot_id: int
     played: object
+    #: Its log and decisions as stored (``ladder.seat_logs.pack``).
+    logs: bytes | None = None
     rating_before: float | None = None
     rating_after: float | None = None
 
@@ -167,6 +170,8 @@ def match_record_result(*, match_id: int, token: str, result) -> bool:
         return False  # not a token this service ever handed out
     now = match_sql.db_datetime(timezone.now())
     finished, running = Match.Status.FINISHED.value, Match.Status.RUNNING.value
+    # Compressed before the transaction, which holds the match's and the bots' rating rows' locks.
+    packed_logs = [seat_logs.pack(played.log or "", list(played.decisions)) for played in result.seats]
     with transaction.atomic():
         with connection.cursor() as finish, connection.cursor() as seat_rows, connection.cursor() as ratings, \
                 connection.cursor() as queued_left:
@@ -189,8 +194,8 @@ def match_record_result(*, match_id: int, token: str, result) -> bool:
         if len(result.seats) != len(rows) or not rows:
             raise ValueError(f"match {match_id} has {len(rows)} seats, the result {len(result.seats)}")
         game_id, tournament_id, kind, rated, comparison_id, deal = rows[0][2:]
-        seats = [_RecordedSeat(id=seat_id, bot_id=bot_id, played=played)
-                 for (seat_id, bot_id, *_), played in zip(rows, result.seats, strict=True)]
+        seats = [_RecordedSeat(id=seat_id, bot_id=bot_id, played=played, logs=logs)
+                 for (seat_id, bot_id, *_), played, logs in zip(rows, result.seats, packed_logs, strict=True)]
         may_finish_tournament = kind == Tournament.Kind.ROUND_ROBIN and not others_queued
         # A rotation of a rated deal sends the deal's next one (``rotations``) within this transaction.
         releases_rotation = bool(rated) and deal is not None and bool(others_queued)
@@ -206,8 +211,8 @@ def match_record_result(*, match_id: int, token: str, result) -> bool:
                     ratings_write(*rating_writes)
                 match_sql.execute_many(match_sql.seat_result_sql(), [
                     (seat.played.score, seat.place, seat.outcome, seat.played.reason or "",
-                     max(0, int(seat.played.time_used_ms or 0)), seat.played.log or "",
-                     match_sql.db_json(Seat, "decisions", list(seat.played.decisions)),
+                     max(0, int(seat.played.time_used_ms or 0)),
+                     seat.logs,
                      seat.rating_before, seat.rating_after, seat.id) for seat in seats
                 ])
                 if not follow_up:
