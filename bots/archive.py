@@ -11,9 +11,10 @@ from __future__ import annotations
 import hashlib
 import io
 import stat
+import unicodedata
 import zipfile
 from dataclasses import dataclass
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 
 
 @dataclass(frozen=True)
@@ -44,23 +45,25 @@ def is_zip(code: bytes) -> bool:
 
 
 def archive_members(archive: zipfile.ZipFile, caps: ArchiveCaps = DEFAULT_CAPS) -> list[zipfile.ZipInfo]:
-    """The regular files of ``archive``, or :class:`UnsafeArchive` for anything unsafe in it."""
+    """The regular files of ``archive``, or :class:`UnsafeArchive` for anything unsafe in it.
+
+    Every member's name must be a plain relative path (:func:`member_parts`), and the names together must
+    describe one tree (:func:`_check_tree`): unpacked, the zip is then exactly its files, each inside the
+    destination, whatever order they come in.
+    """
     infos = archive.infolist()
-    files = [info for info in infos if not info.is_dir()]
+    # By the name, as zipfile itself and every unpacker decide (ZipInfo.is_dir fails on an empty name).
+    files = [info for info in infos if not info.filename.endswith("/")]
     if len(files) > caps.max_files:
         raise UnsafeArchive(f"the zip holds {len(files)} files; at most {caps.max_files} are allowed")
     declared = 0
+    paths = []
     for info in infos:
         name = info.filename
-        if "\\" in name or "\x00" in name:
-            raise UnsafeArchive(f"{name!r}: file names may not contain backslashes or NUL bytes")
-        path = PurePosixPath(name)
-        if name.startswith("/") or (len(name) > 1 and name[1] == ":"):
-            raise UnsafeArchive(f"{name!r}: absolute paths are not allowed in the zip")
-        if ".." in path.parts:
-            raise UnsafeArchive(f"{name!r}: '..' is not allowed in zip paths")
-        if len(path.parts) > caps.max_depth:
+        parts = member_parts(name)
+        if len(parts) > caps.max_depth:
             raise UnsafeArchive(f"{name!r}: folders may be nested at most {caps.max_depth} deep")
+        paths.append((name, parts, name.endswith("/")))
         mode = info.external_attr >> 16
         if stat.S_ISLNK(mode):
             raise UnsafeArchive(f"{name!r}: symbolic links are not allowed in the zip")
@@ -73,10 +76,79 @@ def archive_members(archive: zipfile.ZipFile, caps: ArchiveCaps = DEFAULT_CAPS) 
             raise UnsafeArchive(f"{name!r} expands {info.file_size // max(info.compress_size, 1)} times: "
                                 "this looks like a zip bomb")
         declared += info.file_size
+    _check_tree(paths)
     if declared > caps.max_unpacked_bytes:
         raise UnsafeArchive(f"the zip unpacks to {declared} bytes; at most {caps.max_unpacked_bytes} "
                             "are allowed")
     return files
+
+
+def member_parts(name: str) -> tuple[str, ...]:
+    """The components of the member ``name`` (a folder entry ends with ``/``), or :class:`UnsafeArchive`.
+
+    Only the canonical spelling of a relative path is accepted: no empty name or component (``a//b``),
+    no ``.`` or ``..``, nothing absolute (``/x``, ``C:x``), no backslash, only printable characters (no
+    control, format or line-separator characters, which a terminal, a log or a page would interpret), and
+    components of at most 255 bytes (what Linux file systems hold). Refusing ``./a`` and ``a//b`` rather
+    than normalising them means that two members can only name one path by being spelled alike, up to
+    case (see :func:`_check_tree`).
+    """
+    if not name:
+        raise UnsafeArchive("a zip member has an empty name: build the zip again with your zip tool")
+    if "\\" in name or "\x00" in name:
+        raise UnsafeArchive(f"{name!r}: file names may not contain backslashes or NUL bytes")
+    if not name.isprintable():
+        raise UnsafeArchive(f"{name!r}: file names may hold printable characters only (no control "
+                            "characters)")
+    if name.startswith("/") or (len(name) > 1 and name[1] == ":"):
+        raise UnsafeArchive(f"{name!r}: absolute paths are not allowed in the zip")
+    parts = tuple((name[:-1] if name.endswith("/") else name).split("/"))
+    if ".." in parts:
+        raise UnsafeArchive(f"{name!r}: '..' is not allowed in zip paths")
+    if "." in parts:
+        raise UnsafeArchive(f"{name!r}: '.' is not allowed in zip paths (zip the folder's contents from "
+                            "inside it)")
+    if "" in parts:
+        raise UnsafeArchive(f"{name!r}: empty folder names ('//') are not allowed in zip paths")
+    if any(len(part.encode()) > _NAME_MAX_BYTES for part in parts):
+        raise UnsafeArchive(f"{name!r}: a file or folder name may be at most {_NAME_MAX_BYTES} bytes long")
+    return parts
+
+
+#: Longest file or folder name (one path component) Linux file systems store, in bytes.
+_NAME_MAX_BYTES = 255
+
+
+def _fold(part: str) -> str:
+    # What a case-insensitive file system (macOS, Windows) takes for the same name.
+    return unicodedata.normalize("NFC", part).casefold()
+
+
+def _check_tree(paths: list[tuple[str, tuple[str, ...], bool]]) -> None:
+    """Refuse members that do not describe one tree: a name twice, two spellings of one path that differ
+    only in case or Unicode normalisation (one file on a case-insensitive system, two on Linux: the bot
+    would differ between them), and a file that is also a folder (``x`` beside ``x/y.py`` or ``x/``).
+    ``paths``: (name, components, is a folder entry) of every member."""
+    seen: set[str] = set()
+    spellings: dict[tuple[str, ...], tuple[str, ...]] = {}  # folded path -> its first spelling
+    folders: dict[tuple[str, ...], str] = {}  # folded folder path -> a member that makes it a folder
+    for name, parts, is_folder in paths:
+        if name in seen:
+            raise UnsafeArchive(f"{name!r} is in the zip twice: keep one")
+        seen.add(name)
+        folded = tuple(_fold(part) for part in parts)
+        for depth in range(1, len(parts) + 1):
+            spelling = spellings.setdefault(folded[:depth], parts[:depth])
+            if spelling != parts[:depth]:
+                first, second = "/".join(spelling), "/".join(parts[:depth])
+                raise UnsafeArchive(f"{first!r} and {second!r} differ only in case or Unicode normalisation: "
+                                    "they would be one file on some systems; rename one")
+        for depth in range(1, len(parts) if not is_folder else len(parts) + 1):
+            folders.setdefault(folded[:depth], name)
+    for name, parts, is_folder in paths:
+        folded = tuple(_fold(part) for part in parts)
+        if not is_folder and folded in folders:
+            raise UnsafeArchive(f"{name!r} is a file and also a folder (of {folders[folded]!r}): rename one")
 
 
 def unpack(code: bytes, dest: Path, caps: ArchiveCaps = DEFAULT_CAPS) -> None:
@@ -94,7 +166,7 @@ def unpack(code: bytes, dest: Path, caps: ArchiveCaps = DEFAULT_CAPS) -> None:
     with archive:
         written = 0
         for info in archive_members(archive, caps):
-            target = dest.joinpath(*PurePosixPath(info.filename).parts)
+            target = dest.joinpath(*member_parts(info.filename))
             target.parent.mkdir(parents=True, exist_ok=True)
             with archive.open(info) as source, open(target, "wb") as sink:
                 while chunk := source.read(1 << 16):

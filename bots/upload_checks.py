@@ -1,9 +1,11 @@
 """The checks of an upload that run none of its code: what the web tier may do before storing it.
 
 :func:`check_static` accepts a ``bot.py`` file or a zip with ``bot.py`` at its root and refuses, with a
-message that says what to fix, anything else: empty or oversized uploads, unsafe zips (absolute paths,
-``..``, symbolic links, too many files or folders too deep, zip bombs), a missing ``bot.py``, modules that
-are not UTF-8 text. Nothing here compiles or imports the upload: compiling hostile source costs unbounded
+message that says what to fix, anything else: empty or oversized uploads, unsafe zips (any member name
+that is not a plain relative path, such as ``.``, ``..``, ``a//b`` or an absolute path; a file that is also
+a folder; a name twice, or two that differ only in case; symbolic links; too many files or folders too
+deep; zip bombs: :func:`bots.archive.archive_members`), a missing ``bot.py``, modules that are not UTF-8
+text. Nothing here compiles or imports the upload: compiling hostile source costs unbounded
 CPU and memory and can raise out of the compiler, so it happens on the workers
 (:func:`check_compiles`, then the smoke match in the sandbox, see :mod:`bots.validate`).
 """
