@@ -1,9 +1,12 @@
 """Uploaded bot archives as data: the one place that decides whether a zip is safe to unpack.
 
 Pure functions of the bytes, with no sandbox and no code execution, so that the web tier can check an
-upload before storing it and the workers can unpack it into their code cache with the same rules.
+upload before storing it and the workers can unpack it into their code cache.
 :func:`archive_members` refuses anything unsafe; upload checks turn its refusals into messages for the user,
-and :func:`unpack` repeats them for bytes that did not come through those checks.
+and :func:`unpack` repeats the checks that keep every file inside its folder for bytes that did not come
+through them. Uploads are held to more: one canonical name per path (no ``./a``, ``a//b``, duplicates or
+names that differ only in case), so that what is stored from now on unpacks the same everywhere, while
+code stored before those rules still unpacks as it did.
 """
 
 from __future__ import annotations
@@ -44,12 +47,19 @@ def is_zip(code: bytes) -> bool:
     return code[:4] in (b"PK\x03\x04", b"PK\x05\x06")
 
 
-def archive_members(archive: zipfile.ZipFile, caps: ArchiveCaps = DEFAULT_CAPS) -> list[zipfile.ZipInfo]:
+def archive_members(archive: zipfile.ZipFile, caps: ArchiveCaps = DEFAULT_CAPS, *,
+                    strict: bool = True) -> list[zipfile.ZipInfo]:
     """The regular files of ``archive``, or :class:`UnsafeArchive` for anything unsafe in it.
 
-    Every member's name must be a plain relative path (:func:`member_parts`), and the names together must
-    describe one tree (:func:`_check_tree`): unpacked, the zip is then exactly its files, each inside the
-    destination, whatever order they come in.
+    ``strict`` (an upload, :func:`bots.upload_checks.check_static`): every member's name is the canonical
+    spelling of a relative path (:func:`member_parts`) and the names together describe one tree
+    (:func:`_check_tree`), so that the zip unpacks to exactly its files, the same on every system.
+
+    Not strict (:func:`unpack`, which also meets code stored before those rules, some of it accepted and
+    playing): names are read as they always were, ``./a`` as ``a`` and ``a//b`` as ``a/b``, a later
+    duplicate replacing an earlier one, and only what cannot be unpacked as files inside the destination
+    is refused (``..``, absolute paths, a member ``.``, a file that is also a folder of other files, names
+    too long for the file system). Whatever a strict check accepts, this accepts.
     """
     infos = archive.infolist()
     # By the name, as zipfile itself and every unpacker decide (ZipInfo.is_dir fails on an empty name).
@@ -60,7 +70,7 @@ def archive_members(archive: zipfile.ZipFile, caps: ArchiveCaps = DEFAULT_CAPS) 
     paths = []
     for info in infos:
         name = info.filename
-        parts = member_parts(name)
+        parts = member_parts(name, strict=strict)
         if len(parts) > caps.max_depth:
             raise UnsafeArchive(f"{name!r}: folders may be nested at most {caps.max_depth} deep")
         paths.append((name, parts, name.endswith("/")))
@@ -76,28 +86,32 @@ def archive_members(archive: zipfile.ZipFile, caps: ArchiveCaps = DEFAULT_CAPS) 
             raise UnsafeArchive(f"{name!r} expands {info.file_size // max(info.compress_size, 1)} times: "
                                 "this looks like a zip bomb")
         declared += info.file_size
-    _check_tree(paths)
+    if strict:
+        _check_tree(paths)
+    else:
+        _check_files_fit(paths)
     if declared > caps.max_unpacked_bytes:
         raise UnsafeArchive(f"the zip unpacks to {declared} bytes; at most {caps.max_unpacked_bytes} "
                             "are allowed")
     return files
 
 
-def member_parts(name: str) -> tuple[str, ...]:
+def member_parts(name: str, *, strict: bool = True) -> tuple[str, ...]:
     """The components of the member ``name`` (a folder entry ends with ``/``), or :class:`UnsafeArchive`.
 
-    Only the canonical spelling of a relative path is accepted: no empty name or component (``a//b``),
-    no ``.`` or ``..``, nothing absolute (``/x``, ``C:x``), no backslash, only printable characters (no
-    control, format or line-separator characters, which a terminal, a log or a page would interpret), and
-    components of at most 255 bytes (what Linux file systems hold). Refusing ``./a`` and ``a//b`` rather
-    than normalising them means that two members can only name one path by being spelled alike, up to
-    case (see :func:`_check_tree`).
+    Always refused: an empty name, NUL or a backslash, an absolute path (``/x``, ``C:x``), ``..``, and a
+    component longer than 255 bytes (what Linux file systems hold). ``strict`` accepts only the canonical
+    spelling of a relative path besides: no ``.`` and no empty component (``a//b``), and only printable
+    characters (no control, format or line-separator characters, which a terminal, a log or a page would
+    interpret). Refusing ``./a`` and ``a//b`` rather than normalising them means that two members can only
+    name one path by being spelled alike, up to case (see :func:`_check_tree`). Not strict, ``.`` and empty
+    components are dropped, as every release before did: the member ``.`` has no components then.
     """
     if not name:
         raise UnsafeArchive("a zip member has an empty name: build the zip again with your zip tool")
     if "\\" in name or "\x00" in name:
         raise UnsafeArchive(f"{name!r}: file names may not contain backslashes or NUL bytes")
-    if not name.isprintable():
+    if strict and not name.isprintable():
         raise UnsafeArchive(f"{name!r}: file names may hold printable characters only (no control "
                             "characters)")
     if name.startswith("/") or (len(name) > 1 and name[1] == ":"):
@@ -105,11 +119,12 @@ def member_parts(name: str) -> tuple[str, ...]:
     parts = tuple((name[:-1] if name.endswith("/") else name).split("/"))
     if ".." in parts:
         raise UnsafeArchive(f"{name!r}: '..' is not allowed in zip paths")
-    if "." in parts:
+    if "." in parts and strict:
         raise UnsafeArchive(f"{name!r}: '.' is not allowed in zip paths (zip the folder's contents from "
                             "inside it)")
-    if "" in parts:
+    if "" in parts and strict:
         raise UnsafeArchive(f"{name!r}: empty folder names ('//') are not allowed in zip paths")
+    parts = tuple(part for part in parts if part not in ("", "."))
     if any(len(part.encode()) > _NAME_MAX_BYTES for part in parts):
         raise UnsafeArchive(f"{name!r}: a file or folder name may be at most {_NAME_MAX_BYTES} bytes long")
     return parts
@@ -151,6 +166,20 @@ def _check_tree(paths: list[tuple[str, tuple[str, ...], bool]]) -> None:
             raise UnsafeArchive(f"{name!r} is a file and also a folder (of {folders[folded]!r}): rename one")
 
 
+def _check_files_fit(paths: list[tuple[str, tuple[str, ...], bool]]) -> None:
+    """Refuse files that cannot all be written where they say: a file with no name left (the member
+    ``.``), and a file that is also the folder of another file. Folder entries are not written (each
+    file's folders are made for it), so they conflict with nothing."""
+    files = [(name, parts) for name, parts, is_folder in paths if not is_folder]
+    folders = {parts[:depth]: name for name, parts in files for depth in range(1, len(parts))}
+    for name, parts in files:
+        if not parts:
+            raise UnsafeArchive(f"{name!r}: '.' is not allowed in zip paths (zip the folder's contents from "
+                                "inside it)")
+        if parts in folders:
+            raise UnsafeArchive(f"{name!r} is a file and also a folder (of {folders[parts]!r}): rename one")
+
+
 def unpack(code: bytes, dest: Path, caps: ArchiveCaps = DEFAULT_CAPS) -> None:
     """Write the upload into the empty folder ``dest``: a ``bot.py`` file, or the zip's files.
 
@@ -165,8 +194,8 @@ def unpack(code: bytes, dest: Path, caps: ArchiveCaps = DEFAULT_CAPS) -> None:
         raise UnsafeArchive(f"not a readable zip file: {exc}") from None
     with archive:
         written = 0
-        for info in archive_members(archive, caps):
-            target = dest.joinpath(*member_parts(info.filename))
+        for info in archive_members(archive, caps, strict=False):
+            target = dest.joinpath(*member_parts(info.filename, strict=False))
             target.parent.mkdir(parents=True, exist_ok=True)
             with archive.open(info) as source, open(target, "wb") as sink:
                 while chunk := source.read(1 << 16):

@@ -11,7 +11,7 @@ import stat
 import unicodedata
 import warnings
 import zipfile
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -47,31 +47,13 @@ def refusal(names: list[str]) -> str:
     return caught.value.message
 
 
-# (members besides bot.py, the refusal). Each of the first ones passed check_static before.
-REFUSED = [
+# (members besides bot.py, the refusal): what no unpacking could write as files inside the bot's folder.
+# Each of the first ones passed check_static before, then raised out of the workers' unpacking.
+UNPACKABLE = [
     pytest.param(["."], "'.': '.' is not allowed in zip paths", id="dot"),
-    pytest.param(["./"], "'./': '.' is not allowed in zip paths", id="dot-folder"),
-    pytest.param(["./helper.py"], "'./helper.py': '.' is not allowed in zip paths", id="dot-prefix"),
-    pytest.param(["pkg/./helper.py"], "'pkg/./helper.py': '.' is not allowed in zip paths", id="dot-inside"),
     pytest.param(["x", "x/y.py"], "'x' is a file and also a folder (of 'x/y.py'): rename one", id="file-then-folder"),
     pytest.param(["x/y.py", "x"], "'x' is a file and also a folder (of 'x/y.py'): rename one", id="folder-then-file"),
-    pytest.param(["x/", "x"], "'x' is a file and also a folder (of 'x/'): rename one", id="folder-entry-and-file"),
-    pytest.param(["bot.py/"], "'bot.py' is a file and also a folder (of 'bot.py/'): rename one",
-                 id="bot-py-folder"),
-    pytest.param(["bot.py"], "'bot.py' is in the zip twice: keep one", id="duplicate"),
-    pytest.param(["pkg/", "pkg/"], "'pkg/' is in the zip twice: keep one", id="duplicate-folder"),
-    pytest.param(["pkg//helper.py"], "'pkg//helper.py': empty folder names ('//') are not allowed in zip paths",
-                 id="double-slash"),
-    pytest.param(["Bot.py"], "'bot.py' and 'Bot.py' differ only in case or Unicode normalisation: they would be "
-                             "one file on some systems; rename one", id="case"),
-    pytest.param(["Pkg/a.py", "pkg/b.py"], "'Pkg' and 'pkg' differ only in case or Unicode normalisation",
-                 id="folder-case"),
-    pytest.param(["caf\u00e9.py", "cafe\u0301.py"], "differ only in case or Unicode normalisation",
-                 id="unicode-normalisation"),
     pytest.param([""], "a zip member has an empty name: build the zip again with your zip tool", id="empty-name"),
-    pytest.param(["a\x1b[31m.py"], "'a\\x1b[31m.py': file names may hold printable characters only",
-                 id="escape-in-name"),
-    pytest.param(["a\u202e.py"], "'a\\u202e.py': file names may hold printable characters only", id="bidi-override"),
     pytest.param(["a" * 256 + ".py"], "a file or folder name may be at most 255 bytes long", id="name-too-long"),
     # Refused before as now: kept here so that the table lists every rule.
     pytest.param(["../x.py"], "'../x.py': '..' is not allowed in zip paths", id="dotdot"),
@@ -79,20 +61,85 @@ REFUSED = [
     pytest.param(["C:/x.py"], "'C:/x.py': absolute paths are not allowed in the zip", id="drive-letter"),
     pytest.param(["pkg\\x.py"], "'pkg\\\\x.py': file names may not contain backslashes", id="backslash"),
 ]
+# Names that unpack, but not to one tree that is the same on every system, or that a terminal would
+# interpret: refused for uploads, while code stored before the rules still unpacks as it always did.
+AMBIGUOUS = [
+    pytest.param(["./"], "'./': '.' is not allowed in zip paths", id="dot-folder"),
+    pytest.param(["./helper.py"], "'./helper.py': '.' is not allowed in zip paths", id="dot-prefix"),
+    pytest.param(["pkg/./helper.py"], "'pkg/./helper.py': '.' is not allowed in zip paths", id="dot-inside"),
+    pytest.param(["pkg//helper.py"], "'pkg//helper.py': empty folder names ('//') are not allowed in zip paths",
+                 id="double-slash"),
+    pytest.param(["x/", "x"], "'x' is a file and also a folder (of 'x/'): rename one", id="folder-entry-and-file"),
+    pytest.param(["bot.py/"], "'bot.py' is a file and also a folder (of 'bot.py/'): rename one",
+                 id="bot-py-folder"),
+    pytest.param(["bot.py"], "'bot.py' is in the zip twice: keep one", id="duplicate"),
+    pytest.param(["pkg/", "pkg/"], "'pkg/' is in the zip twice: keep one", id="duplicate-folder"),
+    pytest.param(["Bot.py"], "'bot.py' and 'Bot.py' differ only in case or Unicode normalisation: they would be "
+                             "one file on some systems; rename one", id="case"),
+    pytest.param(["Pkg/a.py", "pkg/b.py"], "'Pkg' and 'pkg' differ only in case or Unicode normalisation",
+                 id="folder-case"),
+    pytest.param(["caf\u00e9.py", "cafe\u0301.py"], "differ only in case or Unicode normalisation",
+                 id="unicode-normalisation"),
+    pytest.param(["a\x1b[31m.py"], "'a\\x1b[31m.py': file names may hold printable characters only",
+                 id="escape-in-name"),
+    pytest.param(["a\u202e.py"], "'a\\u202e.py': file names may hold printable characters only", id="bidi-override"),
+]
 
 
-@pytest.mark.parametrize(("names", "message"), REFUSED)
+@pytest.mark.parametrize(("names", "message"), UNPACKABLE + AMBIGUOUS)
 def test_a_member_that_is_not_a_plain_relative_path_is_refused_with_what_to_fix(names, message):
     assert message in refusal(names)
 
 
-@pytest.mark.parametrize(("names", "message"), REFUSED)
-def test_unpacking_repeats_the_path_checks_for_bytes_that_never_passed_them(tmp_path, names, message):
+@pytest.mark.parametrize(("names", "message"), UNPACKABLE)
+def test_unpacking_refuses_what_cannot_be_written_inside_the_folder_for_bytes_that_never_passed_the_checks(
+        tmp_path, names, message):
     # A version stored by an older release reaches the workers without today's checks.
     with pytest.raises(UnsafeArchive) as caught:
         unpack(zip_of(names), tmp_path)
     assert message in str(caught.value)
     assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize(("names", "message"), AMBIGUOUS)
+def test_code_stored_before_the_rules_still_unpacks_as_it_did(tmp_path, names, message):
+    # Some of it was accepted and plays: refusing it now would fail its every match.
+    code = zip_of(names)
+    unpacked_before(code, tmp_path / "before")
+    (tmp_path / "now").mkdir()
+    unpack(code, tmp_path / "now")
+    assert tree(tmp_path / "now") == tree(tmp_path / "before")
+
+
+def unpacked_before(code: bytes, dest: Path) -> None:
+    """What releases before the path checks unpacked (their rules, kept here to hold :func:`unpack` to
+    them): raises for what they refused or failed on."""
+    dest.mkdir()
+    with zipfile.ZipFile(io.BytesIO(code)) as archive:
+        files = [info for info in archive.infolist() if not info.is_dir()]
+        for info in archive.infolist():
+            name, parts = info.filename, PurePosixPath(info.filename).parts
+            if ("\\" in name or "\x00" in name or name.startswith("/") or (len(name) > 1 and name[1] == ":")
+                    or ".." in parts or len(parts) > 8):
+                raise ValueError(name)
+        for info in files:
+            target = dest.joinpath(*PurePosixPath(info.filename).parts)
+            target.parent.mkdir(parents=True, exist_ok=True)
+            with archive.open(info) as source, open(target, "wb") as sink:
+                sink.write(source.read())
+
+
+def tree(folder: Path) -> dict[str, bytes]:
+    """Every file under ``folder`` by its relative path, with its bytes (bytecode left out)."""
+    found = {}
+    for dirpath, _dirnames, filenames in os.walk(folder):
+        for filename in filenames:
+            path = Path(dirpath, filename)
+            assert not path.is_symlink()
+            relative = path.relative_to(folder).as_posix()
+            if not (relative.endswith(".pyc") and "__pycache__" in relative.split("/")):
+                found[relative] = path.read_bytes()
+    return found
 
 
 def test_folder_entries_and_nested_files_are_fine(tmp_path):
@@ -139,16 +186,28 @@ def test_hostile_member_names_are_refused_clearly_or_unpack_exactly_inside_the_f
         assert exc.message and exc.message.isprintable(), exc.message
         return
     cache = CodeCache(tmp_path_factory.mktemp("cache"))
-    folder = cache.path_for(code)  # unpack and precompile, as a worker does before the smoke match
-    found = {}
-    for dirpath, _dirnames, filenames in os.walk(folder):
-        for filename in filenames:
-            path = Path(dirpath, filename)
-            assert not path.is_symlink()
-            relative = path.relative_to(folder).as_posix()
-            if "__pycache__" not in relative.split("/") or not relative.endswith(".pyc"):
-                found[relative] = path.read_bytes()
+    found = tree(cache.path_for(code))  # unpacked and precompiled, as a worker does before the smoke match
     assert found == _expected_files(names)
     # Accepted names are canonical: no two of them are one file on a system that folds case.
     folded = {unicodedata.normalize("NFC", name).casefold() for name in found}
     assert len(folded) == len(found)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(names=st.lists(_names, min_size=1, max_size=5))
+def test_unpacking_stored_code_refuses_cleanly_and_keeps_everything_that_unpacked_before(tmp_path_factory, names):
+    code = zip_of(names)
+    folder = tmp_path_factory.mktemp("unpack")
+    (folder / "now").mkdir()
+    try:
+        unpacked_before(code, folder / "before")
+    except (ValueError, OSError, IndexError):
+        before = None  # refused, or failed half-way: nothing of it was ever accepted
+    else:
+        before = tree(folder / "before")
+    try:
+        unpack(code, folder / "now")
+    except UnsafeArchive as exc:
+        assert before is None, f"unpacked before, refused now: {exc}"
+        return
+    assert before is None or tree(folder / "now") == before
