@@ -13,9 +13,13 @@ from __future__ import annotations
 
 import hashlib
 import io
+import lzma
 import stat
+import struct
 import unicodedata
 import zipfile
+import zlib
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -45,6 +49,34 @@ def sha256_of(code: bytes) -> str:
 
 def is_zip(code: bytes) -> bool:
     return code[:4] in (b"PK\x03\x04", b"PK\x05\x06")
+
+
+#: What zipfile and its decompressors raise for damaged bytes, besides BadZipFile: a seek before the start
+#: (ValueError), a name that is not UTF-8 (UnicodeDecodeError, a ValueError), a version or method it does
+#: not know (NotImplementedError), an encrypted member (RuntimeError), a cut or corrupt stream (EOFError,
+#: zlib.error, lzma.LZMAError, OSError from bz2), a header field out of range (struct.error,
+#: OverflowError). The zip is read from memory, so none of them is a fault of the machine.
+_UNREADABLE = (zipfile.BadZipFile, ValueError, NotImplementedError, RuntimeError, EOFError, OSError,
+               OverflowError, struct.error, zlib.error, lzma.LZMAError)
+
+
+def open_zip(code: bytes) -> zipfile.ZipFile:
+    """``code`` as a zip, or :class:`UnsafeArchive` ``not a readable zip file (why)``."""
+    try:
+        return zipfile.ZipFile(io.BytesIO(code))
+    except _UNREADABLE as exc:
+        raise UnsafeArchive(f"not a readable zip file ({exc})") from None
+
+
+def member_chunks(archive: zipfile.ZipFile, info: zipfile.ZipInfo) -> Iterator[bytes]:
+    """The bytes of the member ``info``, decompressed, in chunks of at most 64 KiB; :class:`UnsafeArchive`
+    if they cannot be read (a damaged stream, a CRC that does not match, an unknown method)."""
+    try:
+        with archive.open(info) as source:
+            while chunk := source.read(1 << 16):
+                yield chunk
+    except _UNREADABLE as exc:
+        raise UnsafeArchive(f"{info.filename!r} cannot be read from the zip: {exc}") from None
 
 
 def archive_members(archive: zipfile.ZipFile, caps: ArchiveCaps = DEFAULT_CAPS, *,
@@ -183,22 +215,19 @@ def _check_files_fit(paths: list[tuple[str, tuple[str, ...], bool]]) -> None:
 def unpack(code: bytes, dest: Path, caps: ArchiveCaps = DEFAULT_CAPS) -> None:
     """Write the upload into the empty folder ``dest``: a ``bot.py`` file, or the zip's files.
 
-    Sizes are counted while decompressing, because a zip's declared sizes can lie.
+    Sizes are counted while decompressing, because a zip's declared sizes can lie. Anything wrong with
+    the bytes is an :class:`UnsafeArchive`; an OSError is the machine's (writing ``dest``).
     """
     if not is_zip(code):
         (dest / "bot.py").write_bytes(code)
         return
-    try:
-        archive = zipfile.ZipFile(io.BytesIO(code))
-    except zipfile.BadZipFile as exc:
-        raise UnsafeArchive(f"not a readable zip file: {exc}") from None
-    with archive:
+    with open_zip(code) as archive:
         written = 0
         for info in archive_members(archive, caps, strict=False):
             target = dest.joinpath(*member_parts(info.filename, strict=False))
             target.parent.mkdir(parents=True, exist_ok=True)
-            with archive.open(info) as source, open(target, "wb") as sink:
-                while chunk := source.read(1 << 16):
+            with open(target, "wb") as sink:
+                for chunk in member_chunks(archive, info):
                     written += len(chunk)
                     if written > caps.max_unpacked_bytes:
                         raise UnsafeArchive(f"the zip unpacks to more than {caps.max_unpacked_bytes} bytes")

@@ -33,6 +33,22 @@ def zip_of(members: dict[str, bytes] | list[tuple[str | zipfile.ZipInfo, bytes]]
     return buffer.getvalue()
 
 
+def corrupt_directory() -> bytes:
+    """A zip whose end record puts its central directory 100 bytes further than it is: zipfile takes the
+    difference for data prepended to the zip, and seeks 100 bytes before the start to read the member (a
+    ValueError, not a BadZipFile)."""
+    data = bytearray(zip_of({"bot.py": FIRST_LEGAL_BOT}))
+    data[-6:-2] = (int.from_bytes(data[-6:-2], "little") + 100).to_bytes(4, "little")
+    return bytes(data)
+
+
+def corrupt_data() -> bytes:
+    """A zip whose member holds a deflate stream of an invalid block type: zlib.error while reading it."""
+    data = bytearray(zip_of({"bot.py": FIRST_LEGAL_BOT}))
+    data[30 + len("bot.py")] = 0xFF
+    return bytes(data)
+
+
 def zip_bomb() -> bytes:
     # 20 MB of zeros deflate to about 20 KB: far past both the unpacked size and the expansion ratio caps.
     return zip_of({"bot.py": FIRST_LEGAL_BOT, "data.bin": b"\0" * (20 * 1024 * 1024)})
@@ -63,6 +79,11 @@ BAD_UPLOADS = [
                  "'bot.py' and 'Bot.py' differ only in case", id="zip-case-twins"),
     pytest.param("bot.zip", zip_of({"bot.py": FIRST_LEGAL_BOT, "pkg//a.py": b""}), "empty folder names ('//')",
                  id="zip-double-slash"),
+    # Each of these was a 500 (an exception of zipfile or zlib that the checks did not expect).
+    pytest.param("bot.zip", corrupt_directory(), "'bot.py' cannot be read from the zip: negative seek value -100",
+                 id="zip-bad-directory"),
+    pytest.param("bot.zip", corrupt_data(), "'bot.py' cannot be read from the zip: Error -3 while decompressing",
+                 id="zip-bad-deflate"),
     # (zipfile writes an empty name only from a ZipInfo.)
     pytest.param("bot.zip", zip_of([("bot.py", FIRST_LEGAL_BOT), (zipfile.ZipInfo(""), b"x")]),
                  "a zip member has an empty name",

@@ -211,3 +211,36 @@ def test_unpacking_stored_code_refuses_cleanly_and_keeps_everything_that_unpacke
         assert before is None, f"unpacked before, refused now: {exc}"
         return
     assert before is None or tree(folder / "now") == before
+
+
+# --- Damaged zips, generated ---------------------------------------------------------------------------
+
+def _damaged(data: bytes, edits: list[tuple[int, int, bytes]]) -> bytes:
+    """``data`` with each edit applied: at a position (taken modulo the length), so many bytes replaced by
+    the given ones."""
+    damaged = bytearray(data)
+    for position, length, replacement in edits:
+        at = position % max(len(damaged), 1)
+        damaged[at:at + length] = replacement
+    return bytes(damaged)
+
+
+_GOOD_ZIP = zip_of(["pkg/", "pkg/helper.py", "data.txt"])
+_edits = st.lists(st.tuples(st.integers(0, len(_GOOD_ZIP)), st.integers(0, 8), st.binary(max_size=8)),
+                  min_size=1, max_size=4)
+
+
+@settings(max_examples=500, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(edits=_edits)
+def test_a_damaged_zip_is_refused_with_a_message_by_the_checks_and_by_unpacking(tmp_path_factory, edits):
+    # zipfile and zlib raise a dozen kinds of exception for damaged bytes; each was a 500 for an upload,
+    # or a traceback out of a worker's unpacking.
+    code = _damaged(_GOOD_ZIP, edits)
+    try:
+        check_static(code, "bot.zip")
+    except ValidationError as exc:
+        assert exc.message
+    try:
+        unpack(code, tmp_path_factory.mktemp("unpack"))
+    except UnsafeArchive as exc:
+        assert str(exc)
