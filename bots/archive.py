@@ -221,14 +221,40 @@ def unpack(code: bytes, dest: Path, caps: ArchiveCaps = DEFAULT_CAPS) -> None:
     if not is_zip(code):
         (dest / "bot.py").write_bytes(code)
         return
+    sink = None
+    try:
+        for parts, chunk in _unpacked(code, caps):
+            if chunk is None:
+                if sink is not None:
+                    sink.close()
+                target = dest.joinpath(*parts)
+                target.parent.mkdir(parents=True, exist_ok=True)
+                sink = open(target, "wb")  # closed when the next file starts, or below
+            else:
+                sink.write(chunk)
+    finally:
+        if sink is not None:
+            sink.close()
+
+
+def check_unpackable(code: bytes, caps: ArchiveCaps = DEFAULT_CAPS) -> None:
+    """:class:`UnsafeArchive` unless :func:`unpack` would write ``code``: its checks, and every member read
+    through, without writing anything."""
+    if is_zip(code):
+        for _ in _unpacked(code, caps):
+            pass
+
+
+def _unpacked(code: bytes, caps: ArchiveCaps) -> Iterator[tuple[tuple[str, ...], bytes | None]]:
+    """What :func:`unpack` writes of the zip ``code``, in order: ``(components, None)`` to start each file,
+    then ``(components, chunk)`` for its bytes; :class:`UnsafeArchive` as soon as anything is wrong."""
     with open_zip(code) as archive:
         written = 0
         for info in archive_members(archive, caps, strict=False):
-            target = dest.joinpath(*member_parts(info.filename, strict=False))
-            target.parent.mkdir(parents=True, exist_ok=True)
-            with open(target, "wb") as sink:
-                for chunk in member_chunks(archive, info):
-                    written += len(chunk)
-                    if written > caps.max_unpacked_bytes:
-                        raise UnsafeArchive(f"the zip unpacks to more than {caps.max_unpacked_bytes} bytes")
-                    sink.write(chunk)
+            parts = member_parts(info.filename, strict=False)
+            yield parts, None
+            for chunk in member_chunks(archive, info):
+                written += len(chunk)
+                if written > caps.max_unpacked_bytes:
+                    raise UnsafeArchive(f"the zip unpacks to more than {caps.max_unpacked_bytes} bytes")
+                yield parts, chunk
