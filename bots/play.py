@@ -155,7 +155,7 @@ def main(argv: list[str], *, limits: Limits, allow_unsafe: bool, stdout, stderr,
     if result is None:
         return status
     if args.json:
-        print(json.dumps(result.to_json()), file=stdout)
+        stdout.write(json.dumps(result.to_json()) + "\n")
     else:
         stdout.write(format_result(result, limits=limits))
     return 0
@@ -175,13 +175,17 @@ def _play(run, stderr) -> tuple[MatchResult | None, int]:
         _say(stderr, f"the sandbox failed (not the bots' fault; try again): {exc}")
         return None, 4
     if result.unsafe:
-        print(f"WARNING: {UNSAFE_WARNING}", file=stderr)
+        stderr.write(f"WARNING: {UNSAFE_WARNING}\n")
     return result, 0
 
 
 def _say(stderr, message) -> None:
-    """One line on stderr: ``play: `` and ``message``, which may quote a bot or a bundle, escaped."""
-    print(f"play: {printable(str(message))}", file=stderr)
+    """One line on stderr: ``play: `` and ``message``, which may quote a bot or a bundle, escaped.
+
+    Written whole, newline included: Django's OutputWrapper ends every write with a newline of its own, so
+    ``print``'s two writes made two lines of one.
+    """
+    stderr.write(f"play: {printable(str(message))}\n")
 
 
 # --- play --from-bundle -----------------------------------------------------------------------------
@@ -399,7 +403,7 @@ def _main_from_bundle(argv: list[str], *, caps: Limits, allow_unsafe: bool, stdo
     report = replay_report(bundle, result, recording, takeover=None if takeover is None else
                            {"seat": takeover[0], "bot": takeover[1].name, "from_step": from_step})
     if args.json:
-        print(json.dumps({**result.to_json(), "replay": report}), file=stdout)
+        stdout.write(json.dumps({**result.to_json(), "replay": report}) + "\n")
     else:
         stdout.write(format_result(result, limits=bundle.limits))
         stdout.write(format_replay(report))
