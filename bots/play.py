@@ -38,7 +38,10 @@ import random
 import zipfile
 from pathlib import Path
 
+import orjson
+
 import engines
+from bots.archive import UnsafeArchive, check_unpackable
 from bots.referee import (
     BotSpec,
     Limits,
@@ -49,6 +52,7 @@ from bots.referee import (
     play_match,
 )
 from bots.sandbox.unsafe import WARNING as UNSAFE_WARNING
+from bots.terminal import printable
 from bots.validate import EXAMPLES_DIR
 
 LOG_TAIL_LINES = 8
@@ -56,6 +60,12 @@ LOG_TAIL_LINES = 8
 #: them: ``ladder.selectors.matches.match_bundle``).
 BUNDLE_FORMAT = "bot-ladder-match"
 BUNDLE_FORMAT_VERSION = 1
+#: Largest bundle file read. The ladder's are far smaller: five seats of code at the largest upload, in
+#: base64, and a long match's actions.
+BUNDLE_MAX_BYTES = 64 * 1024 * 1024
+#: Deepest nesting a bundle may have: its own shape takes four levels (bundle, seats, seat, code), and an
+#: action or an option a few more. It stays far below the recursion limit of what handles the values after.
+BUNDLE_MAX_DEPTH = 32
 # Characters of an action quoted in the report.
 _QUOTE_CHARS = 200
 
@@ -94,9 +104,15 @@ def load_bot_argument(game: str, argument: str) -> BotSpec:
     if path.is_dir():
         if not (path / "bot.py").is_file():
             raise _ArgumentError(f"{argument}: the folder has no bot.py")
-        return BotSpec(path.name, _zip_folder(path))
+        try:
+            return BotSpec(path.name, _zip_folder(path))
+        except OSError as exc:
+            raise _ArgumentError(f"cannot read the bot {argument}: {exc.strerror or exc}") from None
     name = path.parent.name if path.name == "bot.py" else path.stem
-    return BotSpec(name or path.stem, path.read_bytes())
+    try:
+        return BotSpec(name or path.stem, path.read_bytes())
+    except OSError as exc:
+        raise _ArgumentError(f"cannot read the bot {argument}: {exc.strerror or exc}") from None
 
 
 def _zip_folder(folder: Path) -> bytes:
@@ -131,7 +147,7 @@ def main(argv: list[str], *, limits: Limits, allow_unsafe: bool, stdout, stderr,
                 raise _ArgumentError(f"--options is not JSON: {exc}") from None
         bots = [load_bot_argument(args.game, bot) for bot in args.bots]
     except _ArgumentError as exc:
-        print(f"play: {exc}", file=stderr)
+        _say(stderr, exc)
         return 2
     seed = args.seed if args.seed is not None else random.SystemRandom().randrange(2**31)
     result, status = _play(lambda: play_match(args.game, bots, seed=seed, options=options, limits=limits,
@@ -139,7 +155,7 @@ def main(argv: list[str], *, limits: Limits, allow_unsafe: bool, stdout, stderr,
     if result is None:
         return status
     if args.json:
-        print(json.dumps(result.to_json()), file=stdout)
+        stdout.write(json.dumps(result.to_json()) + "\n")
     else:
         stdout.write(format_result(result, limits=limits))
     return 0
@@ -150,17 +166,26 @@ def _play(run, stderr) -> tuple[MatchResult | None, int]:
     try:
         result = run()
     except ValueError as exc:
-        print(f"play: {exc}", file=stderr)
+        _say(stderr, exc)
         return None, 2
     except SandboxUnavailable as exc:
-        print(f"play: cannot run bots here: {exc}", file=stderr)
+        _say(stderr, f"cannot run bots here: {exc}")
         return None, 3
     except SandboxFault as exc:
-        print(f"play: the sandbox failed (not the bots' fault; try again): {exc}", file=stderr)
+        _say(stderr, f"the sandbox failed (not the bots' fault; try again): {exc}")
         return None, 4
     if result.unsafe:
-        print(f"WARNING: {UNSAFE_WARNING}", file=stderr)
+        stderr.write(f"WARNING: {UNSAFE_WARNING}\n")
     return result, 0
+
+
+def _say(stderr, message) -> None:
+    """One line on stderr: ``play: `` and ``message``, which may quote a bot or a bundle, escaped.
+
+    Written whole, newline included: Django's OutputWrapper ends every write with a newline of its own, so
+    ``print``'s two writes made two lines of one.
+    """
+    stderr.write(f"play: {printable(str(message))}\n")
 
 
 # --- play --from-bundle -----------------------------------------------------------------------------
@@ -209,16 +234,15 @@ class Bundle:
 
 
 def load_bundle(path: str, *, caps: Limits) -> Bundle:
-    """The bundle in file ``path``, or ``_ArgumentError`` saying what is wrong with it: not readable, not
-    JSON, not a bundle of the known format, a game not installed here, rules that changed since, limits
-    that are not whole numbers or exceed ``caps``, or code whose SHA-256 differs from the bundle's."""
-    try:
-        data = json.loads(Path(path).read_bytes())
-    except OSError as exc:
-        raise _ArgumentError(f"cannot read the bundle {path}: {exc.strerror or exc}") from None
-    except ValueError as exc:
-        raise _ArgumentError(f"{path} is not JSON ({exc}): a bundle is the file GET /api/matches/{{id}}/bundle/ "
-                             "gives") from None
+    """The bundle in file ``path``, or ``_ArgumentError`` saying what is wrong with it: not readable,
+    larger than :data:`BUNDLE_MAX_BYTES`, not JSON in UTF-8, nested deeper than :data:`BUNDLE_MAX_DEPTH`,
+    not a bundle of the known format, a game not installed here, rules that changed since, a field of the
+    wrong type, limits that are not whole numbers or exceed ``caps``, code that is not valid base64, whose
+    SHA-256 differs from the bundle's, or a zip that cannot be unpacked (:func:`bots.archive.unpack`).
+
+    A bundle is a file anyone can write: whatever its bytes, this raises nothing else.
+    """
+    data = _bundle_json(path)
     if not isinstance(data, dict) or data.get("format") != BUNDLE_FORMAT:
         raise _ArgumentError(f"{path} is not a match bundle (no \"format\": \"{BUNDLE_FORMAT}\"): a bundle is the "
                              "file GET /api/matches/{id}/bundle/ gives")
@@ -255,6 +279,43 @@ def load_bundle(path: str, *, caps: Limits) -> Bundle:
     )
 
 
+def _bundle_json(path: str):
+    """The JSON value in file ``path``, bounded in size and depth (orjson: strict UTF-8, no lone surrogate
+    escapes, no NaN), or ``_ArgumentError``."""
+    try:
+        with open(path, "rb") as file:
+            raw = file.read(BUNDLE_MAX_BYTES + 1)
+    except OSError as exc:
+        raise _ArgumentError(f"cannot read the bundle {path}: {exc.strerror or exc}") from None
+    if len(raw) > BUNDLE_MAX_BYTES:
+        raise _ArgumentError(f"{path} is larger than {BUNDLE_MAX_BYTES} bytes: not a bundle the ladder gives")
+    too_deep = f"{path} is nested deeper than {BUNDLE_MAX_DEPTH} levels: not a bundle the ladder gives"
+    try:
+        data = orjson.loads(raw)
+    except orjson.JSONDecodeError as exc:
+        if str(exc).startswith("depth limit exceeded"):
+            raise _ArgumentError(too_deep) from None
+        raise _ArgumentError(f"{path} is not JSON ({exc}): a bundle is the file GET /api/matches/{{id}}/bundle/ "
+                             "gives") from None
+    if _deeper_than(data, BUNDLE_MAX_DEPTH):
+        raise _ArgumentError(too_deep)
+    return data
+
+
+def _deeper_than(value, levels: int) -> bool:
+    """Whether the JSON ``value`` nests more than ``levels`` containers deep (walked without recursion)."""
+    stack = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        children = item.values() if isinstance(item, dict) else item if isinstance(item, list) else None
+        if children is None:
+            continue
+        if depth > levels:
+            return True
+        stack.extend((child, depth + 1) for child in children if isinstance(child, (dict, list)))
+    return False
+
+
 def _bundle_limits(stored: dict, path: str, caps: Limits) -> Limits:
     """The bundle's limits as ``Limits`` (names this version does not know are left out, like a worker
     does with a match's stored limits), each between its floor and its value in ``caps``."""
@@ -278,7 +339,9 @@ def _bundle_limits(stored: dict, path: str, caps: Limits) -> Limits:
 def _bundle_seat(seat: dict, position: int, path: str) -> BundleSeat:
     bot = seat.get("bot")
     name = bot if isinstance(bot, str) and bot else f"seat {position}"
-    version = seat.get("version") if isinstance(seat.get("version"), int) else None
+    version = seat.get("version")
+    if not isinstance(version, int) or isinstance(version, bool):
+        version = None
     code = seat.get("code")
     data = None
     if code is not None:
@@ -292,6 +355,11 @@ def _bundle_seat(seat: dict, position: int, path: str) -> BundleSeat:
         if hashlib.sha256(data).hexdigest() != code.get("sha256"):
             raise _ArgumentError(f"{path}: the code of seat {position} does not match its sha256 (the file was "
                                  "changed or cut)")
+        try:
+            # Checked now, so that the refusal names the seat; the sandbox would refuse it on starting.
+            check_unpackable(data)
+        except UnsafeArchive as exc:
+            raise _ArgumentError(f"{path}: the code of seat {position} cannot be unpacked: {exc}") from None
     outcome = seat.get("outcome") if isinstance(seat.get("outcome"), str) else None
     return BundleSeat(position=position, bot=name, version=version, outcome=outcome, code=data)
 
@@ -317,7 +385,7 @@ def _main_from_bundle(argv: list[str], *, caps: Limits, allow_unsafe: bool, stdo
                                      f"{len(bundle.actions) - 1} ({len(bundle.actions)} actions)")
             takeover = (seat, load_bot_argument(bundle.game, bot_argument))
     except _ArgumentError as exc:
-        print(f"play: {exc}", file=stderr)
+        _say(stderr, exc)
         return 2
     bots = []
     for seat in bundle.seats:
@@ -335,7 +403,7 @@ def _main_from_bundle(argv: list[str], *, caps: Limits, allow_unsafe: bool, stdo
     report = replay_report(bundle, result, recording, takeover=None if takeover is None else
                            {"seat": takeover[0], "bot": takeover[1].name, "from_step": from_step})
     if args.json:
-        print(json.dumps({**result.to_json(), "replay": report}), file=stdout)
+        stdout.write(json.dumps({**result.to_json(), "replay": report}) + "\n")
     else:
         stdout.write(format_result(result, limits=bundle.limits))
         stdout.write(format_replay(report))
@@ -401,11 +469,12 @@ def format_replay(report: dict) -> str:
             line += (f"; the first legal action from step {seat['fallback_from_step']} on (its recorded one was "
                      "not legal there)")
         if seat["recorded_outcome"] not in (None, seat["outcome"]):
-            line += f"; outcome {seat['outcome']}, recorded {seat['recorded_outcome']}"
+            line += f"; outcome {seat['outcome']}, recorded {printable(seat['recorded_outcome'])}"
         lines.append(line)
     takeover = report["takeover"]
     if takeover is not None:
-        lines.append(f"    seat {takeover['seat']} taken over by {takeover['bot']} from step {takeover['from_step']}: "
+        lines.append(f"    seat {takeover['seat']} taken over by {printable(takeover['bot'])} from step "
+                     f"{takeover['from_step']}: "
                      "before it every seat followed the record (the bots were asked, their answers discarded)")
         if report["discarded"]:
             first, count = report["discarded"][0], len(report["discarded"])
@@ -440,15 +509,18 @@ def format_result(result: MatchResult, *, limits: Limits | None = None) -> str:
         lines.append(f"clock per bot: {limits.move_ms} ms per move, a bank of {limits.bank_ms} ms, "
                      f"{limits.match_ms} ms for the whole match")
     header = ("seat", "bot", "score", "place", "outcome", "time used", "reason")
-    rows = [(str(index), seat.bot, str(seat.score), str(seat.place), seat.outcome,
-             f"{seat.time_used_ms} ms", seat.reason) for index, seat in enumerate(result.seats)]
+    # The bots' names (a file's, or a bundle's), reasons (quoting a bot's error or answer) and logs are
+    # theirs to write: shown, never obeyed by the terminal.
+    rows = [(str(index), printable(seat.bot), str(seat.score), str(seat.place), seat.outcome,
+             f"{seat.time_used_ms} ms", printable(seat.reason)) for index, seat in enumerate(result.seats)]
     widths = [max(len(row[column]) for row in [header, *rows]) for column in range(len(header) - 1)]
     for row in [header, *rows]:
         cells = [cell.ljust(width) for cell, width in zip(row, widths)]
         lines.append("  ".join(cells + [row[-1]]).rstrip())
     for index, seat in enumerate(result.seats):
-        tail = seat.log.rstrip("\n").splitlines()[-LOG_TAIL_LINES:]
-        lines.append(f"--- log of seat {index} ({seat.bot}): "
+        # Lines end at a newline only: a CR or another separator inside a line is shown escaped as written.
+        tail = seat.log.rstrip("\n").split("\n")[-LOG_TAIL_LINES:] if seat.log.strip("\n") else []
+        lines.append(f"--- log of seat {index} ({printable(seat.bot)}): "
                      + ("empty" if not tail else f"last {len(tail)} lines"))
-        lines += [f"    {line}" for line in tail]
+        lines += [f"    {printable(line)}" for line in tail]
     return "\n".join(lines) + "\n"

@@ -1,20 +1,28 @@
 """The checks of an upload that run none of its code: what the web tier may do before storing it.
 
 :func:`check_static` accepts a ``bot.py`` file or a zip with ``bot.py`` at its root and refuses, with a
-message that says what to fix, anything else: empty or oversized uploads, unsafe zips (absolute paths,
-``..``, symbolic links, too many files or folders too deep, zip bombs), a missing ``bot.py``, modules that
-are not UTF-8 text. Nothing here compiles or imports the upload: compiling hostile source costs unbounded
+message that says what to fix, anything else: empty or oversized uploads, unsafe zips (any member name
+that is not a plain relative path, such as ``.``, ``..``, ``a//b`` or an absolute path; a file that is also
+a folder; a name twice, or two that differ only in case; symbolic links; too many files or folders too
+deep; zip bombs: :func:`bots.archive.archive_members`), a missing ``bot.py``, modules that are not UTF-8
+text. Nothing here compiles or imports the upload: compiling hostile source costs unbounded
 CPU and memory and can raise out of the compiler, so it happens on the workers
 (:func:`check_compiles`, then the smoke match in the sandbox, see :mod:`bots.validate`).
 """
 
 from __future__ import annotations
 
-import io
-import zipfile
 from pathlib import PurePosixPath
 
-from bots.archive import DEFAULT_CAPS, ArchiveCaps, UnsafeArchive, archive_members, is_zip
+from bots.archive import (
+    DEFAULT_CAPS,
+    ArchiveCaps,
+    UnsafeArchive,
+    archive_members,
+    is_zip,
+    member_chunks,
+    open_zip,
+)
 from bots.untrusted import storable_text
 
 #: Characters of a refusal's message, and of the smoke match's log tail that comes with it.
@@ -74,9 +82,9 @@ def python_sources(data: bytes, caps: ArchiveCaps = DEFAULT_CAPS) -> list[tuple[
     if not is_zip(data):
         return [("bot.py", _source_text(data, "bot.py"))]
     try:
-        archive = zipfile.ZipFile(io.BytesIO(data))
-    except zipfile.BadZipFile as exc:
-        raise ValidationError(f"not a readable zip file ({exc}): upload bot.py or a valid zip") from None
+        archive = open_zip(data)
+    except UnsafeArchive as exc:
+        raise ValidationError(f"{exc}: upload bot.py or a valid zip") from None
     sources = []
     with archive:
         try:
@@ -93,16 +101,15 @@ def python_sources(data: bytes, caps: ArchiveCaps = DEFAULT_CAPS) -> list[tuple[
             # Counted while reading, because the sizes a zip declares can lie.
             content = bytearray()
             try:
-                with archive.open(info) as member:
-                    while chunk := member.read(1 << 16):
-                        total += len(chunk)
-                        if total > caps.max_unpacked_bytes:
-                            raise ValidationError(f"the zip unpacks to more than {caps.max_unpacked_bytes} "
-                                                  "bytes: this looks like a zip bomb")
-                        if info.filename.endswith(".py"):
-                            content += chunk
-            except (zipfile.BadZipFile, OSError, RuntimeError, NotImplementedError, EOFError) as exc:
-                raise ValidationError(f"{info.filename!r} cannot be read from the zip: {exc}") from None
+                for chunk in member_chunks(archive, info):
+                    total += len(chunk)
+                    if total > caps.max_unpacked_bytes:
+                        raise ValidationError(f"the zip unpacks to more than {caps.max_unpacked_bytes} "
+                                              "bytes: this looks like a zip bomb")
+                    if info.filename.endswith(".py"):
+                        content += chunk
+            except UnsafeArchive as exc:
+                raise ValidationError(str(exc)) from None
             if info.filename.endswith(".py"):
                 sources.append((info.filename, _source_text(bytes(content), info.filename)))
     return sources

@@ -44,7 +44,8 @@ def run_match(match_id: int) -> str:
 )
 def validate_version(version_id: int) -> str:
     """Compile a pending upload and play its smoke match in the sandbox; idempotent. A sandbox fault is
-    retried: it says nothing about the upload, which stays pending meanwhile."""
+    retried: it says nothing about the upload, which stays pending meanwhile. Any other failure of the check
+    rejects the version (the service logs why), so that it is not checked again and again."""
     from ladder.services.validation import bot_version_validate
 
     status = bot_version_validate(version_id=version_id)

@@ -38,8 +38,9 @@ _UPLOAD_ERRORS = ("202: the upload is stored as a pending version, and a worker 
                   "syntax`; validation_log, shown to you only, holds the end of what your bot printed). "
                   "Refused at once with a 400 (nothing stored), by checks that run none of its code: e.g. "
                   "`the zip has no bot.py at its root`, `the zip unpacks to more than ... bytes: this looks "
-                  "like a zip bomb`, `bot.py is not Python source (it contains NUL bytes)`. Throttled per "
-                  "user (scope `uploads`).")
+                  "like a zip bomb`, `bot.py is not Python source (it contains NUL bytes)`, `'x' is a file and "
+                  "also a folder (of 'x/y.py'): rename one`, `'./a.py': '.' is not allowed in zip paths`. "
+                  "Throttled per user (scope `uploads`).")
 _VERSION_EXAMPLE = {"number": 1, "sha256": "3f2a...e9", "size": 64, "kind": "py", "validation_status": "accepted",
                     "validation_message": "smoke match against the random bot: finished in 48 actions, place 1, "
                                           "score 31", "validation_log": None,

@@ -3,11 +3,16 @@
 Uploads are stored as pending versions by ``ladder.services.bots`` without running any of their code;
 :func:`bot_version_validate` is what the ``ladder.validate_version`` task calls for each. It is
 idempotent: a version that is no longer pending is left alone, so a message delivered twice, or re-sent
-by :func:`versions_reconcile`, costs one smoke match at most and decides nothing twice.
+by :func:`versions_reconcile`, costs one smoke match at most and decides nothing twice. Every check ends
+in a decision except a fault of the sandbox: whatever else goes wrong while checking (a bug of the check,
+an upload it did not foresee, a setting it cannot use) rejects the version with :data:`CHECK_FAILED`, and
+the traceback goes to the log, so that no version waits for good with its check re-sent every
+``VALIDATION_REQUEUE_AFTER_S``.
 """
 
 from __future__ import annotations
 
+import logging
 from datetime import datetime, timedelta
 
 from django.conf import settings
@@ -19,8 +24,13 @@ from ladder.models import BotVersion
 from ladder.services.bots import sandbox_limits
 from ladder.services.enqueue import versions_validate_on_commit
 
+logger = logging.getLogger(__name__)
+
 #: Characters of a rejection message kept (the smoke match's reason is already bounded by the referee).
 _MESSAGE_CHARS = 4000
+#: The message of a version whose check failed for a reason the check cannot name (its traceback is logged).
+CHECK_FAILED = ("the check of this version failed on the server, not because of anything it could name in "
+                "the upload: upload it again, and if that fails too, tell the operators (they have the error)")
 
 
 def bot_version_validate(*, version_id: int) -> str:
@@ -28,8 +38,11 @@ def bot_version_validate(*, version_id: int) -> str:
 
     Returns the version's status afterwards (``"missing"`` for a version that no longer exists). A fault
     of the sandbox (:class:`bots.referee.SandboxFault`, :class:`bots.sandbox.SandboxUnavailable`)
-    propagates and leaves the version pending: it says nothing about the upload, so the task retries.
+    propagates and leaves the version pending: it says nothing about the upload, so the task retries. Any
+    other exception out of the check rejects the version with :data:`CHECK_FAILED` (logged with its
+    traceback and the version's id).
     """
+    from bots.sandbox.errors import SandboxFault
     from bots.upload_checks import ValidationError
     from bots.validate import validate_upload
 
@@ -45,6 +58,13 @@ def bot_version_validate(*, version_id: int) -> str:
                                     allow_unsafe=settings.BOTS_ALLOW_UNSAFE)
     except ValidationError as exc:
         status, message, log = BotVersion.Validation.REJECTED, exc.message, exc.log_tail
+    except SandboxFault:
+        raise
+    except Exception:
+        # Deciding is the recovery: left pending, the version would be checked again every
+        # VALIDATION_REQUEUE_AFTER_S, fail the same way each time, and never tell its owner anything.
+        logger.exception("the check of bot version %s failed; rejecting it", version_id)
+        status, message, log = BotVersion.Validation.REJECTED, CHECK_FAILED, ""
     else:
         status, message, log = BotVersion.Validation.ACCEPTED, validated.message, ""
     # Guarded by the status, so that of two workers checking the same version only the first decides.

@@ -6,6 +6,7 @@ such a version never plays."""
 
 import io
 import stat
+import warnings
 import zipfile
 
 import pytest
@@ -18,16 +19,34 @@ from tests.factories import BotFactory
 pytestmark = pytest.mark.django_db
 
 
-def zip_of(members: dict[str, bytes], *, symlinks: dict[str, str] | None = None) -> bytes:
+def zip_of(members: dict[str, bytes] | list[tuple[str | zipfile.ZipInfo, bytes]], *, symlinks: dict[str, str] | None = None) -> bytes:
     buffer = io.BytesIO()
-    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
-        for name, data in members.items():
+    # A list may name a member twice, deliberately: zipfile warns and writes it.
+    with warnings.catch_warnings(), zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
+        warnings.simplefilter("ignore", UserWarning)
+        for name, data in members.items() if isinstance(members, dict) else members:
             archive.writestr(name, data)
         for name, target in (symlinks or {}).items():
             info = zipfile.ZipInfo(name)
             info.external_attr = (stat.S_IFLNK | 0o777) << 16
             archive.writestr(info, target)
     return buffer.getvalue()
+
+
+def corrupt_directory() -> bytes:
+    """A zip whose end record puts its central directory 100 bytes further than it is: zipfile takes the
+    difference for data prepended to the zip, and seeks 100 bytes before the start to read the member (a
+    ValueError, not a BadZipFile)."""
+    data = bytearray(zip_of({"bot.py": FIRST_LEGAL_BOT}))
+    data[-6:-2] = (int.from_bytes(data[-6:-2], "little") + 100).to_bytes(4, "little")
+    return bytes(data)
+
+
+def corrupt_data() -> bytes:
+    """A zip whose member holds a deflate stream of an invalid block type: zlib.error while reading it."""
+    data = bytearray(zip_of({"bot.py": FIRST_LEGAL_BOT}))
+    data[30 + len("bot.py")] = 0xFF
+    return bytes(data)
 
 
 def zip_bomb() -> bytes:
@@ -48,6 +67,27 @@ BAD_UPLOADS = [
     pytest.param("bot.zip", zip_of({"src/bot.py": FIRST_LEGAL_BOT}), "the zip has no bot.py at its root",
                  id="zip-without-bot-py"),
     pytest.param("bot.zip", b"PK\x03\x04 truncated", "not a readable zip file", id="zip-corrupt"),
+    # Each of these passed before, and its check on the worker then raised out of the unpacking (the version
+    # stayed pending for good); the empty name was a 500.
+    pytest.param("bot.zip", zip_of({"bot.py": FIRST_LEGAL_BOT, ".": b"x"}), "'.': '.' is not allowed in zip paths",
+                 id="zip-dot-member"),
+    pytest.param("bot.zip", zip_of({"bot.py": FIRST_LEGAL_BOT, "x": b"1", "x/y.py": b""}),
+                 "'x' is a file and also a folder (of 'x/y.py'): rename one", id="zip-file-and-folder"),
+    pytest.param("bot.zip", zip_of([("bot.py", FIRST_LEGAL_BOT), ("bot.py", b"")]),
+                 "'bot.py' is in the zip twice: keep one", id="zip-duplicate"),
+    pytest.param("bot.zip", zip_of({"bot.py": FIRST_LEGAL_BOT, "Bot.py": b""}),
+                 "'bot.py' and 'Bot.py' differ only in case", id="zip-case-twins"),
+    pytest.param("bot.zip", zip_of({"bot.py": FIRST_LEGAL_BOT, "pkg//a.py": b""}), "empty folder names ('//')",
+                 id="zip-double-slash"),
+    # Each of these was a 500 (an exception of zipfile or zlib that the checks did not expect).
+    pytest.param("bot.zip", corrupt_directory(), "'bot.py' cannot be read from the zip: negative seek value -100",
+                 id="zip-bad-directory"),
+    pytest.param("bot.zip", corrupt_data(), "'bot.py' cannot be read from the zip: Error -3 while decompressing",
+                 id="zip-bad-deflate"),
+    # (zipfile writes an empty name only from a ZipInfo.)
+    pytest.param("bot.zip", zip_of([("bot.py", FIRST_LEGAL_BOT), (zipfile.ZipInfo(""), b"x")]),
+                 "a zip member has an empty name",
+                 id="zip-empty-name"),
 ]
 
 #: Uploads only a compiler or a match can refuse: accepted for checking, then rejected by the worker.

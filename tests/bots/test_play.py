@@ -99,3 +99,23 @@ def test_unsafe_mode_is_announced_in_the_report():
     report = format_result(MatchResult(game="race", players=1, seed=1, options={}, actions=[1], seats=[seat],
                                        duration_s=0.1, unsafe=True))
     assert report.splitlines()[1].startswith("!! UNSAFE MODE: bots run WITHOUT isolation")
+
+
+def test_a_bots_name_log_and_error_are_printed_escaped(isolated, race, tmp_path):
+    # The bot's name is its file's: a file name may hold any character but / and NUL.
+    escapes = "\x1b[2J\x1b]0;owned\x07\r\x9b31m\u202e"
+    escaped = "\\x1b[2J\\x1b]0;owned\\x07\\r\\x9b31m\\u202e"
+    bot = tmp_path / f"name{escapes}.py"
+    bot.write_bytes(bot_source(f"""
+        def act(observation, legal_actions):
+            print("log" + {escapes!r})
+            raise RuntimeError("error" + {escapes!r})
+    """))
+    first = tmp_path / "first.py"
+    first.write_bytes(FIRST_BOT)
+    status, out, err = run([race, str(bot), str(first), "--seed", "1"])
+    assert (status, err) == (0, "")
+    assert not [char for char in out if char != "\n" and not char.isprintable()]
+    assert f"--- log of seat 0 (name{escaped}): last " in out
+    assert f"    log{escaped}" in out.splitlines()
+    assert f"error{escaped}" in out

@@ -4,16 +4,21 @@ to another bot from a step on."""
 from __future__ import annotations
 
 import base64
+import contextlib
+import copy
 import dataclasses
 import hashlib
 import io
 import json
+import zipfile
 
 import pytest
+from hypothesis import HealthCheck, event, given, settings
+from hypothesis import strategies as st
 from sandbox_helpers import FIRST_BOT, GREEDY_BOT, bot_source
 
 import engines
-from bots.play import main
+from bots.play import BUNDLE_MAX_BYTES, main
 from bots.referee import BotSpec, Limits, play_match
 
 # Answers 1 until it has been asked three times, then 3: what it plays depends on what it remembers.
@@ -251,3 +256,171 @@ def test_without_caps_given_the_local_limits_are_the_caps(race, tmp_path):
     status = main(["--from-bundle", _write(tmp_path, bundle)], limits=Limits(), allow_unsafe=False, stdout=out,
                   stderr=err)
     assert status == 2 and f"more than this machine allows ({Limits().memory_mb})" in err.getvalue()
+
+
+# --- Malformed bundles: one line on stderr, exit status 2, never a traceback -----------------------------
+
+def _zip(*names: str) -> bytes:
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as archive:
+        archive.writestr("bot.py", FIRST_BOT)
+        for name in names:
+            archive.writestr(name, b"1")
+    return buffer.getvalue()
+
+
+def _zip_code(data: bytes) -> dict:
+    return _code(data) | {"kind": "zip"}
+
+
+def _with_code(bundle: dict, code: dict) -> dict:
+    return bundle | {"seats": [bundle["seats"][0] | {"code": code}, bundle["seats"][1]]}
+
+
+def _deep(levels: int) -> str:
+    return "[" * levels + "1" + "]" * levels
+
+
+def _refusal(status: int, out: str, err: str) -> str:
+    """The one line of a refused bundle, after checking that it is one."""
+    assert (status, out) == (2, ""), (status, out, err)
+    assert err.startswith("play: ") and err.endswith("\n") and err.count("\n") == 1, err
+    return err
+
+
+# Each of these was a traceback (RecursionError, IsADirectoryError, FileExistsError, ValueError of zipfile),
+# or, for a bundle that is deep inside, larger than any bundle the ladder gives or not UTF-8, read anyway.
+MALFORMED = [
+    pytest.param(lambda b: "[" * 50_000, "is nested deeper than 32 levels: not a bundle the ladder gives",
+                 id="deep-brackets"),
+    pytest.param(lambda b: json.dumps(b)[:-1] + ', "x": ' + _deep(900) + "}",
+                 "is nested deeper than 32 levels: not a bundle the ladder gives", id="deep-inside"),
+    pytest.param(lambda b: json.dumps(b).replace('"bot": "a"', '"bot": "caf\xe9"').encode("latin-1"),
+                 "is not JSON (str is not valid UTF-8", id="not-utf-8"),
+    pytest.param(lambda b: json.dumps(b).replace('"bot": "a"', '"bot": "\\ud800"'),
+                 "is not JSON (", id="lone-surrogate"),
+    pytest.param(lambda b: _with_code(b, _zip_code(_zip("."))),
+                 "the code of seat 0 cannot be unpacked: '.': '.' is not allowed in zip paths", id="zip-dot"),
+    pytest.param(lambda b: _with_code(b, _zip_code(_zip("x", "x/y.py"))),
+                 "the code of seat 0 cannot be unpacked: 'x' is a file and also a folder (of 'x/y.py')",
+                 id="zip-file-and-folder"),
+    pytest.param(lambda b: _with_code(b, _zip_code(b"PK\x03\x04" + b"\0" * 40)),
+                 "the code of seat 0 cannot be unpacked: not a readable zip file (", id="zip-damaged"),
+    pytest.param(lambda b: b | {"seed": 10**30}, "the bundle's 'seed' is missing or not a whole number",
+                 id="seed-beyond-64-bits"),
+]
+
+
+@pytest.mark.parametrize(("change", "message"), MALFORMED)
+def test_a_malformed_bundle_is_refused_with_one_line_and_status_2(race, tmp_path, change, message):
+    content = change(_valid(race))
+    path = tmp_path / "bundle.json"
+    path.write_bytes(content if isinstance(content, bytes) else
+                     (content if isinstance(content, str) else json.dumps(content)).encode())
+    assert message in _refusal(*run(["--from-bundle", str(path)]))
+
+
+def test_a_bundle_larger_than_any_the_ladder_gives_is_refused_unread(race, tmp_path):
+    path = tmp_path / "huge.json"
+    with open(path, "wb") as file:  # sparse: costs no disk
+        file.truncate(BUNDLE_MAX_BYTES + 1)
+    err = _refusal(*run(["--from-bundle", str(path)]))
+    assert f"is larger than {BUNDLE_MAX_BYTES} bytes: not a bundle the ladder gives" in err
+
+
+# Values a hostile or damaged bundle may hold where the valid one holds something else.
+_DEEP = "\x00deep\x00"  # replaced in the JSON text by nesting deeper than the encoder would write
+_hostile = st.recursive(
+    st.none() | st.booleans() | st.integers(-(2**70), 2**70) | st.floats(allow_nan=False)
+    | st.text(st.sampled_from("a1 \x1b\r\x07\x85\u202e\\\"é"), max_size=8) | st.just(_DEEP),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text("abdefiklmnoprstuv_", max_size=9), inner,
+                                                               max_size=3),
+    max_leaves=8,
+)
+
+
+def _places(value):
+    """Every (container, key) of the JSON ``value`` whose item could be replaced or removed."""
+    items = value.items() if isinstance(value, dict) else enumerate(value) if isinstance(value, list) else ()
+    for key, item in items:
+        yield value, key
+        yield from _places(item)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(data=st.data())
+def test_any_mutation_of_a_valid_bundle_is_replayed_or_refused_with_one_line(isolated, race, tmp_path, data):
+    bundle = copy.deepcopy(_valid(race) | {"seats": [
+        {"position": 0, "bot": "a", "version": 1, "outcome": "ok", "code": _code(GREEDY_BOT)},
+        {"position": 1, "bot": "b", "version": 1, "outcome": "ok", "code": _zip_code(_zip("helper.py"))}]})
+    for _ in range(data.draw(st.integers(1, 3), label="mutations")):
+        container, key = data.draw(st.sampled_from(list(_places(bundle))), label="where")
+        if data.draw(st.booleans(), label="remove"):
+            del container[key]
+        else:
+            container[key] = data.draw(_hostile, label="value")
+        if data.draw(st.booleans(), label="sign the code again"):
+            # So that a mutated code reaches the unpacking and the sandbox instead of its checksum's check.
+            for seat in bundle.get("seats", []) if isinstance(bundle.get("seats"), list) else []:
+                code = seat.get("code") if isinstance(seat, dict) else None
+                if isinstance(code, dict) and isinstance(code.get("base64"), str):
+                    with contextlib.suppress(ValueError):
+                        code["sha256"] = hashlib.sha256(base64.b64decode(code["base64"])).hexdigest()
+    text = json.dumps(bundle).replace(json.dumps(_DEEP), _deep(data.draw(st.sampled_from([40, 2000]), label="deep")))
+    raw = text.encode()
+    for position, length, replacement in data.draw(st.lists(st.tuples(st.integers(0, len(raw)), st.integers(0, 4),
+                                                                      st.binary(max_size=4)), max_size=2),
+                                                   label="byte edits"):
+        raw = raw[:position] + replacement + raw[position + length:]
+    path = tmp_path / "bundle.json"
+    path.write_bytes(raw)
+    status, out, err = run(["--from-bundle", str(path)])
+    event(f"exit status {status}")
+    if status == 2:
+        _refusal(status, out, err)
+    else:
+        # Replayed (1: it diverged from the record); what it printed is the report.
+        assert status in (0, 1) and "--- replay of " in out, (status, out, err)
+
+
+# --- What a bot or a bundle writes is shown, never obeyed by the terminal ---------------------------------
+
+#: Clear the screen, set the window's title, ring, return to the line's start, a C1 CSI, a bidi override.
+ESCAPES = "\x1b[2J\x1b]0;owned\x07\r\x9b31m\u202e"
+ESCAPED = "\\x1b[2J\\x1b]0;owned\\x07\\r\\x9b31m\\u202e"
+PRINTS_ESCAPES = bot_source(f"""
+    def act(observation, legal_actions):
+        print("log" + {ESCAPES!r})
+        raise RuntimeError("error" + {ESCAPES!r})
+""")
+
+
+def assert_only_printable(text: str) -> None:
+    bad = sorted({char for char in text if char != "\n" and not char.isprintable()})
+    assert not bad, f"raw control characters in the report: {bad}"
+
+
+def test_a_bundles_names_outcomes_and_its_bots_logs_and_errors_are_printed_escaped(isolated, race, tmp_path):
+    bundle = _valid(race)
+    bundle["seats"] = [{"position": 0, "bot": "name" + ESCAPES, "version": 1, "outcome": "ok",
+                        "code": _code(PRINTS_ESCAPES)},
+                       {"position": 1, "bot": "other" + ESCAPES, "outcome": "timeout" + ESCAPES, "code": None}]
+    status, out, err = run(["--from-bundle", _write(tmp_path, bundle)])
+    assert status in (0, 1) and err == ""
+    assert_only_printable(out)
+    assert f"--- log of seat 0 (name{ESCAPED} v1): last " in out
+    assert f"    log{ESCAPED}" in out.splitlines()
+    assert f"error{ESCAPED}" in out  # the crash's reason, in the table
+    assert f"--- log of seat 1 (other{ESCAPED}): empty" in out.splitlines()
+    assert f"recorded timeout{ESCAPED}" in out
+    # JSON escapes them by itself.
+    status, out, _ = run(["--from-bundle", _write(tmp_path, bundle), "--json"])
+    assert out.isascii() and json.loads(out)["seats"][0]["bot"] == "name" + ESCAPES + " v1"
+
+
+def test_a_refusal_quoting_the_bundle_is_one_escaped_line(race, tmp_path):
+    path = tmp_path / f"bundle{ESCAPES}\n.json"
+    path.write_text("{not json")
+    err = _refusal(*run(["--from-bundle", str(path)]))
+    assert_only_printable(err[:-1])
+    assert f"bundle{ESCAPED}\\n.json is not JSON (" in err

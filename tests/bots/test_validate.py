@@ -226,3 +226,15 @@ def test_refusals_are_storable_whatever_they_quote():
     assert len(refusal.message) <= 2000 and len(refusal.log_tail) <= 4000
     (refusal.message + refusal.log_tail).encode("utf-8")
     assert "\x00" not in refusal.message + refusal.log_tail
+
+
+@pytest.mark.parametrize(("members", "message"), [
+    pytest.param({".": b"x"}, "'.': '.' is not allowed in zip paths", id="dot"),
+    pytest.param({"x": b"1", "x/y.py": b""}, "'x' is a file and also a folder (of 'x/y.py')", id="file-and-folder"),
+])
+def test_the_whole_check_refuses_a_zip_that_is_not_one_tree_before_running_it(isolated, members, message):
+    # Before, the static checks passed it, and the smoke match's unpacking raised IsADirectoryError or
+    # FileExistsError out of validate_upload.
+    with pytest.raises(ValidationError) as caught:
+        validate_upload(make_zip({"bot.py": GOOD, **members}), "bot.zip", game="kingdomino")
+    assert message in caught.value.message

@@ -3,10 +3,14 @@ real command line, in the real sandbox)."""
 
 from __future__ import annotations
 
+import base64
+import hashlib
+import io
 import json
 import os
 import subprocess
 import sys
+import zipfile
 
 import pytest
 
@@ -89,3 +93,54 @@ def test_the_command_holds_a_bundles_limits_to_the_servers_caps(tmp_path, settin
     assert played.returncode == 2
     assert (f"the bundle's limit 'memory_mb' is {settings.BOTS_MAX_MEMORY_MB + 1}, more than this machine "
             f"allows ({settings.BOTS_MAX_MEMORY_MB})") in played.stderr
+
+
+def _zip_with(*names: str) -> bytes:
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as archive:
+        archive.writestr("bot.py", LAST_LEGAL_BOT)
+        for name in names:
+            archive.writestr(name, b"1")
+    return buffer.getvalue()
+
+
+def _poisoned(bundle: dict, how: str) -> str:
+    """The downloaded bundle, damaged as a hostile file would be."""
+    if how == "deep":
+        return "[" * 50_000
+    code = _zip_with(*{"dot": (".",), "file-and-folder": ("x", "x/y.py")}[how])
+    bundle["seats"][0]["code"] = {"kind": "zip", "sha256": hashlib.sha256(code).hexdigest(),
+                                  "base64": base64.b64encode(code).decode()}
+    return json.dumps(bundle)
+
+
+@pytest.mark.parametrize(("how", "message"), [
+    pytest.param("deep", "is nested deeper than 32 levels: not a bundle the ladder gives", id="deep"),
+    pytest.param("dot", "the code of seat 0 cannot be unpacked: '.': '.' is not allowed in zip paths", id="dot"),
+    pytest.param("file-and-folder",
+                 "the code of seat 0 cannot be unpacked: 'x' is a file and also a folder (of 'x/y.py')",
+                 id="file-and-folder"),
+])
+def test_the_command_refuses_a_poisoned_bundle_with_one_line_and_status_2(tmp_path, bots_allow_unsafe, how,
+                                                                          message):
+    # Each of these ended the command with a traceback (RecursionError, IsADirectoryError, FileExistsError).
+    owner = UserFactory(username="owner")
+    match = finished_match(bots=[BotFactory(owner=owner), BotFactory()])
+    _, bundle = download(token_client(owner), match.id, tmp_path)
+    (tmp_path / "poisoned.json").write_text(_poisoned(bundle, how))
+    played = manage_play("--from-bundle", str(tmp_path / "poisoned.json"), allow_unsafe=bots_allow_unsafe)
+    assert (played.returncode, played.stdout) == (2, "")
+    assert played.stderr.startswith("play: ") and played.stderr.count("\n") == 1, played.stderr
+    assert message in played.stderr
+
+
+def test_the_command_prints_a_bundles_bot_names_escaped(tmp_path, bots_allow_unsafe):
+    owner = UserFactory(username="owner")
+    match = finished_match(bots=[BotFactory(owner=owner), BotFactory()])
+    _, bundle = download(token_client(owner), match.id, tmp_path)
+    bundle["seats"][1]["bot"] = "rival\x1b]0;owned\x07\x1b[2J\r"
+    (tmp_path / "named.json").write_text(json.dumps(bundle))
+    played = manage_play("--from-bundle", str(tmp_path / "named.json"), allow_unsafe=bots_allow_unsafe)
+    assert played.returncode == 0, played.stderr
+    assert "\x1b" not in played.stdout and "\r" not in played.stdout and "\x07" not in played.stdout
+    assert "--- log of seat 1 (rival\\x1b]0;owned\\x07\\x1b[2J\\r v1): empty" in played.stdout.splitlines()

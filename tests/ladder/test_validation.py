@@ -1,12 +1,17 @@
-"""The workers' side of uploads: a pending version is decided once, and a lost check is sent again."""
+"""The workers' side of uploads: a pending version is decided once, whatever its check meets, and a lost
+check is sent again."""
 
+import io
+import logging
+import zipfile
 from datetime import timedelta
 
 import pytest
 from django.utils import timezone
 
 from ladder.models import BotVersion
-from ladder.services.validation import bot_version_validate, versions_reconcile
+from ladder.services.validation import CHECK_FAILED, bot_version_validate, versions_reconcile
+from tests.conftest import FIRST_LEGAL_BOT
 from tests.factories import BotFactory, BotVersionFactory
 
 pytestmark = pytest.mark.django_db
@@ -36,3 +41,41 @@ def test_a_pending_check_is_sent_again_once_per_interval(settings, django_captur
     # Marked as sent: the next runs leave it alone until the interval has passed again.
     assert versions_reconcile(now=now + timedelta(seconds=5)) == 0
     assert versions_reconcile(now=now + timedelta(seconds=61)) == 2
+
+
+def poison_zip(*names: str) -> bytes:
+    """A zip of a good ``bot.py`` and a member for each name: what the upload checks of before let through."""
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as archive:
+        archive.writestr("bot.py", FIRST_LEGAL_BOT)
+        for name in names:
+            archive.writestr(name, b"1")
+    return buffer.getvalue()
+
+
+@pytest.mark.parametrize(("names", "message"), [
+    pytest.param((".",), "'.': '.' is not allowed in zip paths", id="dot"),
+    pytest.param(("x", "x/y.py"), "'x' is a file and also a folder (of 'x/y.py')", id="file-and-folder"),
+])
+def test_a_version_stored_without_todays_path_checks_is_rejected_with_what_to_fix(names, message):
+    # Stored as an older release stored it, past checks that let it through; its check raised
+    # IsADirectoryError or FileExistsError out of the unpacking, and it stayed pending.
+    version = BotVersionFactory(code=poison_zip(*names), kind="zip", validation_status="pending")
+    assert bot_version_validate(version_id=version.id) == "rejected"
+    version.refresh_from_db()
+    assert message in version.validation_message and version.validated_at is not None
+
+
+def test_a_check_that_fails_on_the_server_rejects_the_version_with_a_generic_message(settings, caplog):
+    # A limit setting the check cannot use: what any error of the check's own looks like to the version.
+    settings.BOTS_LIMITS_BY_GAME = {"kingdomino": {"move_ms": "fast"}}
+    version = BotVersionFactory(validation_status="pending")
+    with caplog.at_level(logging.ERROR, logger="ladder.services.validation"):
+        assert bot_version_validate(version_id=version.id) == "rejected"
+    version.refresh_from_db()
+    assert version.validation_message == CHECK_FAILED
+    assert (version.validation_log, version.validated_at is not None) == ("", True)
+    # The operators get what the owner does not: which version, and the traceback.
+    [record] = [r for r in caplog.records if r.name == "ladder.services.validation"]
+    assert record.getMessage() == f"the check of bot version {version.id} failed; rejecting it"
+    assert record.exc_info is not None and "BOTS_LIMITS_BY_GAME" in str(record.exc_info[1])

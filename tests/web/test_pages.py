@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import io
 import json
 import re
+import zipfile
 
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
@@ -118,6 +120,26 @@ def test_a_bad_version_shows_the_refusal_beside_the_field(client, bot_factory):
     assert response.status_code == 200
     assert response.context["version_form"].errors["code"]
     assert 'class="field-error"' in response.content.decode()
+    assert bot.versions.count() == 1
+
+
+@pytest.mark.parametrize(("members", "message"), [
+    pytest.param({".": b"x"}, "&#x27;.&#x27;: &#x27;.&#x27; is not allowed in zip paths", id="dot"),
+    pytest.param({"x": b"1", "x/y.py": b""},
+                 "&#x27;x&#x27; is a file and also a folder (of &#x27;x/y.py&#x27;): rename one", id="file-and-folder"),
+])
+def test_a_zip_whose_members_are_not_one_tree_is_refused_beside_the_field(client, bot_factory, members, message):
+    # Such zips were stored as pending versions whose check then failed on the worker for good.
+    bot = bot_factory()
+    client.force_login(bot.owner)
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as archive:
+        for name, data in {"bot.py": GOOD_BOT, **members}.items():
+            archive.writestr(name, data)
+    response = client.post(f"/bots/{bot.id}/versions/", {"code": SimpleUploadedFile("bot.zip", buffer.getvalue())})
+    assert response.status_code == 200
+    assert response.context["version_form"].errors["code"]
+    assert message in response.content.decode()
     assert bot.versions.count() == 1
 
 
