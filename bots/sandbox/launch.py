@@ -504,7 +504,7 @@ def build_memory_root(new_root: str, mounts: list[tuple[str, str, str]], policy:
     try:
         linux.mount("ramfs", new_root, "ramfs", linux.MS_NOSUID | linux.MS_NODEV, "mode=755")
         root = _MemoryRootBuilder(new_root, {new_root + path for kind, _, path in mounts if kind == "empty"},
-                                  policy)
+                                  policy.devices, policy.unserved_suffixes, policy.memory_bind_bytes)
         for kind, source, path in mounts:
             root.add(kind, source, path)
         for folder in (policy.bot_dir, policy.tmp_dir):
@@ -519,10 +519,15 @@ def build_memory_root(new_root: str, mounts: list[tuple[str, str, str]], policy:
 
 
 class _MemoryRootBuilder:
-    """The steps of :func:`build_memory_root`, with its counts."""
+    """The steps of :func:`build_memory_root` (and of :func:`_copy_code`), with their counts: copies into
+    the ramfs or tmpfs at ``new_root``, except the folders of ``hidden`` (left empty), the files named
+    with one of ``unserved`` endings (left out), ``devices`` and files of ``bind_bytes`` or more (bound
+    from the host, and the files locked in memory)."""
 
-    def __init__(self, new_root: str, hidden: set[str], policy: Policy) -> None:
-        self.new_root, self.hidden, self.policy = new_root, hidden, policy
+    def __init__(self, new_root: str, hidden: set[str], devices: tuple[str, ...], unserved: tuple[str, ...],
+                 bind_bytes: float) -> None:
+        self.new_root, self.hidden, self.devices = new_root, hidden, devices
+        self.unserved, self.bind_bytes = unserved, bind_bytes
         self.files = self.bytes = self.memory = self.bound_bytes = 0
         self.bound: dict[str, None] = {}
 
@@ -534,7 +539,7 @@ class _MemoryRootBuilder:
         os.makedirs(os.path.dirname(target), exist_ok=True)
         if kind == "symlink":
             os.symlink(source, target)
-        elif path in self.policy.devices:
+        elif path in self.devices:
             # A device node is the kernel's, not a file's bytes: bound from the host, as ever.
             os.close(os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o644))
             _bind_read_only(source, target, linux.MS_NOSUID | linux.MS_NOEXEC)
@@ -556,7 +561,7 @@ class _MemoryRootBuilder:
                     if place not in self.hidden:
                         os.chmod(place, stat.S_IMODE(entry.stat(follow_symlinks=False).st_mode) & 0o755)
                         self.tree(entry.path, place)
-                elif entry.is_file(follow_symlinks=False) and not entry.name.endswith(self.policy.unserved_suffixes):
+                elif entry.is_file(follow_symlinks=False) and not entry.name.endswith(self.unserved):
                     self.file(entry.path, place)
 
     def file(self, source: str, target: str) -> None:
@@ -564,7 +569,7 @@ class _MemoryRootBuilder:
         try:
             status = os.fstat(fd)
             size = status.st_size
-            if size >= self.policy.memory_bind_bytes:
+            if size >= self.bind_bytes:
                 os.close(os.open(target, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o644))
                 _bind_read_only(source, target, linux.MS_NOSUID | linux.MS_NODEV)
                 linux.lock_in_memory(fd, 0, size)
@@ -590,11 +595,32 @@ class _MemoryRootBuilder:
 _PAGE = os.sysconf("SC_PAGE_SIZE")
 
 
+#: The most a bot's code folder may hold (the code cache unpacks at most 16 MiB, and adds bytecode).
+_CODE_MB = 64
+
+
+def _copy_code(source: str, target: str) -> None:
+    """Show the bot's code at ``target`` as a copy in a tmpfs of its own, read-only.
+
+    Two seats running the same upload share its folder of the host's code cache: bound from there, what
+    one seat read or looked up in it, the other could time (the machine's page and dentry caches). A copy
+    of its own is only ever in memory, and counts towards the bot's memory (it is written from the
+    bot's cgroups)."""
+    flags = linux.MS_NOSUID | linux.MS_NODEV | linux.MS_NOEXEC
+    linux.mount("tmpfs", target, "tmpfs", flags, f"size={_CODE_MB}m,mode=755")
+    mask = os.umask(0o022)
+    try:
+        _MemoryRootBuilder(target, set(), (), (), float("inf")).tree(source, target)
+    finally:
+        os.umask(mask)
+    linux.mount(None, target, None, linux.MS_REMOUNT | linux.MS_BIND | linux.MS_RDONLY | flags)
+
+
 def _enter_root(request: dict, policy: Policy) -> None:
-    """Add the bot's code and private /tmp to the template root, pivot into it, detach the host's tree."""
+    """Add the bot's code (a copy) and private /tmp to the template root, pivot into it, detach the host's
+    tree."""
     new_root = request["root_mount_point"]
-    _bind_read_only(request["bot_dir"], new_root + policy.bot_dir,
-                    linux.MS_NOSUID | linux.MS_NODEV | linux.MS_NOEXEC)
+    _copy_code(request["bot_dir"], new_root + policy.bot_dir)
     linux.mount("tmpfs", new_root + policy.tmp_dir, "tmpfs", linux.MS_NOSUID | linux.MS_NODEV | linux.MS_NOEXEC,
                 f"size={int(request['limits']['tmp_mb'])}m,mode=1777")
     os.chdir(new_root)

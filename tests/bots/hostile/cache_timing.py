@@ -10,7 +10,9 @@ of a missing name takes a fraction of the first.
 Seat 0, on its first turn, reads file ``A[i]`` of pair ``i`` when bit ``i`` of :data:`KEY` is set and
 file ``B[i]`` otherwise, and looks up the missing name ``a-NONCE-i`` or ``b-NONCE-i`` in the standard
 library's folder the same way (the test prepends ``NONCE = "..."``, new for each run, so that no earlier
-run's lookups are remembered). Seat 1, on its first turn, times a one-byte read of both files of every
+run's lookups are remembered). The test may prepend ``FOLDER = "/bot/data"`` to use the files (``.dat``)
+and the missing names of the bot's own code instead, which two seats running the same code share on the
+host. Seat 1, on its first turn, times a one-byte read of both files of every
 pair, and a lookup of both missing names, and prints the times (``TIMES`` and ``LOOKUPS``, each a JSON
 list of ``[A, B]`` pairs in microseconds) and the bits it decodes from the reads (``DECODED``: the faster
 file of each pair is the one the other seat read). The test knows :data:`KEY`.
@@ -23,18 +25,21 @@ STDLIB = os.path.dirname(os.__file__)
 KEY = 0x9E37_79B9_7F4A_7C15
 BITS = 64
 NONCE = globals().get("NONCE", "none")
+FOLDER = globals().get("FOLDER", STDLIB)
+SUFFIX = ".py" if FOLDER == STDLIB else ".dat"
 
 
 def candidates():
     """The pairs of files: the standard library's top-level sources, which nothing reads in the normal
-    course (an import reads the bytecode next to them), sorted, two by two."""
-    names = sorted(name for name in os.listdir(STDLIB) if name.endswith(".py"))
-    paths = [os.path.join(STDLIB, name) for name in names][:2 * BITS]
+    course (an import reads the bytecode next to them), or the data files of :data:`FOLDER`, sorted, two
+    by two."""
+    names = sorted(name for name in os.listdir(FOLDER) if name.endswith(SUFFIX))
+    paths = [os.path.join(FOLDER, name) for name in names][:2 * BITS]
     return [(paths[2 * i], paths[2 * i + 1]) for i in range(BITS)]
 
 
 def missing_names():
-    return [tuple(os.path.join(STDLIB, f"{side}-{NONCE}-{i}") for side in "ab") for i in range(BITS)]
+    return [tuple(os.path.join(FOLDER, f"{side}-{NONCE}-{i}") for side in "ab") for i in range(BITS)]
 
 
 def look_up(path):
