@@ -20,8 +20,8 @@ When they arrive it finishes, as a straight sequence of steps each of which eith
 process with the failed step's name written to the status pipe (descriptor 3, closed before any code of
 the bot runs), so that a half-confined bot never runs:
 
-3. mount the bot's code read-only at ``/bot`` and a small private ``/tmp`` into the runtime root, then
-   ``pivot_root`` into it and detach the host's tree;
+3. copy the bot's code into the tmpfs mounted ahead at ``/bot`` (read-only from then on), mount a small
+   private ``/tmp`` into the runtime root, then ``pivot_root`` into it and detach the host's tree;
 4. set rlimits; as root, take the bot's own unprivileged host uid and gid (no groups); drop every
    capability, set no_new_privs, the parent-death signal and the seccomp filter (required: without
    libseccomp no bot starts); verify all of it;
@@ -160,6 +160,8 @@ def become_shell(channel: socket.socket, setup: dict, policy: Policy, seccomp_pr
             # Emptying it limits only what a later execve could grant, so the mounts still to come keep
             # the capabilities they need; it needs CAP_SETPCAP, which the bot's uid change takes away.
             linux.drop_bounding_set()
+        step.name = "mount the bot's code folder"
+        _mount_code_folder(setup["root_mount_point"] + policy.bot_dir)
         step.name = "measure address space"
         base_vm = _vm_size_bytes()
         _forget_internals()
@@ -525,9 +527,9 @@ class _MemoryRootBuilder:
     from the host, and the files locked in memory)."""
 
     def __init__(self, new_root: str, hidden: set[str], devices: tuple[str, ...], unserved: tuple[str, ...],
-                 bind_bytes: float) -> None:
+                 bind_bytes: float, keep_times: bool = True) -> None:
         self.new_root, self.hidden, self.devices = new_root, hidden, devices
-        self.unserved, self.bind_bytes = unserved, bind_bytes
+        self.unserved, self.bind_bytes, self.keep_times = unserved, bind_bytes, keep_times
         self.files = self.bytes = self.memory = self.bound_bytes = 0
         self.bound: dict[str, None] = {}
 
@@ -557,9 +559,11 @@ class _MemoryRootBuilder:
                 if entry.is_symlink():
                     os.symlink(os.readlink(entry.path), place)
                 elif entry.is_dir(follow_symlinks=False):
-                    os.mkdir(place)
-                    if place not in self.hidden:
-                        os.chmod(place, stat.S_IMODE(entry.stat(follow_symlinks=False).st_mode) & 0o755)
+                    if place in self.hidden:
+                        os.mkdir(place, 0o755)
+                    else:
+                        # The umask is 022: the mode given is the mode made.
+                        os.mkdir(place, stat.S_IMODE(entry.stat(follow_symlinks=False).st_mode) & 0o755)
                         self.tree(entry.path, place)
                 elif entry.is_file(follow_symlinks=False) and not entry.name.endswith(self.unserved):
                     self.file(entry.path, place)
@@ -576,13 +580,15 @@ class _MemoryRootBuilder:
                 self.bound.setdefault(os.path.realpath(source))
                 self.bound_bytes += size
                 return
-            copy = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+            # The umask is 022: the mode given is the mode made.
+            copy = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW | os.O_CLOEXEC,
+                           stat.S_IMODE(status.st_mode) & 0o755)
             try:
                 done = 0
                 while done < size and (sent := os.sendfile(copy, fd, done, size - done)):
                     done += sent
-                os.fchmod(copy, stat.S_IMODE(status.st_mode) & 0o755)
-                os.utime(copy, ns=(status.st_atime_ns, status.st_mtime_ns))
+                if self.keep_times:
+                    os.utime(copy, ns=(status.st_atime_ns, status.st_mtime_ns))
             finally:
                 os.close(copy)
         finally:
@@ -599,21 +605,28 @@ _PAGE = os.sysconf("SC_PAGE_SIZE")
 _CODE_MB = 64
 
 
-def _copy_code(source: str, target: str) -> None:
-    """Show the bot's code at ``target`` as a copy in a tmpfs of its own, read-only.
+_CODE_FLAGS = linux.MS_NOSUID | linux.MS_NODEV | linux.MS_NOEXEC
 
-    Two seats running the same upload share its folder of the host's code cache: bound from there, what
-    one seat read or looked up in it, the other could time (the machine's page and dentry caches). A copy
-    of its own is only ever in memory, and counts towards the bot's memory (it is written from the
-    bot's cgroups)."""
-    flags = linux.MS_NOSUID | linux.MS_NODEV | linux.MS_NOEXEC
-    linux.mount("tmpfs", target, "tmpfs", flags, f"size={_CODE_MB}m,mode=755")
+
+def _mount_code_folder(target: str) -> None:
+    """Mount the empty tmpfs that will hold the bot's code (:func:`_copy_code`), ahead of need."""
+    linux.mount("tmpfs", target, "tmpfs", _CODE_FLAGS, f"size={_CODE_MB}m,mode=755")
+
+
+def _copy_code(source: str, target: str) -> None:
+    """Show the bot's code at ``target`` (the tmpfs of :func:`_mount_code_folder`) as a copy, read-only.
+
+    Two seats running the same upload share its folder of the host's code cache (and so do a bot and
+    the next one to run that upload): bound from there, what one read or looked up in it, the other
+    could time (the machine's page and dentry caches). A copy of its own is only ever in memory, and
+    counts towards the bot's memory (it is written from the bot's cgroups)."""
     mask = os.umask(0o022)
     try:
-        _MemoryRootBuilder(target, set(), (), (), float("inf")).tree(source, target)
+        # The code cache's bytecode is checked by hash, not by its source's time: times need no copying.
+        _MemoryRootBuilder(target, set(), (), (), float("inf"), keep_times=False).tree(source, target)
     finally:
         os.umask(mask)
-    linux.mount(None, target, None, linux.MS_REMOUNT | linux.MS_BIND | linux.MS_RDONLY | flags)
+    linux.mount(None, target, None, linux.MS_REMOUNT | linux.MS_BIND | linux.MS_RDONLY | _CODE_FLAGS)
 
 
 def _enter_root(request: dict, policy: Policy) -> None:
