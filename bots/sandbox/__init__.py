@@ -10,8 +10,9 @@ and libseccomp are all it needs). The policy, what a bot may see and spend, is d
 process (the zygote) started once, with an empty environment, that has already imported the SDK and the
 allowed packages and has entered its own empty network namespace. The zygote forks a few *cells*: small
 forkers that each live in the cgroups of one future bot (so no process ever has to be moved between
-cgroups, which costs the kernel tens of milliseconds) and that, as root, have mounted once the read-only
-runtime root every bot will enter. Each cell keeps one *shell* ready: a child already inside the bot's
+cgroups, which costs the kernel tens of milliseconds) and that, as root, find in the zygote's own mount
+namespace the read-only runtime root every bot will enter, which the zygote copied into memory once when
+it started. Each cell keeps one *shell* ready: a child already inside the bot's
 new namespaces (as root, forked straight into its pid namespace as pid 1: one fork per bot), waiting, and
 hands it to the host (its channel and a pidfd). Starting a bot sends the shell the request and the bot's
 three pipes directly, so no other process has to wake up; the shell mounts the bot's code, drops its
@@ -23,12 +24,16 @@ the same confinement, is the baseline ``bench`` measures against.
 *What confines a bot.* Its shell sits in new mount, pid, ipc, uts and cgroup namespaces and in its cell's
 own network namespace (a cell hosts one bot at a time and none outlives the next; as an ordinary user
 each bot gets a network namespace of its own). Its root
-is a tmpfs holding only the interpreter, its standard library (with an empty folder over its
-``site-packages``), the allowed packages (under a neutral ``/opt/packages``) and, file by file, the shared
-libraries these load (:mod:`bots.sandbox.runtime_files`), all read-only, its own code at ``/bot``
-(read-only), a small private ``/tmp`` and four harmless device nodes; it pivots into it and detaches the
-host's tree, so there is nothing else to read (no project, no other package, no settings, no ``/proc``,
-no other bot). The bot is pid 1 of its namespace: it sees no other process and can
+holds only the interpreter, its standard library (with empty folders over its ``site-packages`` and the
+parts no bot can use: its test suite, IDLE, tkinter), the allowed packages (under a neutral
+``/opt/packages``) and, file by file, the shared libraries these load (:mod:`bots.sandbox.runtime_files`),
+all read-only, its own code at ``/bot`` (read-only), a small private ``/tmp`` and four harmless device
+nodes; it pivots into it and detaches the host's tree, so there is nothing else to read (no project, no
+other package, no settings, no ``/proc`` or ``/sys``, no other bot). As root that root is a copy in
+memory (a ramfs; the few large libraries bound from the host with their pages locked in memory:
+:func:`~bots.sandbox.launch.build_memory_root`), and the pages of every file the zygote maps are locked
+in memory too: a read, a lookup or a page fault in the runtime costs the same whoever did it before, so
+the machine's page and dentry caches tell a bot nothing of the others. The bot is pid 1 of its namespace: it sees no other process and can
 signal none, and when it dies the kernel kills everything it started. The network namespace is empty, not
 even loopback is up. As root, the mounts are made in a mount namespace owned by the host, and the bot then
 takes a host uid of its own (unique per bot, no groups), which leaves it no capability anywhere. Its cell's
@@ -39,7 +44,8 @@ Python bot with numpy needs, by argument where it matters; everything else fails
 ABI kills the bot). The list leaves out every call through which two bots could meet on a kernel object
 they both reach (the runtime's files are the same inodes for every bot): file locks, leases, inotify and
 dnotify, file-backed shared mappings, futexes that are not process-private, page-cache residency, SysV
-and POSIX IPC; and every prctl that changes something, so a bot can never clear its parent-death signal.
+and POSIX IPC; the calls that answer with figures of the whole machine (``sysinfo``, ``statfs``); and
+every prctl that changes something, so a bot can never clear its parent-death signal.
 The last step verifies the result (no capabilities, no_new_privs, the filter, the parent-death signal, the
 right uid, no host files, no route) and refuses to start the bot otherwise. As an ordinary user the same happens inside a user namespace
 that maps only the user's own uid (so the runtime root is built per shell); cgroups are then skipped and

@@ -5,9 +5,10 @@ A cell (see :mod:`bots.sandbox.zygote`) keeps one shell ready. :func:`fork_shell
 
 1. as root, the cell forks the shell straight into a new pid namespace, whose pid 1 it is (when it
    dies, every process the bot started dies); the shell enters new mount, ipc, uts and cgroup
-   namespaces and the cell's read-only runtime root is already there. As an ordinary user the shell
-   makes all of them inside a new user namespace that maps only that user's uid, builds the runtime
-   root, and forks the pid namespace's first process itself (the parent only waits, and takes the
+   namespaces and the read-only runtime root the zygote copied into memory (:func:`build_memory_root`)
+   is already there. As an ordinary user the shell makes all of them inside a new user namespace that
+   maps only that user's uid, builds the runtime root from the host's files (:func:`build_template`),
+   and forks the pid namespace's first process itself (the parent only waits, and takes the
    child with it when it dies, through the child's parent-death signal);
 2. the pid namespace's first process sends the host a pidfd of itself on its channel: the host kills
    the bot through it, which kills the whole namespace, in both paths. It drops the capability
@@ -19,8 +20,8 @@ When they arrive it finishes, as a straight sequence of steps each of which eith
 process with the failed step's name written to the status pipe (descriptor 3, closed before any code of
 the bot runs), so that a half-confined bot never runs:
 
-3. mount the bot's code read-only at ``/bot`` and a small private ``/tmp`` into the runtime root, then
-   ``pivot_root`` into it and detach the host's tree;
+3. copy the bot's code into the tmpfs mounted ahead at ``/bot`` (read-only from then on), mount a small
+   private ``/tmp`` into the runtime root, then ``pivot_root`` into it and detach the host's tree;
 4. set rlimits; as root, take the bot's own unprivileged host uid and gid (no groups); drop every
    capability, set no_new_privs, the parent-death signal and the seccomp filter (required: without
    libseccomp no bot starts); verify all of it;
@@ -39,7 +40,9 @@ import signal
 import socket
 import stat
 import sys
+import time
 import traceback
+from dataclasses import dataclass
 
 from bots.sandbox import linux
 from bots.sandbox.policy import Mount, Policy
@@ -115,16 +118,15 @@ def become_shell(channel: socket.socket, setup: dict, policy: Policy, seccomp_pr
             if os.getpid() != 1:
                 step.name = "start in a new pid namespace"
                 raise PermissionError("the shell was not forked into a pid namespace of its own")
-            step.name = "create namespaces"
-            # A prepared cell already has a network namespace of its own, which its bots (one at a time,
-            # none outliving the next) share: creating and tearing one down per bot is costly.
-            others = _OTHER_NAMESPACES & ~linux.CLONE_NEWPID
-            linux.unshare(linux.CLONE_NEWNS | (others & ~linux.CLONE_NEWNET if template_ready else others))
+            step.name = "enter the runtime root"
             if not template_ready:
-                step.name = "build the runtime root"
-                linux.mount(None, "/", None, linux.MS_REC | linux.MS_PRIVATE)
-                build_template(setup["root_mount_point"],
-                               runtime_mounts(setup["mode"], setup["runtime_dir"], policy), policy)
+                # As root the runtime root is the zygote's copy in memory, never the host's files.
+                raise PermissionError("the cell has no runtime root in memory")
+            step.name = "create namespaces"
+            # The cell already has a network namespace of its own, which its bots (one at a time, none
+            # outliving the next) share: creating and tearing one down per bot is costly. The runtime
+            # root is in the mount namespace this one copies.
+            linux.unshare(linux.CLONE_NEWNS | (_OTHER_NAMESPACES & ~linux.CLONE_NEWPID & ~linux.CLONE_NEWNET))
         else:
             # An ordinary user gets the same namespaces inside a user namespace mapping only their uid.
             outer_uid, outer_gid = os.geteuid(), os.getegid()
@@ -158,6 +160,8 @@ def become_shell(channel: socket.socket, setup: dict, policy: Policy, seccomp_pr
             # Emptying it limits only what a later execve could grant, so the mounts still to come keep
             # the capabilities they need; it needs CAP_SETPCAP, which the bot's uid change takes away.
             linux.drop_bounding_set()
+        step.name = "mount the bot's code folder"
+        _mount_code_folder(setup["root_mount_point"] + policy.bot_dir)
         step.name = "measure address space"
         base_vm = _vm_size_bytes()
         _forget_internals()
@@ -464,11 +468,172 @@ def build_template(new_root: str, mounts: list[tuple[str, str, str]], policy: Po
                 "size=1m,mode=755")
 
 
+@dataclass(frozen=True)
+class MemoryRoot:
+    """What :func:`build_memory_root` made: ``files`` copied (``bytes``, taking ``memory_bytes`` in whole
+    pages), ``bound`` large files bound from the host with their ``bound_bytes`` locked in memory (real
+    paths in ``bound_paths``), in ``seconds``."""
+
+    files: int
+    bytes: int
+    memory_bytes: int
+    bound: int
+    bound_bytes: int
+    seconds: float
+    bound_paths: tuple[str, ...] = ()
+
+
+def build_memory_root(new_root: str, mounts: list[tuple[str, str, str]], policy: Policy) -> MemoryRoot:
+    """Build the runtime root every bot enters so that nothing in it is read from the machine's caches:
+    a ramfs at ``new_root`` holding a copy of the runtime's files (the policy's
+    :attr:`~bots.sandbox.policy.Policy.unserved_suffixes` left out), its symlinks, an empty folder for
+    each ``empty`` mount, empty mount points for the bot's code and its /tmp, and, bound from the host,
+    the device nodes and the files of :attr:`~bots.sandbox.policy.Policy.memory_bind_bytes` or more,
+    whose pages this process locks in memory for as long as it lives; then read-only. As root the zygote
+    makes it once, in its own mount namespace, and every cell and bot inherits it.
+
+    Why: the host's files are cached by the machine's page cache (and their names by its dentry cache),
+    which every process shares, so a bot that times a read learns whether anyone read that file lately,
+    another bot of its match included. A ramfs file is only ever in memory (never evicted, nor swapped),
+    a ramfs folder caches no failed lookup, and a bound file's pages are locked and its name is the
+    mount's: a read or a lookup costs the same whoever did it before. (The few large files, mostly
+    shared libraries the zygote maps anyway, are locked rather than copied, so that the machine holds
+    their pages once for all its sandboxes.) Copies are root's, lose their set-id and write bits for
+    others, and keep their times, so that the standard library's bytecode stays valid for its sources.
+    """
+    began = time.perf_counter()
+    mask = os.umask(0o022)
+    try:
+        linux.mount("ramfs", new_root, "ramfs", linux.MS_NOSUID | linux.MS_NODEV, "mode=755")
+        root = _MemoryRootBuilder(new_root, {new_root + path for kind, _, path in mounts if kind == "empty"},
+                                  policy.devices, policy.unserved_suffixes, policy.memory_bind_bytes)
+        for kind, source, path in mounts:
+            root.add(kind, source, path)
+        for folder in (policy.bot_dir, policy.tmp_dir):
+            os.makedirs(new_root + folder, exist_ok=True)
+        # Read-only for everyone from now on (the mount itself: a ramfs superblock cannot be).
+        linux.mount(None, new_root, None,
+                    linux.MS_REMOUNT | linux.MS_BIND | linux.MS_RDONLY | linux.MS_NOSUID | linux.MS_NODEV)
+    finally:
+        os.umask(mask)
+    return MemoryRoot(root.files, root.bytes, root.memory, len(root.bound), root.bound_bytes,
+                      time.perf_counter() - began, tuple(root.bound))
+
+
+class _MemoryRootBuilder:
+    """The steps of :func:`build_memory_root` (and of :func:`_copy_code`), with their counts: copies into
+    the ramfs or tmpfs at ``new_root``, except the folders of ``hidden`` (left empty), the files named
+    with one of ``unserved`` endings (left out), ``devices`` and files of ``bind_bytes`` or more (bound
+    from the host, and the files locked in memory)."""
+
+    def __init__(self, new_root: str, hidden: set[str], devices: tuple[str, ...], unserved: tuple[str, ...],
+                 bind_bytes: float, keep_times: bool = True) -> None:
+        self.new_root, self.hidden, self.devices = new_root, hidden, devices
+        self.unserved, self.bind_bytes, self.keep_times = unserved, bind_bytes, keep_times
+        self.files = self.bytes = self.memory = self.bound_bytes = 0
+        self.bound: dict[str, None] = {}
+
+    def add(self, kind: str, source: str, path: str) -> None:
+        target = self.new_root + path
+        if kind == "empty":
+            os.makedirs(target, exist_ok=True)
+            return
+        os.makedirs(os.path.dirname(target), exist_ok=True)
+        if kind == "symlink":
+            os.symlink(source, target)
+        elif path in self.devices:
+            # A device node is the kernel's, not a file's bytes: bound from the host, as ever.
+            os.close(os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o644))
+            _bind_read_only(source, target, linux.MS_NOSUID | linux.MS_NOEXEC)
+        elif kind == "dir":
+            os.makedirs(target, exist_ok=True)
+            os.chmod(target, stat.S_IMODE(os.stat(source).st_mode) & 0o755)
+            self.tree(source, target)
+        else:
+            self.file(source, target)
+
+    def tree(self, source: str, target: str) -> None:
+        with os.scandir(source) as entries:
+            for entry in entries:
+                place = f"{target}/{entry.name}"
+                if entry.is_symlink():
+                    os.symlink(os.readlink(entry.path), place)
+                elif entry.is_dir(follow_symlinks=False):
+                    if place in self.hidden:
+                        os.mkdir(place, 0o755)
+                    else:
+                        # The umask is 022: the mode given is the mode made.
+                        os.mkdir(place, stat.S_IMODE(entry.stat(follow_symlinks=False).st_mode) & 0o755)
+                        self.tree(entry.path, place)
+                elif entry.is_file(follow_symlinks=False) and not entry.name.endswith(self.unserved):
+                    self.file(entry.path, place)
+
+    def file(self, source: str, target: str) -> None:
+        fd = os.open(source, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
+        try:
+            status = os.fstat(fd)
+            size = status.st_size
+            if size >= self.bind_bytes:
+                os.close(os.open(target, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o644))
+                _bind_read_only(source, target, linux.MS_NOSUID | linux.MS_NODEV)
+                linux.lock_in_memory(fd, 0, size)
+                self.bound.setdefault(os.path.realpath(source))
+                self.bound_bytes += size
+                return
+            # The umask is 022: the mode given is the mode made.
+            copy = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW | os.O_CLOEXEC,
+                           stat.S_IMODE(status.st_mode) & 0o755)
+            try:
+                done = 0
+                while done < size and (sent := os.sendfile(copy, fd, done, size - done)):
+                    done += sent
+                if self.keep_times:
+                    os.utime(copy, ns=(status.st_atime_ns, status.st_mtime_ns))
+            finally:
+                os.close(copy)
+        finally:
+            os.close(fd)
+        self.files += 1
+        self.bytes += size
+        self.memory += -(-size // _PAGE) * _PAGE
+
+
+_PAGE = os.sysconf("SC_PAGE_SIZE")
+
+
+#: The most a bot's code folder may hold (the code cache unpacks at most 16 MiB, and adds bytecode).
+_CODE_MB = 64
+
+
+_CODE_FLAGS = linux.MS_NOSUID | linux.MS_NODEV | linux.MS_NOEXEC
+
+
+def _mount_code_folder(target: str) -> None:
+    """Mount the empty tmpfs that will hold the bot's code (:func:`_copy_code`), ahead of need."""
+    linux.mount("tmpfs", target, "tmpfs", _CODE_FLAGS, f"size={_CODE_MB}m,mode=755")
+
+
+def _copy_code(source: str, target: str) -> None:
+    """Show the bot's code at ``target`` (the tmpfs of :func:`_mount_code_folder`) as a copy, read-only.
+
+    Two seats running the same upload share its folder of the host's code cache (and so do a bot and
+    the next one to run that upload): bound from there, what one read or looked up in it, the other
+    could time (the machine's page and dentry caches). A copy of its own is only ever in memory, and
+    counts towards the bot's memory (it is written from the bot's cgroups)."""
+    mask = os.umask(0o022)
+    try:
+        # The code cache's bytecode is checked by hash, not by its source's time: times need no copying.
+        _MemoryRootBuilder(target, set(), (), (), float("inf"), keep_times=False).tree(source, target)
+    finally:
+        os.umask(mask)
+    linux.mount(None, target, None, linux.MS_REMOUNT | linux.MS_BIND | linux.MS_RDONLY | _CODE_FLAGS)
+
+
 def _enter_root(request: dict, policy: Policy) -> None:
-    """Add the bot's code and private /tmp to the template root, pivot into it, detach the host's tree."""
+    """Add the bot's code (a copy) and private /tmp to the template root, pivot into it, detach the host's
+    tree."""
     new_root = request["root_mount_point"]
-    _bind_read_only(request["bot_dir"], new_root + policy.bot_dir,
-                    linux.MS_NOSUID | linux.MS_NODEV | linux.MS_NOEXEC)
+    _copy_code(request["bot_dir"], new_root + policy.bot_dir)
     linux.mount("tmpfs", new_root + policy.tmp_dir, "tmpfs", linux.MS_NOSUID | linux.MS_NODEV | linux.MS_NOEXEC,
                 f"size={int(request['limits']['tmp_mb'])}m,mode=1777")
     os.chdir(new_root)

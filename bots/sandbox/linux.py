@@ -62,6 +62,9 @@ _libc.setns.argtypes = [ctypes.c_int, ctypes.c_int]
 _libc.prctl.argtypes = [ctypes.c_int, ctypes.c_ulong, ctypes.c_ulong, ctypes.c_ulong, ctypes.c_ulong]
 _libc.sethostname.argtypes = [ctypes.c_char_p, ctypes.c_size_t]
 _libc.syscall.restype = ctypes.c_long
+_libc.mmap.restype = ctypes.c_void_p
+_libc.mmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int, ctypes.c_int, ctypes.c_int, ctypes.c_long]
+_libc.mlock.argtypes = [ctypes.c_void_p, ctypes.c_size_t]
 
 
 def _check(result: int, what: str) -> int:
@@ -105,6 +108,22 @@ def parent_death_signal() -> int:
     signal_number = ctypes.c_int(-1)
     _check(_libc.prctl(PR_GET_PDEATHSIG, ctypes.addressof(signal_number), 0, 0, 0), "prctl(PR_GET_PDEATHSIG)")
     return signal_number.value
+
+
+_PROT_READ, _MAP_SHARED = 1, 1
+_MAP_FAILED = ctypes.c_void_p(-1).value
+
+
+def lock_in_memory(fd: int, offset: int, length: int) -> None:
+    """Keep the pages of bytes ``offset`` to ``offset + length`` of the open file ``fd`` in the page cache
+    for as long as this process lives: a read-only shared mapping of them, locked (``mlock``), so that
+    the kernel never evicts them. ``offset`` must be a multiple of the page size; needs CAP_IPC_LOCK or
+    a large enough RLIMIT_MEMLOCK. The mapping is never unmapped (children inherit it, unlocked)."""
+    address = _libc.mmap(None, length, _PROT_READ, _MAP_SHARED, fd, offset)
+    if address in (None, _MAP_FAILED):
+        err = ctypes.get_errno()
+        raise OSError(err, f"mmap to lock: {os.strerror(err)}")
+    _check(_libc.mlock(address, length), "mlock")
 
 
 def sethostname(name: str) -> None:

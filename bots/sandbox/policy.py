@@ -2,10 +2,11 @@
 
 :class:`Limits` (from :mod:`bots.limits`) are the per-match budgets a caller chooses (settings, per game,
 per tournament).
-:class:`Policy` is the machine's fixed confinement: the folders mounted read-only into every bot's root
-(the Python runtime and the allowed packages, resolved once from the running interpreter), the size of
-the private writable ``/tmp``, the namespaces, the syscalls the seccomp filter allows and the uid range
-bots run under. :func:`default_policy` builds it; nothing else in the package invents paths or limits.
+:class:`Policy` is the machine's fixed confinement: the folders shown read-only in every bot's root
+(the Python runtime and the allowed packages, resolved once from the running interpreter; as root a copy
+of them in memory, see :func:`bots.sandbox.launch.build_memory_root`), the size of the private writable
+``/tmp``, the namespaces, the syscalls the seccomp filter allows and the uid range bots run under.
+:func:`default_policy` builds it; nothing else in the package invents paths or limits.
 """
 
 from __future__ import annotations
@@ -94,11 +95,16 @@ DENIED_CLONE_FLAGS = 0x00020000 | 0x02000000 | 0x04000000 | 0x08000000 | 0x10000
 # POSIX message queues, and every call that lets two bots see the same kernel object: flock, inotify,
 # fanotify, mincore (the page-cache residency of the shared runtime's files), fadvise and readahead
 # (which evict or fill that page cache), futex_waitv and the newer futex_wake/futex_wait/futex_requeue.
+# Absent too, every call that answers with a figure of the whole machine, which any process changes and
+# any bot could read: sysinfo (free, shared and buffered memory, swap, load averages, the number of
+# processes; glibc's sysconf(_SC_PHYS_PAGES) and qsort ask it, and get no answer) and statfs/fstatfs
+# (the free blocks and inodes of the host's file systems, on which a bot's code lies). The same figures
+# in /proc and /sys are out of reach because neither is mounted in a bot's root.
 _PLAIN_SYSCALLS = (
     # files and descriptors
     "read", "write", "readv", "writev", "pread64", "pwrite64", "preadv", "pwritev", "preadv2", "pwritev2",
     "open", "openat", "creat", "close", "close_range", "lseek", "dup", "dup2", "dup3", "pipe", "pipe2",
-    "stat", "fstat", "lstat", "newfstatat", "statx", "statfs", "fstatfs", "access", "faccessat",
+    "stat", "fstat", "lstat", "newfstatat", "statx", "access", "faccessat",
     "faccessat2", "getdents", "getdents64", "getcwd", "chdir", "fchdir", "mkdir", "mkdirat", "rmdir",
     "unlink", "unlinkat", "rename", "renameat", "renameat2", "link", "linkat", "symlink", "symlinkat",
     "readlink", "readlinkat", "chmod", "fchmod", "fchmodat", "truncate", "ftruncate", "fallocate",
@@ -120,12 +126,11 @@ _PLAIN_SYSCALLS = (
     "set_robust_list", "rseq", "arch_prctl", "getpid", "getppid", "gettid", "getpgrp", "getpgid",
     "setpgid", "getsid", "setsid", "getuid", "geteuid", "getgid", "getegid", "getresuid", "getresgid",
     "getgroups", "capget",
-    # time, randomness, scheduling, limits, system facts
+    # time, randomness, scheduling, limits, the kernel's name
     "clock_gettime", "clock_getres", "clock_nanosleep", "nanosleep", "gettimeofday", "time", "times",
     "getrandom", "sched_yield", "sched_getaffinity", "sched_setaffinity", "sched_getparam",
     "sched_getscheduler", "sched_get_priority_max", "sched_get_priority_min", "sched_rr_get_interval",
-    "getpriority", "setpriority", "getrlimit", "setrlimit", "prlimit64", "getrusage", "uname", "sysinfo",
-    "getcpu", "mbind", "get_mempolicy", "set_mempolicy",
+    "getpriority", "setpriority", "getrlimit", "setrlimit", "prlimit64", "getrusage", "uname", "getcpu", "mbind", "get_mempolicy", "set_mempolicy",
     # Unix sockets inside the bot's own tree (socket and socketpair: by family below)
     "bind", "listen", "accept", "accept4", "connect", "sendto", "recvfrom", "sendmsg", "recvmsg",
     "sendmmsg", "recvmmsg", "shutdown", "getsockname", "getpeername", "setsockopt", "getsockopt",
@@ -244,6 +249,14 @@ class Policy:
     preload: tuple[str, ...] = ("json", "random", "math", "collections", "itertools", "numpy", "orjson")
     #: Environment given to the bot: empty, deny by default.
     environment: tuple[tuple[str, str], ...] = field(default=())
+    #: Endings of file names the in-memory copy of the runtime leaves out: the bytecode an interpreter
+    #: started with -O or -OO would read (a bot's interpreter reads the plain ``.pyc``; one started
+    #: optimised compiles the sources instead). A third of the standard library's size.
+    unserved_suffixes: tuple[str, ...] = (".opt-1.pyc", ".opt-2.pyc")
+    #: As root, the runtime's files of this size or more are bound from the host with their pages locked
+    #: in memory rather than copied into it: the shared libraries (numpy's OpenBLAS, libpython, ...),
+    #: half the runtime's bytes in a dozen files, then held once for every sandbox on the machine.
+    memory_bind_bytes: int = 1024 * 1024
 
 
 def seccomp_rules(policy: Policy) -> tuple[Syscall, ...]:
@@ -269,13 +282,23 @@ def _package_dirs(name: str) -> list[str]:
 
 #: Folders of third-party packages that an interpreter's standard library folder may hold.
 _PACKAGE_FOLDERS = ("site-packages", "dist-packages")
+#: Folders of the standard library that no sandboxed bot can use, hidden like the packages' folders:
+#: CPython's own test suite, IDLE and tkinter (there is no display), turtledemo, and ensurepip's bundled
+#: wheels (there is nothing to install into). With the build's static library and makefiles (the
+#: ``config-*`` folder, named by ``LIBPL``) they are nearly three quarters of its size (180 of 250 MB
+#: for CPython 3.11), which every sandbox would otherwise copy into memory.
+UNUSABLE_STDLIB_FOLDERS = ("test", "idlelib", "tkinter", "turtledemo", "ensurepip")
 
 
-def _hidden_package_folders(stdlib: Path) -> list[str]:
-    """The folders of third-party packages inside the standard library's folder (its ``site-packages``).
-    One that is a symlink needs no hiding: what it points to is not mounted."""
-    return [str(stdlib / name) for name in _PACKAGE_FOLDERS
-            if (stdlib / name).is_dir() and not (stdlib / name).is_symlink()]
+def _hidden_folders(stdlib: Path) -> list[str]:
+    """The folders inside the standard library's folder that bots do not see: those of third-party
+    packages (its ``site-packages``) and those no bot can use. One that is a symlink needs no hiding:
+    what it points to is not mounted."""
+    names = [*_PACKAGE_FOLDERS, *UNUSABLE_STDLIB_FOLDERS]
+    build = Path(sysconfig.get_config_var("LIBPL") or "")
+    if build.parent == stdlib:
+        names.append(build.name)
+    return [str(stdlib / name) for name in names if (stdlib / name).is_dir() and not (stdlib / name).is_symlink()]
 
 
 def _interpreter() -> str:
@@ -319,12 +342,13 @@ def _resolved(mounts: list[Mount]) -> list[Mount]:
 @lru_cache(maxsize=1)
 def default_policy() -> Policy:
     """The policy for the running interpreter: the interpreter, its standard library (less the packages
-    installed in it), the allowed packages, and the shared libraries all of these load; nothing else."""
+    installed in it and the folders no bot can use), the allowed packages, and the shared libraries all
+    of these load; nothing else."""
     stdlib = Path(sysconfig.get_paths()["stdlib"]).resolve()
     dynload = str(Path(sysconfig.get_config_var("DESTSHARED") or stdlib / "lib-dynload").resolve())
     executable = _interpreter()
     mounts = [Mount(executable), Mount(str(stdlib))]
-    mounts += [Mount(folder, required=False, empty=True) for folder in _hidden_package_folders(stdlib)]
+    mounts += [Mount(folder, required=False, empty=True) for folder in _hidden_folders(stdlib)]
     whole = [str(stdlib)]
     if not _within(dynload, whole):
         mounts.append(Mount(dynload))

@@ -23,11 +23,13 @@ import logging
 import os
 import queue
 import random
+import resource
 import secrets
 import select
 import shutil
 import signal
 import socket
+import stat
 import subprocess
 import sys
 import threading
@@ -46,6 +48,8 @@ _BOOTSTRAP = ("import sys; sys.path.insert(0, {root!r}); from bots.sandbox.zygot
               "del sys.path[0]; serve_forever(int(sys.argv[1]), int(sys.argv[2]))")
 _MESSAGE_BYTES = 65536
 _HELLO_TIMEOUT_S = 30
+# Copying the runtime reads some 150 MB, from the disk on a cold machine.
+_RUNTIME_TIMEOUT_S = 120
 _REPLY_TIMEOUT_S = 10
 _SDK_FILES = ("__init__.py", "sdk.py", "loader.py")
 # Processes of ours in a cell's cgroups besides the bot's: the forker.
@@ -114,9 +118,12 @@ def serve_forever(sock_fd: int, host_pid: int) -> None:
         seccomp_error = f"the seccomp filter cannot be compiled: {exc}"
     confined = []
     if linux.privileged():
-        linux.unshare(linux.CLONE_NEWNET | linux.CLONE_NEWIPC | linux.CLONE_NEWUTS)
+        # A mount namespace of its own too: the runtime root it copies into memory (the ``runtime``
+        # request) lives there, for its cells and their bots, and goes with the last of them.
+        linux.unshare(linux.CLONE_NEWNET | linux.CLONE_NEWIPC | linux.CLONE_NEWUTS | linux.CLONE_NEWNS)
+        linux.mount(None, "/", None, linux.MS_REC | linux.MS_PRIVATE)
         linux.sethostname("zygote")
-        confined = ["net", "ipc", "uts"]
+        confined = ["net", "ipc", "uts", "mnt"]
     for name in policy.preload:
         try:
             __import__(name)
@@ -137,6 +144,7 @@ def serve_forever(sock_fd: int, host_pid: int) -> None:
     _send(sock, {"type": "hello", "pid": os.getpid(), "seccomp": seccomp_error is None,
                  "seccomp_error": seccomp_error, "namespaces": confined})
     zygote_pid = os.getpid()
+    runtime_key = None
     while True:
         try:
             message, fds, _, _ = socket.recv_fds(sock, _MESSAGE_BYTES, 1)
@@ -145,6 +153,13 @@ def serve_forever(sock_fd: int, host_pid: int) -> None:
         if not message:
             break
         request = json.loads(message)
+        if request["type"] == "runtime" and not fds:
+            if runtime_key is None or runtime_key == _runtime_key(request):
+                runtime_key, reply = _prepare_runtime(request, policy, launch)
+            else:
+                reply = {"type": "error", "message": "the runtime root is already prepared for another policy"}
+            _send(sock, reply)
+            continue
         if request["type"] != "cell" or len(fds) != 1:
             for fd in fds:
                 os.close(fd)
@@ -157,7 +172,7 @@ def serve_forever(sock_fd: int, host_pid: int) -> None:
             sock.close()
             signal.signal(signal.SIGTERM, signal.SIG_DFL)
             _die_with_parent(zygote_pid)
-            _run_cell(socket.socket(fileno=fds[0]), request, policy, seccomp_for, launch)
+            _run_cell(socket.socket(fileno=fds[0]), request, policy, seccomp_for, launch, runtime_key)
         os.close(fds[0])
         pidfd = os.pidfd_open(pid)
         try:
@@ -166,6 +181,82 @@ def serve_forever(sock_fd: int, host_pid: int) -> None:
             os.close(pidfd)
     # The host closed its end: it is gone (or going).
     host_gone(signal.SIGTERM, None)
+
+
+def _runtime_key(request: dict) -> str:
+    """What a runtime root depends on, from a ``runtime`` or ``cell`` request."""
+    return json.dumps([request[name] for name in ("mode", "runtime_dir", "root_mount_point", "policy")],
+                      sort_keys=True)
+
+
+def _prepare_runtime(request: dict, current: Policy, launch) -> tuple[str | None, dict]:
+    """Answer a ``runtime`` request: as root, copy the runtime every bot enters into memory
+    (:func:`bots.sandbox.launch.build_memory_root`) in the zygote's own mount namespace, where its cells
+    find it, and lock in memory the pages of every file the zygote has mapped (the interpreter, its
+    libraries and extension modules, which every bot forked from it runs from). As an ordinary user
+    nothing is copied: each bot's root binds the host's files (:func:`bots.sandbox.launch.become_shell`).
+
+    Returns the root's key (None if it could not be made) and the reply: ``runtime_ready`` with what
+    it cost, or ``error``."""
+    if not linux.privileged():
+        return _runtime_key(request), {"type": "runtime_ready", "in_memory": False}
+    step = "copy the runtime into memory"
+    try:
+        policy = _policy_from(request["policy"], current)
+        mounts = launch.runtime_mounts(request["mode"], request["runtime_dir"], policy)
+        root = launch.build_memory_root(request["root_mount_point"], mounts, policy)
+        step = "lock the zygote's mapped files in memory (needs CAP_IPC_LOCK)"
+        locked = _lock_mapped_files(set(root.bound_paths))
+    except OSError as exc:
+        return None, {"type": "error", "message": f"sandbox setup failed at '{step}': {exc}"}
+    figures = dataclasses.asdict(root)
+    del figures["bound_paths"]
+    return _runtime_key(request), {"type": "runtime_ready", "in_memory": True, **figures, "locked_bytes": locked}
+
+
+def _lock_mapped_files(locked_already: set[str]) -> int:
+    """Lock in the page cache every page of a file this process maps (as far as its mappings reach),
+    except the files of ``locked_already`` (locked whole), and return how many bytes that is.
+
+    Every bot is forked from the zygote and runs its interpreter, libraries and extension modules from
+    the zygote's mappings of the host's files, whose pages a bot brings into the machine's page cache
+    the first time it runs code there: the next bot to run it would find it faster, a timing channel.
+    Locked, those pages never leave, so running any of it costs the same for every bot. (The pages of the
+    host's files are shared: every zygote on the machine locks the same ones.)"""
+    try:
+        # CAP_IPC_LOCK ignores the limit; without it, CAP_SYS_RESOURCE may lift it.
+        resource.setrlimit(resource.RLIMIT_MEMLOCK, (resource.RLIM_INFINITY, resource.RLIM_INFINITY))
+    except (OSError, ValueError):
+        pass
+    spans: dict[str, list[int]] = {}
+    with open("/proc/self/maps") as maps:
+        for line in maps:
+            fields = line.split(maxsplit=5)
+            if len(fields) < 6 or not fields[5].startswith("/") or fields[5].rstrip().endswith("(deleted)"):
+                continue
+            start, end = (int(value, 16) for value in fields[0].split("-"))
+            offset = int(fields[2], 16)
+            span = spans.setdefault(fields[5].rstrip("\n"), [offset, offset + end - start])
+            span[0], span[1] = min(span[0], offset), max(span[1], offset + end - start)
+    page = os.sysconf("SC_PAGE_SIZE")
+    locked = 0
+    for path, (first, last) in spans.items():
+        if path in locked_already:
+            continue
+        fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+        try:
+            status = os.fstat(fd)
+            if not stat.S_ISREG(status.st_mode):
+                continue
+            # A mapping may reach past the end of its file (a segment's zero-filled tail): those pages
+            # have no bytes to lock.
+            last = min(last, -(-status.st_size // page) * page)
+            if last > first:
+                linux.lock_in_memory(fd, first, last - first)
+                locked += last - first
+        finally:
+            os.close(fd)
+    return locked
 
 
 def _freezer_files(procs_files: list[str]) -> list[str]:
@@ -188,9 +279,12 @@ def _thaw_all(freezer_files: list[str]) -> None:
             pass  # a cell removed since
 
 
-def _run_cell(channel: socket.socket, setup: dict, policy: Policy, seccomp_for, launch) -> None:
-    """A cell: join the cgroups once and, as root, build the read-only runtime root its bots enter; then
-    make shells (a bot's namespaces, made ahead of need) for the host. Never returns.
+def _run_cell(channel: socket.socket, setup: dict, policy: Policy, seccomp_for, launch,
+              runtime_key: str | None) -> None:
+    """A cell: join the cgroups once and, as root, check that the read-only runtime root its bots enter is
+    the one the zygote has prepared in memory for this policy (``runtime_key``, see
+    :func:`_prepare_runtime`); then make shells (a bot's namespaces, made ahead of need) for the host.
+    Never returns.
 
     Each shell is handed to the host as soon as it exists, as a ``shell`` message carrying the shell's
     channel and a pidfd of it: the host then sends the bot's request to the shell itself, so that no
@@ -212,12 +306,13 @@ def _run_cell(channel: socket.socket, setup: dict, policy: Policy, seccomp_for, 
         pid_namespace = None
         if linux.privileged():
             pid_namespace = os.open("/proc/self/ns/pid", os.O_RDONLY | os.O_CLOEXEC)
-            runtime = launch.runtime_mounts(setup["mode"], setup["runtime_dir"], policy)
-            # Its own empty network namespace too: the zygote's is shared by every cell, and bots of one
+            if runtime_key != _runtime_key(setup):
+                # Never a root of host files instead: fail closed.
+                failure = failure or ("sandbox setup failed at 'enter the runtime root': the zygote has no "
+                                      "runtime root in memory for this policy")
+            # Its own empty network namespace: the zygote's is shared by every cell, and bots of one
             # match must not even find each other's abstract Unix sockets.
-            linux.unshare(linux.CLONE_NEWNS | linux.CLONE_NEWNET)
-            linux.mount(None, "/", None, linux.MS_REC | linux.MS_PRIVATE)
-            launch.build_template(setup["root_mount_point"], runtime, policy)
+            linux.unshare(linux.CLONE_NEWNET)
             template_ready = True
             # Once for all its shells (they inherit it): emptying the bounding set limits only what a
             # later execve could grant, so the cell keeps the capabilities it works with.
@@ -474,6 +569,9 @@ class ZygoteSandbox:
         self._busy: set[int] = set()
         self.pool_size = pool_size
         self.hello: dict = {}
+        #: What the zygote's runtime root cost: ``in_memory`` (as root), then ``files``, ``bytes``,
+        #: ``memory_bytes`` and ``seconds`` of the copy and ``locked_bytes`` of its mapped files.
+        self.runtime: dict = {}
 
     # init
 
@@ -516,6 +614,7 @@ class ZygoteSandbox:
             self.close()
             raise SandboxUnavailable(f"isolation cannot be set up on this machine: "
                                      f"{hello.get('seccomp_error') or launch.NO_SECCOMP}")
+        self._prepare_runtime()
         self._sock.settimeout(_REPLY_TIMEOUT_S)
         self._reaper = threading.Thread(target=self._reap_forever, name="sandbox-reaper", daemon=True)
         self._reaper.start()
@@ -523,6 +622,22 @@ class ZygoteSandbox:
             self._free = [self._new_cell() for _ in range(self.pool_size)]
         self._self_test()
         return self
+
+    def _prepare_runtime(self) -> None:
+        """Have the zygote copy the runtime every bot enters into memory (as root), once for all its
+        cells; fail closed if it cannot."""
+        self._sock.settimeout(_RUNTIME_TIMEOUT_S)
+        _send(self._sock, {"type": "runtime", "mode": self.mode, "runtime_dir": str(self._runtime_dir),
+                           "root_mount_point": str(self._root_mount_point), "policy": self._policy_data})
+        try:
+            reply, _ = self._receive()
+        except SandboxFault as exc:
+            self.close()
+            raise SandboxUnavailable(f"the sandbox's zygote did not prepare the runtime: {exc}") from None
+        if reply.get("type") != "runtime_ready":
+            self.close()
+            raise SandboxUnavailable(f"isolation cannot be set up on this machine: {reply.get('message', reply)}")
+        self.runtime = reply
 
     def _fork_zygote(self, argv: list[str], channel: int) -> subprocess.Popen:
         """Start the zygote from a thread of the sandbox's own, alive until :meth:`close`: the kernel sends
@@ -768,7 +883,14 @@ class ZygoteSandbox:
             identity = "namespaces mnt/pid/net/ipc/uts/cgroup, a host uid per bot"
         else:
             identity = "namespaces user/mnt/pid/net/ipc/uts/cgroup"
-        return f"{self.mode} sandbox: {identity}, {cgroup}, {seccomp}, paused off turn: {self.pause_mechanism}"
+        if self.runtime.get("in_memory"):
+            runtime = (f"runtime in memory ({self.runtime['memory_bytes'] / 2**20:.0f} MiB copied and "
+                       f"{(self.runtime['bound_bytes'] + self.runtime['locked_bytes']) / 2**20:.0f} MiB of the "
+                       f"host's files locked, in {self.runtime['seconds']:.2f} s)")
+        else:
+            runtime = "runtime bound from the host's files"
+        return (f"{self.mode} sandbox: {identity}, {cgroup}, {seccomp}, {runtime}, "
+                f"paused off turn: {self.pause_mechanism}")
 
 
 def _read_line(fd: int, timeout_s: float) -> bytes:

@@ -3,8 +3,10 @@ the allowed packages, and the shared libraries those load; nothing else.
 
 A bot inside the real sandbox walks its whole root (``hostile/inventory.py``) and reports every folder it
 can list and every file it can open. The test computes the allowlist on the host without asking the
-sandbox's mount plan: the standard library's files less its ``site-packages``, each allowed package's
-files, the interpreter, the libraries ``ldd`` says the interpreter, every standard extension module and
+sandbox's mount plan: the standard library's files less its ``site-packages`` and the folders no bot can
+use (the test suite, IDLE, tkinter, turtledemo, ensurepip, the build's static library), each allowed
+package's files (as root, whose sandbox copies them into memory, less the bytecode of optimised
+interpreters, ``.opt-1.pyc`` and ``.opt-2.pyc``), the interpreter, the libraries ``ldd`` says the interpreter, every standard extension module and
 every extension module of the allowed packages link against, the bot's own folder, the device nodes.
 The two must be equal. A second bot imports every extension module of the standard library and uses the
 allowed packages, to show that the allowlist is enough to run. Both run as root, in the fresh-interpreter
@@ -110,8 +112,15 @@ def ldd_closure() -> frozenset[str]:
     return frozenset(libraries)
 
 
-def _tree(host: Path, inside: str, skip: tuple[Path, ...], since: float) -> tuple[set[str], set[str], set[str]]:
-    """(folders, regular files, files changed since ``since``) of ``host`` as seen at ``inside``."""
+# Bytecode only an interpreter started with -O or -OO reads, which a sandbox that copies the runtime into
+# memory leaves out.
+OPTIMISED_BYTECODE = (".opt-1.pyc", ".opt-2.pyc")
+
+
+def _tree(host: Path, inside: str, skip: tuple[Path, ...], since: float,
+          left_out: tuple[str, ...] = ()) -> tuple[set[str], set[str], set[str]]:
+    """(folders, regular files, files changed since ``since``) of ``host`` as seen at ``inside``, less the
+    files whose names end with one of ``left_out``."""
     folders, files, recent = set(), set(), set()
     for root, dirs, names in os.walk(host):
         if Path(root) in skip:
@@ -121,7 +130,7 @@ def _tree(host: Path, inside: str, skip: tuple[Path, ...], since: float) -> tupl
         folders.add(where)
         for name in names:
             path = os.path.join(root, name)
-            if not os.path.islink(path):
+            if not os.path.islink(path) and not name.endswith(left_out):
                 files.add(f"{where}/{name}")
                 if os.lstat(path).st_ctime >= since:
                     recent.add(f"{where}/{name}")
@@ -129,20 +138,27 @@ def _tree(host: Path, inside: str, skip: tuple[Path, ...], since: float) -> tupl
 
 
 def _hidden_folders() -> tuple[Path, ...]:
-    return tuple(_stdlib() / name for name in ("site-packages", "dist-packages") if (_stdlib() / name).is_dir())
+    """The standard library's folders of packages, and those of it no bot can use."""
+    names = ["site-packages", "dist-packages", "test", "idlelib", "tkinter", "turtledemo", "ensurepip",
+             Path(sysconfig.get_config_var("LIBPL")).name]
+    return tuple(_stdlib() / name for name in names if (_stdlib() / name).is_dir())
 
 
-def allowed(bot_dir: Path, mode: str, runtime_dir: Path | None, since: float) -> tuple[set[str], set[str], set[str]]:
+def allowed(bot_dir: Path, mode: str, runtime_dir: Path | None, since: float,
+            in_memory: bool) -> tuple[set[str], set[str], set[str]]:
     """(folders a bot may list, files it may open, files changed since ``since``) by the promise, on this
-    host. (Other processes on the machine may write bytecode into the standard library meanwhile: the
-    bot may or may not have seen those files.)"""
-    shared = [(_stdlib(), str(_stdlib()), since)]
-    shared += [(folder, f"{PACKAGES_DIR}/{folder.name}", since) for folder in _package_folders()]
+    host, for a sandbox that copies the runtime into memory (``in_memory``) or not. (Other processes on
+    the machine may write bytecode into the standard library meanwhile: the bot may or may not have seen
+    those files.)"""
+    left_out = OPTIMISED_BYTECODE if in_memory else ()
+    shared = [(_stdlib(), str(_stdlib()), since, left_out)]
+    shared += [(folder, f"{PACKAGES_DIR}/{folder.name}", since, left_out) for folder in _package_folders()]
     # The sandbox's own folders are written before the bot starts and never after.
-    own = [(bot_dir, "/bot", float("inf"))] + ([(runtime_dir, "/sdk", float("inf"))] if mode == "fresh" else [])
+    own = [(bot_dir, "/bot", float("inf"), ())]
+    own += [(runtime_dir, "/sdk", float("inf"), left_out)] if mode == "fresh" else []
     folders, files, recent = {"/", "/tmp", "/dev"}, set(DEVICES), set()
-    for host, inside, changes_from in shared + own:
-        tree_folders, tree_files, tree_recent = _tree(host, inside, _hidden_folders(), changes_from)
+    for host, inside, changes_from, not_served in shared + own:
+        tree_folders, tree_files, tree_recent = _tree(host, inside, _hidden_folders(), changes_from, not_served)
         folders |= tree_folders
         files |= tree_files
         recent |= tree_recent
@@ -168,8 +184,9 @@ def inventory_of(log: str) -> dict:
     return json.loads(zlib.decompress(base64.b64decode(line.split(" ", 1)[1])))
 
 
-def check_inventory(found: dict, bot_dir: Path, mode: str, runtime_dir: Path | None, since: float) -> None:
-    folders, files, recent = allowed(bot_dir, mode, runtime_dir, since)
+def check_inventory(found: dict, bot_dir: Path, mode: str, runtime_dir: Path | None, since: float,
+                    in_memory: bool) -> None:
+    folders, files, recent = allowed(bot_dir, mode, runtime_dir, since, in_memory)
     readable = set(found["files"])
     excused = {str(_interpreter()), *ldd_closure(), str(_stdlib()), PACKAGES_DIR}
     escaped = sorted(path for path in readable
@@ -220,7 +237,7 @@ def test_a_bot_reads_exactly_the_allowlist(sandbox, race):
     assert seat.outcome == "ok", seat.reason
     runtime_dir = getattr(sandbox, "_runtime_dir", None)
     check_inventory(inventory_of(seat.log), sandbox.cache.path_for(INVENTORY), sandbox.mode, runtime_dir,
-                    started)
+                    started, sandbox.runtime["in_memory"])
 
 
 def test_every_standard_extension_module_and_allowed_package_loads(sandbox, race):
@@ -268,6 +285,6 @@ def test_an_ordinary_user_s_bot_reads_exactly_the_allowlist(tmp_path):
     assert results["uid"] == 1000 and "no cgroups" in results["describe"]
     (inventory, reason, log), (imports, import_reason, import_log) = results["seats"]
     assert inventory == "ok", reason
-    check_inventory(inventory_of(log), CodeCache(cache).path_for(INVENTORY), "zygote", None, started)
+    check_inventory(inventory_of(log), CodeCache(cache).path_for(INVENTORY), "zygote", None, started, False)
     assert imports == "ok", import_reason
     assert "FAILED" not in import_log and "checks ok" in import_log, import_log

@@ -12,6 +12,15 @@ nothing here needs both to run at once):
 - seat 0, turn 2: reads the watched files and wakes the futexes (and sees whether anyone waited);
 - seat 1, turn 2: looks at its watches, the residency and its waiters.
 
+And through the machine as a whole (the kernel's own figures, which both seats, and the bots of every
+other match on the machine, read alike):
+
+- seat 1, turn 1: notes ``sysinfo``'s shared memory and the free blocks and inodes ``statfs`` gives of
+  its own code's and the standard library's file systems, and looks for the machine-wide files of
+  ``/proc`` and ``/sys`` (meminfo, loadavg, pressure, ...);
+- seat 0, turn 2: holds 64 MiB of shared anonymous memory (which ``sysinfo`` counts machine-wide);
+- seat 1, turn 2: reads ``sysinfo`` again.
+
 Every channel is reported on one line: ``SEEN <channel>`` when the other seat showed through it,
 ``hidden <channel>`` when it was tried and showed nothing, ``refused <channel>`` when the kernel refused the
 attempt. The test asserts no ``SEEN``.
@@ -48,6 +57,27 @@ FUTEX_WAIT, FUTEX_WAKE = 0, 1
 SEMGET, SHMGET, MSGGET = 64, 29, 68
 IPC_CREAT = 0o1000
 PAGE = mmap.PAGESIZE
+
+MIB = 1024 * 1024
+HELD_MIB = 64
+# The kernel's machine-wide counters, as /proc and /sys show them (LXCFS and gVisor replace exactly these).
+MACHINE_WIDE_FILES = (
+    "/proc/meminfo", "/proc/stat", "/proc/vmstat", "/proc/loadavg", "/proc/pressure/cpu",
+    "/proc/pressure/memory", "/proc/pressure/io", "/proc/buddyinfo", "/proc/zoneinfo", "/proc/slabinfo",
+    "/proc/uptime", "/proc/interrupts", "/proc/softirqs", "/proc/diskstats", "/proc/schedstat",
+    "/proc/swaps", "/proc/sys/fs/file-nr", "/proc/sys/fs/inode-nr", "/proc/sys/kernel/random/entropy_avail",
+    "/proc/self/mountinfo", "/proc/net/dev", "/sys/fs/cgroup", "/sys/devices/system/node/node0/meminfo",
+    "/sys/devices/system/cpu/online", "/sys/kernel/mm", "/sys/block",
+)
+
+
+class SysInfo(ctypes.Structure):
+    _fields_ = [("uptime", ctypes.c_long), ("loads", ctypes.c_ulong * 3), ("totalram", ctypes.c_ulong),
+                ("freeram", ctypes.c_ulong), ("sharedram", ctypes.c_ulong), ("bufferram", ctypes.c_ulong),
+                ("totalswap", ctypes.c_ulong), ("freeswap", ctypes.c_ulong), ("procs", ctypes.c_ushort),
+                ("pad", ctypes.c_ushort), ("totalhigh", ctypes.c_ulong), ("freehigh", ctypes.c_ulong),
+                ("mem_unit", ctypes.c_uint), ("_f", ctypes.c_char * 8)]
+
 
 turn = 0
 kept = []  # everything that must outlive a turn: descriptors, sockets, mappings, threads
@@ -233,6 +263,27 @@ def watch_residency():
     state["residency"] = (address, size, vector, [byte & 1 for byte in vector])
 
 
+def shared_ram():
+    """sysinfo's shared memory of the whole machine, in bytes; None if the call is refused."""
+    info = SysInfo()
+    if libc.sysinfo(ctypes.byref(info)) < 0:
+        report("refused", "sysinfo", errno_name(ctypes.get_errno()))
+        return None
+    return info.sharedram * max(info.mem_unit, 1)
+
+
+def probe_machine():
+    state["shared-ram"] = shared_ram()
+    for channel, path in (("statfs-code", "/bot"), ("statfs-stdlib", STDLIB)):
+        try:
+            figures = os.statvfs(path)
+            report("SEEN", channel, f"{figures.f_bfree} free blocks, {figures.f_ffree} free inodes")
+        except OSError as exc:
+            report("refused", channel, errno_name(exc.errno))
+    readable = [path for path in MACHINE_WIDE_FILES if os.path.exists(path)]
+    report("SEEN" if readable else "hidden", "machine-files", readable)
+
+
 # Seat 0, turn 2: touch what seat 1 watches.
 
 def touch():
@@ -249,6 +300,13 @@ def touch():
             report("refused", f"futex-{kind}-wake", errno_name(ctypes.get_errno()))
         else:
             report("SEEN" if woken > 0 else "hidden", f"futex-{kind}-wake", f"woke {woken}")
+
+
+def hold_shared_memory():
+    held = mmap.mmap(-1, HELD_MIB * MIB, flags=mmap.MAP_SHARED | mmap.MAP_ANONYMOUS)
+    for offset in range(0, HELD_MIB * MIB, PAGE):
+        held[offset] = 1
+    kept.append(held)
 
 
 # Seat 1, turn 2: look at the watches.
@@ -276,14 +334,18 @@ def look():
             report("SEEN", f"futex-{kind}-wait")
         else:
             report("refused" if outcome in ("EAGAIN", "EPERM") else "hidden", f"futex-{kind}-wait", outcome)
+    before, after = state.get("shared-ram"), shared_ram()
+    if before is not None and after is not None:
+        grown = (after - before) / MIB
+        report("SEEN" if grown >= HELD_MIB * 3 / 4 else "hidden", "sysinfo", f"shared memory grew {grown:.0f} MiB")
 
 
 def act(observation, legal_actions):
     global turn
     turn += 1
     seat = observation["seat"]
-    steps = {(0, 1): (mark_locks, mark_ipc), (1, 1): (probe_locks, probe_ipc, watch), (0, 2): (touch,),
-             (1, 2): (look,)}
+    steps = {(0, 1): (mark_locks, mark_ipc), (1, 1): (probe_locks, probe_ipc, watch, probe_machine),
+             (0, 2): (touch, hold_shared_memory), (1, 2): (look,)}
     for step in steps.get((seat, turn), ()):
         try:
             step()
