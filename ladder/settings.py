@@ -316,6 +316,11 @@ MATCH_SYNCHRONOUS_COMMIT: bool = env.bool("MATCH_SYNCHRONOUS_COMMIT", default=Fa
 TOURNAMENT_MAX_MATCHES: int = env.int("TOURNAMENT_MAX_MATCHES", default=5000)
 # Matches one user may schedule in unrated tournaments in any 24 hours (ladder/services/quotas.py).
 UNRATED_MATCHES_PER_DAY: int = env.int("UNRATED_MATCHES_PER_DAY", default=5000)
+# Worker seconds one user may spend on unrated tournaments and comparisons in any 24 hours
+# (ladder/services/worker_time.py): each match reserves its worst case when scheduled (80 s for a
+# two-player match at the default limits) and settles at what it took. Two worker processes for a day:
+# room for a comparison of the default 2,000 games at that worst case; staff are exempt.
+WORKER_SECONDS_PER_DAY: int = env.int("WORKER_SECONDS_PER_DAY", default=2 * 86400)
 # Version comparisons (ladder/services/comparisons.py): the games one may play when max_games is not
 # given, the most it may ask for, and how many pairs are queued or playing at once (enough to keep a few
 # workers busy, few enough that little is played past the SPRT's decision).
