@@ -255,6 +255,12 @@ VALIDATION_QUEUE: str = env.str("VALIDATION_QUEUE", default=f"{MATCH_QUEUE}.vali
 CELERY_TASK_QUEUES = (Queue(VALIDATION_QUEUE), Queue(MATCH_QUEUE))
 # Seconds a version may stay pending before the reconciler sends its check again (a lost message).
 VALIDATION_REQUEUE_AFTER_S: int = env.int("VALIDATION_REQUEUE_AFTER_S", default=120)
+# The most of a worker process's time that upload checks may take while matches wait (workers/check_share.py):
+# past it, a check the process takes plays a waiting match instead and goes back to its queue. 1 turns
+# the bound off (checks always first).
+VALIDATION_MAX_SHARE: float = env.float("VALIDATION_MAX_SHARE", default=0.25)
+if not 0 < VALIDATION_MAX_SHARE <= 1:
+    raise ImproperlyConfigured(f"VALIDATION_MAX_SHARE must be above 0 and at most 1, not {VALIDATION_MAX_SHARE}")
 
 # --- Sandbox limits (passed to bots.referee.Limits) -------------------------------------------------
 # A match is played under: these defaults <- BOTS_LIMITS_BY_GAME[game] <- its tournament's overrides,
@@ -273,6 +279,13 @@ except ValueError as _error:
     raise ImproperlyConfigured(
         f'BOTS_LIMITS_BY_GAME must be JSON such as {{"carcassonne_dice": {{"move_ms": 500}}}}: {_error}'
     ) from None
+# The smoke match of an upload check plays under its game's limits held to at most these (the game's own
+# where smaller), so that a check takes seconds at worst; a bot that spends the check's match_ms
+# answering legally passes (ladder/services/limits.py, bots/validate.py).
+try:
+    SMOKE_LIMITS: dict = env.json("SMOKE_LIMITS", default={"start_ms": 2000, "match_ms": 2000})
+except ValueError as _error:
+    raise ImproperlyConfigured(f'SMOKE_LIMITS must be JSON such as {{"match_ms": 2000}}: {_error}') from None
 # Caps on what a tournament (and the settings above) may choose. They bound every match, so the system
 # check holds BOTS_MAX_MATCH_MS against MATCH_SOFT_TIME_LIMIT_S: a full table whose bots all spend their
 # whole start time and match time, one after the other, must fit in it with room for the engine.
