@@ -253,6 +253,11 @@ MATCH_QUEUE: str = env.str("MATCH_QUEUE", default=CELERY_TASK_DEFAULT_QUEUE)
 # worker started without -Q consumes both, this one first.
 VALIDATION_QUEUE: str = env.str("VALIDATION_QUEUE", default=f"{MATCH_QUEUE}.validation")
 CELERY_TASK_QUEUES = (Queue(VALIDATION_QUEUE), Queue(MATCH_QUEUE))
+if CELERY_BROKER_URL.startswith("redis://"):
+    # Kombu orders the queues of its "priority" strategy by a set, so by each process's hash seed: this
+    # transport keeps them in this order (ladder/broker_redis.py).
+    CELERY_BROKER_TRANSPORT = "ladder.broker_redis:Transport"
+    CELERY_BROKER_TRANSPORT_OPTIONS["queue_order"] = [VALIDATION_QUEUE, MATCH_QUEUE]
 # Seconds a version may stay pending before the reconciler sends its check again (a lost message).
 VALIDATION_REQUEUE_AFTER_S: int = env.int("VALIDATION_REQUEUE_AFTER_S", default=120)
 # The most of a worker process's time that upload checks may take while matches wait (workers/check_share.py):
