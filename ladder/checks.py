@@ -1,7 +1,7 @@
 """System checks of the ladder's settings, run by ``manage.py check``, ``migrate`` and ``runserver``.
 
 A deployment whose sandbox limits, match time limits or lease do not fit together is refused before it
-plays a match, with a message naming the setting to change (ids ``ladder.E001`` to ``ladder.E006``).
+plays a match, with a message naming the setting to change (ids ``ladder.E001`` to ``ladder.E007``).
 """
 
 from __future__ import annotations
@@ -10,17 +10,15 @@ from django.conf import settings
 from django.core import checks
 
 import engines
-from ladder.services.limits import limits_resolve, settings_problems
+from ladder.services.limits import MATCH_OVERHEAD_S, limits_resolve, match_worst_case_s, settings_problems
 
-#: Seconds a match may spend outside its bots' clocks: spawning them, the engine, the referee's protocol
-#: work, recording. A five-player carcassonne_dice match of 2,700 decisions costs under one second of
-#: that on a small virtual machine; ten leaves room for slower machines and longer games.
-ENGINE_MARGIN_S = 10
+#: Seconds a match may spend outside its bots' clocks (``limits.MATCH_OVERHEAD_S``).
+ENGINE_MARGIN_S = MATCH_OVERHEAD_S
 
 
 def sandbox_limits_check(app_configs=None, **kwargs) -> list[checks.CheckMessage]:
-    """The limit settings are usable (E001-E003), the caps fit in the match time limits (E004, E005), and
-    the lease outlasts its renewals (E006)."""
+    """The limit settings are usable (E001-E003, and ``SMOKE_LIMITS`` E007), the caps fit in the match time
+    limits (E004, E005), and the lease outlasts its renewals (E006)."""
     problems = settings_problems()
     if problems:
         return [checks.Error(message, id=check_id) for check_id, message in problems]
@@ -75,6 +73,5 @@ def _bounded_seconds(game: str) -> float:
     """The longest a match of ``game`` can last, whatever the bots do: a full table, every bot taking its
     whole start time and, at the cap, its whole match time (the referee forfeits a bot past either), one
     after the other, plus :data:`ENGINE_MARGIN_S`."""
-    start_ms = limits_resolve(game_slug=game)["start_ms"]
-    per_bot_ms = start_ms + settings.BOTS_MAX_MATCH_MS
-    return engines.get(game).max_players * per_bot_ms / 1000 + ENGINE_MARGIN_S
+    at_cap = {**limits_resolve(game_slug=game), "match_ms": settings.BOTS_MAX_MATCH_MS}
+    return match_worst_case_s(players=engines.get(game).max_players, limits=at_cap)

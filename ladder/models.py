@@ -278,6 +278,10 @@ class Match(TimeStampedModel):
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
     duration_s = models.FloatField(null=True, blank=True)
+    # The worker seconds this match may take at worst under its limits (limits.match_worst_case_s), fixed
+    # when it was scheduled: what its creator's budget holds for it until it is played and settles at
+    # duration_s (ladder.services.worker_time). Null for matches scheduled before budgets existed.
+    reserved_s = models.FloatField(null=True, blank=True)
     worker = models.CharField(max_length=200, blank=True, default="")
     failure_reason = models.TextField(blank=True, default="")
 

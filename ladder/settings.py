@@ -253,8 +253,19 @@ MATCH_QUEUE: str = env.str("MATCH_QUEUE", default=CELERY_TASK_DEFAULT_QUEUE)
 # worker started without -Q consumes both, this one first.
 VALIDATION_QUEUE: str = env.str("VALIDATION_QUEUE", default=f"{MATCH_QUEUE}.validation")
 CELERY_TASK_QUEUES = (Queue(VALIDATION_QUEUE), Queue(MATCH_QUEUE))
+if CELERY_BROKER_URL.startswith("redis://"):
+    # Kombu orders the queues of its "priority" strategy by a set, so by each process's hash seed: this
+    # transport keeps them in this order (ladder/broker_redis.py).
+    CELERY_BROKER_TRANSPORT = "ladder.broker_redis:Transport"
+    CELERY_BROKER_TRANSPORT_OPTIONS["queue_order"] = [VALIDATION_QUEUE, MATCH_QUEUE]
 # Seconds a version may stay pending before the reconciler sends its check again (a lost message).
 VALIDATION_REQUEUE_AFTER_S: int = env.int("VALIDATION_REQUEUE_AFTER_S", default=120)
+# The most of a worker process's time that upload checks may take while matches wait (workers/check_share.py):
+# past it, a check the process takes plays a waiting match instead and goes back to its queue. 1 turns
+# the bound off (checks always first).
+VALIDATION_MAX_SHARE: float = env.float("VALIDATION_MAX_SHARE", default=0.25)
+if not 0 < VALIDATION_MAX_SHARE <= 1:
+    raise ImproperlyConfigured(f"VALIDATION_MAX_SHARE must be above 0 and at most 1, not {VALIDATION_MAX_SHARE}")
 
 # --- Sandbox limits (passed to bots.referee.Limits) -------------------------------------------------
 # A match is played under: these defaults <- BOTS_LIMITS_BY_GAME[game] <- its tournament's overrides,
@@ -273,6 +284,13 @@ except ValueError as _error:
     raise ImproperlyConfigured(
         f'BOTS_LIMITS_BY_GAME must be JSON such as {{"carcassonne_dice": {{"move_ms": 500}}}}: {_error}'
     ) from None
+# The smoke match of an upload check plays under its game's limits held to at most these (the game's own
+# where smaller), so that a check takes seconds at worst; a bot that spends the check's match_ms
+# answering legally passes (ladder/services/limits.py, bots/validate.py).
+try:
+    SMOKE_LIMITS: dict = env.json("SMOKE_LIMITS", default={"start_ms": 2000, "match_ms": 2000})
+except ValueError as _error:
+    raise ImproperlyConfigured(f'SMOKE_LIMITS must be JSON such as {{"match_ms": 2000}}: {_error}') from None
 # Caps on what a tournament (and the settings above) may choose. They bound every match, so the system
 # check holds BOTS_MAX_MATCH_MS against MATCH_SOFT_TIME_LIMIT_S: a full table whose bots all spend their
 # whole start time and match time, one after the other, must fit in it with room for the engine.
@@ -316,6 +334,11 @@ MATCH_SYNCHRONOUS_COMMIT: bool = env.bool("MATCH_SYNCHRONOUS_COMMIT", default=Fa
 TOURNAMENT_MAX_MATCHES: int = env.int("TOURNAMENT_MAX_MATCHES", default=5000)
 # Matches one user may schedule in unrated tournaments in any 24 hours (ladder/services/quotas.py).
 UNRATED_MATCHES_PER_DAY: int = env.int("UNRATED_MATCHES_PER_DAY", default=5000)
+# Worker seconds one user may spend on unrated tournaments and comparisons in any 24 hours
+# (ladder/services/worker_time.py): each match reserves its worst case when scheduled (80 s for a
+# two-player match at the default limits) and settles at what it took. Two worker processes for a day:
+# room for a comparison of the default 2,000 games at that worst case; staff are exempt.
+WORKER_SECONDS_PER_DAY: int = env.int("WORKER_SECONDS_PER_DAY", default=2 * 86400)
 # Version comparisons (ladder/services/comparisons.py): the games one may play when max_games is not
 # given, the most it may ask for, and how many pairs are queued or playing at once (enough to keep a few
 # workers busy, few enough that little is played past the SPRT's decision).

@@ -27,9 +27,9 @@ def ladder_task(name: str, **options):
 )
 def run_match(match_id: int) -> str:
     """Play one match; idempotent (a finished, running or missing match is left alone)."""
-    from workers.execution import match_execute
+    from workers.check_share import match_timed
 
-    outcome = match_execute(match_id=match_id, worker=run_match.request.hostname or "")
+    outcome = match_timed(match_id=match_id, worker=run_match.request.hostname or "")
     logger.info("match %s: %s", match_id, outcome)
     return outcome
 
@@ -45,10 +45,12 @@ def run_match(match_id: int) -> str:
 def validate_version(version_id: int) -> str:
     """Compile a pending upload and play its smoke match in the sandbox; idempotent. A sandbox fault is
     retried: it says nothing about the upload, which stays pending meanwhile. Any other failure of the check
-    rejects the version (the service logs why), so that it is not checked again and again."""
-    from ladder.services.validation import bot_version_validate
+    rejects the version (the service logs why), so that it is not checked again and again. While matches
+    wait and this process's checks have had their share of its time, it plays one of them instead and sends
+    the check back to its queue (``workers.check_share``)."""
+    from workers.check_share import validation_run
 
-    status = bot_version_validate(version_id=version_id)
+    status = validation_run(version_id=version_id, worker=validate_version.request.hostname or "")
     logger.info("bot version %s: %s", version_id, status)
     return status
 

@@ -18,6 +18,7 @@ from ladder.api.throttles import LoginThrottle, RegistrationThrottle, UploadThro
 from ladder.services.quotas import unrated_matches_quota
 from ladder.services.tokens import token_for_credentials
 from ladder.services.users import user_register
+from ladder.services.worker_time import worker_seconds_quota
 
 _CREDENTIALS = {"username": "ada", "password": "a-long-passphrase"}
 _TOKEN = "9944b09199c62bcf9418ad846dd0e4bbdfc6ee4b"
@@ -111,15 +112,30 @@ class QuotaSerializer(serializers.Serializer):
                                           help_text="Seconds until the oldest counted one leaves the window.")
 
 
+class WorkerSecondsQuotaSerializer(QuotaSerializer):
+    used = serializers.IntegerField(help_text="Worker seconds counted in the window now: what your played "
+                                              "matches took, and what the others and your running comparisons "
+                                              "reserve (rounded up).")
+    reserved = serializers.IntegerField(help_text="Of used, the worst case held for matches still to be played "
+                                                  "and by running comparisons; released as they are played.")
+
+
 class QuotasSerializer(serializers.Serializer):
     unrated_matches = QuotaSerializer(help_text="Matches you may schedule in unrated tournaments "
                                                 "(UNRATED_MATCHES_PER_DAY).")
+    worker_seconds = WorkerSecondsQuotaSerializer(
+        allow_null=True, help_text="Worker seconds your unrated tournaments and comparisons may take "
+                                   "(WORKER_SECONDS_PER_DAY): each match reserves the worst case its limits allow "
+                                   "when scheduled and counts what it took once played; null for staff, who "
+                                   "are not held to it.")
     uploads = QuotaSerializer(allow_null=True, help_text="Uploads (new bots and new versions, through the API "
                                                          "or the site); null when unlimited.")
 
 
 _QUOTAS_EXAMPLE = {
     "unrated_matches": {"limit": 5000, "period": "day", "used": 12, "left": 4988, "frees_in_s": 81234},
+    "worker_seconds": {"limit": 172800, "period": "day", "used": 163, "left": 172637, "reserved": 160,
+                       "frees_in_s": 81234},
     "uploads": {"limit": 60, "period": "hour", "used": 2, "left": 58, "frees_in_s": 3012},
 }
 
@@ -149,7 +165,9 @@ class AuthMeApi(APIView):
     )
     def get(self, request):
         user = request.user
+        worker_seconds = worker_seconds_quota(user=user)
         quotas = {"unrated_matches": unrated_matches_quota(user=user).to_json(),
+                  "worker_seconds": worker_seconds.to_json() if worker_seconds else None,
                   "uploads": throttle_usage(UploadThrottle(), request)}
         body = {"id": user.id, "username": user.username, "is_staff": user.is_staff, "quotas": quotas}
         return Response(self.OutputSerializer(body).data)

@@ -158,8 +158,8 @@ class TournamentListCreateApi(ListAPIView):
         limits = TournamentLimitsInputSerializer(
             required=False, default=dict,
             help_text="Sandbox limits for this tournament's matches, over the server's settings for the game. "
-                      "Only move_ms, bank_ms, match_ms, memory_mb and log_bytes, each within the server's "
-                      "cap.")
+                      "Only move_ms, bank_ms, match_ms, memory_mb and log_bytes, each at most the game's own "
+                      "value (staff: the server's cap).")
         seed = serializers.IntegerField(required=False, min_value=0, max_value=_SEED_MAX,
                                         help_text="Fix it to replay the same schedule; random otherwise. "
                                                   "Unrated tournaments only.")
@@ -197,10 +197,12 @@ class TournamentListCreateApi(ListAPIView):
                     "standings and leaves leaderboard ratings alone; only staff may start a rated one (403 for "
                     "anyone else), and a rated one takes no seed (400). Refusals name the input at fault "
                     "(unknown/inactive/other-game bots, player count outside the game's range, too many "
-                    "matches, options the game refuses, limits that are unknown or beyond the server's caps). "
-                    "Throttled per user (scope `tournaments`), and the matches count against the user's daily "
-                    "quota of unrated matches (GET /api/auth/me/ shows it): past it the answer is 429 with "
-                    "Retry-After.",
+                    "matches, options the game refuses, limits that are unknown, beyond the server's caps or, "
+                    "for anyone but staff, beyond the game's own: a user may tighten the sandbox, not loosen "
+                    "it). Throttled per user (scope `tournaments`), and the matches count against the user's "
+                    "daily quotas of unrated matches and of worker seconds, each match at the worst case its "
+                    "limits allow until it is played (GET /api/auth/me/ shows both): past one the answer is "
+                    "429 with Retry-After.",
         request=InputSerializer,
         responses={201: TournamentDetailSerializer, **error_responses(400, 401, 403, 429)},
         examples=[

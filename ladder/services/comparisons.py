@@ -40,7 +40,8 @@ sandbox faults (``matches._give_back``) calls :func:`comparison_advance`, which 
 both of its games are finished, decides, and tops the window up. A worker that dies mid-match loses
 nothing: the lease reconciler plays the match again, and its recording advances the comparison.
 Comparisons never move ratings, and their matches count against the owner's daily quota of unrated
-matches (``ladder.services.quotas``): a running comparison holds the rest of its ``max_games``.
+matches (``ladder.services.quotas``) and budget of worker seconds (``ladder.services.worker_time``): a
+running comparison holds the rest of its ``max_games``, in matches and at their worst case in seconds.
 """
 
 from __future__ import annotations
@@ -70,6 +71,7 @@ from ladder.services.sequential import (
     sprt_llr,
 )
 from ladder.services.tournaments import TOURNAMENT_PRIORITY, _current_versions, entrants_check
+from ladder.services.worker_time import match_reservation_s, matches_reserve
 
 DEFAULT_ELO0 = 0.0
 DEFAULT_ELO1 = 20.0
@@ -177,8 +179,8 @@ def comparison_create(
     version that does not exist or is not accepted, the same version twice, opponents that are unknown,
     repeated, inactive, of another game, without an accepted version or the bot itself, ``elo0 >=
     elo1`` or bounds beyond +-1000 Elo, error rates outside (0, 1) or summing to 1 or more, ``max_games``
-    below 2 or above the cap or a whole day's quota; QuotaExceeded (429) when the owner's daily quota of
-    unrated matches has too little left for ``max_games``.
+    below 2 or above the cap or a whole day's quota or budget; QuotaExceeded (429) when the owner's daily
+    quota of unrated matches, or budget of worker seconds, has too little left for ``max_games``.
     """
     bot = access.bot_for_change(user=user, bot_id=bot_id)
     base = _accepted_version(bot=bot, number=baseline, field="baseline")
@@ -206,10 +208,13 @@ def comparison_create(
     with transaction.atomic():
         unrated_matches_reserve(user=user, count=max_games, what="this comparison", field="max_games",
                                 fix="ask for fewer max_games")
+        limits = limits_resolve(game_slug=bot.game.slug, overrides={})
+        matches_reserve(user=user, game_slug=bot.game.slug, players=PLAYERS, count=max_games, limits=limits,
+                        what="this comparison", field="max_games", fix="ask for fewer max_games")
         comparison = Comparison.objects.create(
             bot=bot, baseline=base, candidate=cand, elo0=elo0, elo1=elo1, alpha=alpha, beta=beta,
             max_games=max_games, pairs=[0] * 5, llr_history=[], options=dict(bot.game.default_options),
-            limits=limits_resolve(game_slug=bot.game.slug, overrides={}), created_by=user,
+            limits=limits, created_by=user,
         )
         comparison.opponents.set(opponent_ids)
         _top_up(comparison, opponent_ids=opponent_ids)
@@ -229,6 +234,7 @@ def _schedule_pairs(comparison: Comparison, *, count: int, opponent_ids: Sequenc
     cand, base = comparison.candidate, comparison.baseline
     current = _current_versions(opponent_ids)
     rules_version = engines.get(comparison.bot.game.slug).rules_version
+    reserved_s = match_reservation_s(game_slug=comparison.bot.game.slug, players=PLAYERS, limits=comparison.limits)
     now = timezone.now()
     matches, seatings = [], []
     for offset in range(count):
@@ -249,7 +255,7 @@ def _schedule_pairs(comparison: Comparison, *, count: int, opponent_ids: Sequenc
             matches.append(Match(
                 game_id=comparison.bot.game_id, comparison=comparison, index=next_index + len(matches),
                 players=PLAYERS, deal=deal, seed=seed, options=comparison.options, rules_version=rules_version,
-                limits=comparison.limits, priority=TOURNAMENT_PRIORITY, enqueued_at=now,
+                limits=comparison.limits, reserved_s=reserved_s, priority=TOURNAMENT_PRIORITY, enqueued_at=now,
             ))
             seatings.append(seating)
     Match.objects.bulk_create(matches)

@@ -12,7 +12,14 @@ the referee's fixed default might not be.
 
 A tournament may set only the limits in :data:`TOURNAMENT_LIMITS`, each between its floor and a
 server-side cap (``BOTS_MAX_*``). The global and per-game settings are held to the same floors and caps,
-so the caps bound every match; ``ladder/checks.py`` holds the caps against the match time limits.
+so the caps bound every match; ``ladder/checks.py`` holds the caps against the match time limits. Only
+staff (and the server itself) may loosen a limit beyond the game's own value, up to the cap: anyone
+else's tournament may only tighten them (:func:`tournament_limits_check`), so what a user's match can
+cost the workers and the database is what the operator configured for the game.
+
+:func:`match_worst_case_s` is the longest a match can take under its limits, whatever its bots do: the
+bound the system check holds the caps to, and what a user's budget of worker time reserves for each
+match until it is played (``ladder.services.worker_time``).
 
 No database access here: these are rules over settings and plain dicts.
 """
@@ -59,6 +66,20 @@ TOURNAMENT_LIMITS: dict[str, Settable] = {
     # Zero keeps no log at all, which is a choice, not a fault.
     "log_bytes": Settable(0, "BOTS_MAX_LOG_BYTES", "BOTS_LOG_BYTES", "Bytes of each bot's log kept per seat."),
 }
+
+
+#: Seconds a match may spend outside its bots' clocks: spawning them, the engine, the referee's protocol
+#: work, recording. A five-player carcassonne_dice match of 2,700 decisions costs under one second of
+#: that on a small virtual machine; ten leaves room for slower machines and longer games.
+MATCH_OVERHEAD_S = 10
+
+
+def match_worst_case_s(*, players: int, limits: Mapping[str, int]) -> float:
+    """The longest a match of ``players`` seats can last under ``limits`` (every limit resolved): the seats
+    start and think in turn, and the referee forfeits a seat past its ``start_ms`` or its ``match_ms``,
+    so ``players x (start_ms + match_ms)`` plus :data:`MATCH_OVERHEAD_S`. ``move_ms`` and ``bank_ms``
+    shape single decisions and are bounded by ``match_ms``."""
+    return players * (limits["start_ms"] + limits["match_ms"]) / 1000 + MATCH_OVERHEAD_S
 
 
 @cache
@@ -148,15 +169,42 @@ def _game_problems(game: str, overrides: object) -> list[tuple[str, str]]:
     return problems
 
 
+def _smoke_problems() -> list[tuple[str, str]]:
+    smoke = settings.SMOKE_LIMITS
+    if not isinstance(smoke, Mapping):
+        return [("ladder.E007", 'SMOKE_LIMITS must be a JSON object of limits, e.g. {"match_ms": 2000}')]
+    problems = []
+    for name, value in smoke.items():
+        if name not in limit_names():
+            problems.append(("ladder.E007", f"SMOKE_LIMITS[{name!r}]: no such limit; limits: {', '.join(limit_names())}"))
+        elif isinstance(value, bool) or not isinstance(value, int) or value < limit_floor(name):
+            problems.append(("ladder.E007", f"SMOKE_LIMITS[{name!r}] = {value!r}: must be a whole number of at least "
+                                            f"{limit_floor(name)}"))
+    return problems
+
+
 def settings_problems() -> list[tuple[str, str]]:
     """Everything wrong with the limit settings, as ``(check id, message naming the setting)``: empty when
-    the global limits, ``BOTS_LIMITS_BY_GAME`` and the caps are usable. The system check reports these."""
+    the global limits, ``BOTS_LIMITS_BY_GAME``, the caps and ``SMOKE_LIMITS`` are usable. The system check
+    reports these."""
     problems = _global_problems()
     if problems:
         return problems
     for game, overrides in settings.BOTS_LIMITS_BY_GAME.items():
         problems += _game_problems(game, overrides)
-    return problems
+    return problems + _smoke_problems()
+
+
+def limits_smoke(*, game_slug: str) -> dict[str, int]:
+    """Every limit the smoke match of an upload check of ``game_slug`` is played under: the game's limits
+    (:func:`limits_resolve`), each one ``SMOKE_LIMITS`` names held to at most its value there. A check
+    then takes at worst ``match_worst_case_s`` of these, seconds where a match may take minutes.
+    ImproperlyConfigured, naming the setting, for an unusable ``SMOKE_LIMITS``."""
+    problems = _smoke_problems()
+    if problems:
+        raise ImproperlyConfigured("; ".join(message for _, message in problems))
+    resolved = limits_resolve(game_slug=game_slug)
+    return {**resolved, **{name: min(value, resolved[name]) for name, value in settings.SMOKE_LIMITS.items()}}
 
 
 def limits_resolve(*, game_slug: str, overrides: Mapping[str, int] | None = None) -> dict[str, int]:
@@ -191,11 +239,14 @@ def limits_playable(stored: Mapping[str, int]) -> dict[str, int]:
     return {name: value for name, value in stored.items() if name in known}
 
 
-def tournament_limits_check(*, limits: object) -> dict[str, int]:
+def tournament_limits_check(*, limits: object, game_slug: str | None = None, staff: bool = True) -> dict[str, int]:
     """A tournament's limit overrides, checked: a JSON object of names from :data:`TOURNAMENT_LIMITS`
-    with whole-number values between each one's floor and the server's cap.
+    with whole-number values between each one's floor and the server's cap; and, unless ``staff``, at
+    most the game's own value (``game_slug``'s limits from the settings): anyone but staff may tighten the
+    sandbox, never loosen it. ``staff`` stands for the server's own tournaments too.
 
-    Raises ServiceError naming the input at fault (``limits`` or ``limits.<name>``).
+    Raises ServiceError naming the input at fault (``limits`` or ``limits.<name>``) and, past a maximum,
+    the maximum allowed.
     """
     if limits is None:
         return {}
@@ -208,4 +259,27 @@ def tournament_limits_check(*, limits: object) -> dict[str, int]:
         problem = limit_value_problem(name, value)
         if problem:
             raise ServiceError(f"{name} {problem}", field=f"limits.{name}")
+    if not staff and game_slug is not None:
+        _no_loosening(limits, game_slug=game_slug)
     return dict(limits)
+
+
+def tournament_limits_allowed(*, game_slug: str, staff: bool) -> dict[str, int]:
+    """The most each limit of :data:`TOURNAMENT_LIMITS` may be in a tournament of ``game_slug``: the
+    server's cap for staff, the game's own limit for anyone else."""
+    if staff:
+        return {name: limit_cap(name) for name in TOURNAMENT_LIMITS}
+    own = limits_resolve(game_slug=game_slug)
+    return {name: own[name] for name in TOURNAMENT_LIMITS}
+
+
+def _no_loosening(limits: Mapping[str, int], *, game_slug: str) -> None:
+    """ServiceError for the first limit of ``limits`` above ``game_slug``'s own value."""
+    own = limits_resolve(game_slug=game_slug)
+    for name, value in limits.items():
+        if value > own[name]:
+            setting = TOURNAMENT_LIMITS[name].cap_setting
+            raise ServiceError(
+                f"{name} may be at most {own[name]} ({game_slug}'s own limit): a tournament may tighten the "
+                f"sandbox limits, and only staff may loosen them, up to the server's cap ({setting} = "
+                f"{limit_cap(name)})", field=f"limits.{name}")

@@ -333,6 +333,13 @@ def matches_reconcile(*, now: datetime | None = None) -> ReconcileReport:
     return ReconcileReport(expired=expired, failed=failed, resent=len(resend), lost=len(lost))
 
 
+def matches_waiting(*, limit: int) -> list[int]:
+    """Up to ``limit`` queued matches, in the order workers should take them (priority, then age): what a
+    worker that owes matches time plays instead of an upload check (``workers.check_share``)."""
+    return list(Match.objects.filter(status=Match.Status.QUEUED).order_by("priority", "id")
+                .values_list("id", flat=True)[:limit])
+
+
 def _queued_ids() -> list[int]:
     """The queued matches that should have a message on the broker: held rotations have none."""
     return list(Match.objects.filter(status=Match.Status.QUEUED).filter(~rotation_held())

@@ -33,6 +33,7 @@ from ladder.services.scheduling import (
     round_robin,
     round_robin_count,
 )
+from ladder.services.worker_time import match_reservation_s, matches_reserve
 
 TOURNAMENT_PRIORITY = 0
 LADDER_PRIORITY = 5
@@ -127,6 +128,8 @@ def matches_create(
         held = set(range(len(seatings))) - set(first_rotations(range(len(seatings)), deals))
     versions = _current_versions({bot_id for seating in seatings for bot_id in seating})
     limits = limits_resolve(game_slug=tournament.game.slug, overrides=tournament.limits)
+    reserved = {players: match_reservation_s(game_slug=tournament.game.slug, players=players, limits=limits)
+                for players in {len(seating) for seating in seatings}}
     seeds = _seeds(tournament=tournament, first_index=first_index, count=len(seatings), deals=deals)
     rules_version = engines.get(tournament.game.slug).rules_version
     now = timezone.now()
@@ -141,6 +144,7 @@ def matches_create(
             options=tournament.options,
             rules_version=rules_version,
             limits=limits,
+            reserved_s=reserved[len(seating)],
             priority=priority,
             # A held rotation has no message yet: it is sent when the rotation before it is done.
             enqueued_at=None if offset in held else now,
@@ -196,7 +200,8 @@ def tournament_create(
 
     Unrated (the default) it keeps its own standings and leaves leaderboard ratings alone; its matches'
     seeds derive from ``seed`` (random if not given), and they count against the creator's
-    ``UNRATED_MATCHES_PER_DAY``. ``rated`` (staff only) moves leaderboard ratings; each match then draws
+    ``UNRATED_MATCHES_PER_DAY`` and, at their worst case, its ``WORKER_SECONDS_PER_DAY``
+    (``ladder.services.worker_time``). ``rated`` (staff only) moves leaderboard ratings; each match then draws
     a secret seed and no ``seed`` may be chosen, and no two of the bots may have one owner
     (``ladder.services.rated_play``). A rated duplicate plays each deal's rotations one after another
     (``ladder.services.rotations``); an unrated one plays them at the same time.
@@ -204,9 +209,10 @@ def tournament_create(
     Raises ServiceError (what to fix) for: an unknown game, players outside the game's range, unknown,
     duplicate, inactive or other-game bots, bots without an accepted version, too few bots, more matches
     than ``TOURNAMENT_MAX_MATCHES``, options the engine refuses, ``limits`` overrides that are not
-    user-facing limits within the server's caps (``ladder.services.limits``), a seed for a rated
-    tournament, two bots of one owner in a rated one; ServiceError 403 for a rated tournament asked by
-    anyone but staff; QuotaExceeded (429) past the creator's daily quota of unrated matches.
+    user-facing limits within the server's caps (``ladder.services.limits``) or, for anyone but staff,
+    within the game's own limits, a seed for a rated tournament, two bots of one owner in a rated one;
+    ServiceError 403 for a rated tournament asked by anyone but staff; QuotaExceeded (429) past the
+    creator's daily quota of unrated matches or of worker seconds.
     """
     tournament_rated_check(created_by=created_by, rated=rated, seed=seed)
     game = game_get(slug=game_slug)
@@ -236,12 +242,15 @@ def tournament_create(
             field="games_per_pairing",
         )
     merged = game_options_check(game=game, players=players_per_match, options=options)
-    limits = tournament_limits_check(limits=limits)
+    limits = tournament_limits_check(limits=limits, game_slug=game.slug,
+                                     staff=created_by is None or created_by.is_staff)
     if seed is None and not rated:
         seed = random.SystemRandom().randrange(1 << 62)
     with transaction.atomic():
         if not rated and created_by is not None:
             unrated_matches_reserve(user=created_by, count=total)
+            matches_reserve(user=created_by, game_slug=game.slug, players=players_per_match, count=total,
+                            limits=limits)
         tournament = Tournament.objects.create(
             game=game,
             name=name,

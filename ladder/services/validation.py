@@ -21,7 +21,7 @@ from django.db.models import Q
 from django.utils import timezone
 
 from ladder.models import BotVersion
-from ladder.services.bots import sandbox_limits
+from ladder.services.bots import smoke_sandbox_limits
 from ladder.services.enqueue import versions_validate_on_commit
 
 logger = logging.getLogger(__name__)
@@ -54,7 +54,8 @@ def bot_version_validate(*, version_id: int) -> str:
     game = version.bot.game.slug
     filename = "bot.zip" if version.kind == BotVersion.Kind.ZIP else "bot.py"
     try:
-        validated = validate_upload(bytes(version.code), filename, game=game, limits=sandbox_limits(game=game),
+        # The smoke match's own tight limits: a check takes seconds at worst (SMOKE_LIMITS).
+        validated = validate_upload(bytes(version.code), filename, game=game, limits=smoke_sandbox_limits(game=game),
                                     allow_unsafe=settings.BOTS_ALLOW_UNSAFE)
     except ValidationError as exc:
         status, message, log = BotVersion.Validation.REJECTED, exc.message, exc.log_tail
@@ -73,6 +74,11 @@ def bot_version_validate(*, version_id: int) -> str:
         validated_at=timezone.now(),
     )
     return BotVersion.objects.values_list("validation_status", flat=True).get(pk=version_id)
+
+
+def version_pending(*, version_id: int) -> bool:
+    """Whether version ``version_id`` still waits for its check (one indexed read)."""
+    return BotVersion.objects.filter(pk=version_id, validation_status=BotVersion.Validation.PENDING).exists()
 
 
 def versions_reconcile(*, now: datetime | None = None) -> int:

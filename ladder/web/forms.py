@@ -11,6 +11,7 @@ from django import forms
 
 from ladder.models import Bot, Game
 from ladder.services.errors import ServiceError
+from ladder.services.limits import TOURNAMENT_LIMITS
 from ladder.services.quotas import QuotaExceeded
 
 
@@ -114,8 +115,13 @@ class TournamentCreateForm(forms.Form):
                                help_text="Staff only: the matches move leaderboard ratings, each with a secret "
                                          "seed (leave the seed empty).")
 
+    #: Labels of the sandbox limits a tournament may set; each is a field named ``limits.<name>``, the
+    #: name the service's refusals give, so that a refusal is shown beside its field.
+    LIMIT_LABELS = {"move_ms": "Time per move (ms)", "bank_ms": "Time bank (ms)", "match_ms": "Time per match (ms)",
+                    "memory_mb": "Memory (MiB)", "log_bytes": "Log kept per seat (bytes)"}
+
     def __init__(self, data=None, *, games: Sequence[Game], game: Game, bots: Sequence[Bot], staff: bool,
-                 **kwargs) -> None:
+                 limits_allowed: dict[str, int] | None = None, **kwargs) -> None:
         super().__init__(data, **kwargs)
         self.chosen_game = game
         self._bots = list(bots)
@@ -128,6 +134,29 @@ class TournamentCreateForm(forms.Form):
                                             f"{json.dumps(game.default_options, sort_keys=True)}.")
         if not staff:
             del self.fields["rated"]
+        allowed = limits_allowed or {}
+        for name, settable in TOURNAMENT_LIMITS.items():
+            # The bounds go to the browser as a hint; the service decides, with the API's message.
+            field = forms.IntegerField(required=False, label=self.LIMIT_LABELS.get(name, name))
+            field.widget.attrs.update(min=settable.minimum)
+            if name in allowed:
+                field.widget.attrs.update(max=allowed[name])
+                reach = "the server's cap" if staff else f"{game.title}'s own limit: you may tighten it, not loosen it"
+                field.help_text = f"Optional: {settable.minimum} to {allowed[name]} ({reach})."
+            self.fields[f"limits.{name}"] = field
+
+    def limit_fields(self) -> list[forms.BoundField]:
+        """The sandbox limit fields, in :data:`TOURNAMENT_LIMITS` order."""
+        return [self[f"limits.{name}"] for name in TOURNAMENT_LIMITS]
+
+    def other_fields(self) -> list[forms.BoundField]:
+        """Every field but the sandbox limits, in declaration order."""
+        return [field for field in self if not field.name.startswith("limits.")]
+
+    def limits(self) -> dict[str, int]:
+        """The limits asked for (the ones left empty take the game's own), once the form is valid."""
+        return {name: self.cleaned_data[f"limits.{name}"] for name in TOURNAMENT_LIMITS
+                if self.cleaned_data.get(f"limits.{name}") is not None}
 
     def bot_choices(self) -> list[tuple[forms.BoundField, Bot]]:
         """Each offered bot with its checkbox, in the order offered."""

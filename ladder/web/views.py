@@ -36,7 +36,7 @@ from ladder.services import access
 from ladder.services.bots import bot_create, bot_version_create
 from ladder.services.comparisons import comparison_create
 from ladder.services.errors import ServiceError
-from ladder.services.limits import limits_playable, limits_resolve
+from ladder.services.limits import limits_playable, limits_resolve, tournament_limits_allowed
 from ladder.services.quotas import QuotaExceeded
 from ladder.services.rated_play import match_public_seed
 from ladder.services.sequential import elo_interval
@@ -249,6 +249,7 @@ def tournament_create_page(request):
     form = TournamentCreateForm(
         request.POST if request.method == "POST" else None,
         games=games, game=game, bots=bot_reads.bots_enterable(game=game), staff=request.user.is_staff,
+        limits_allowed=tournament_limits_allowed(game_slug=game.slug, staff=request.user.is_staff),
         initial={"game": game.slug, "name": request.GET.get("name", ""), "players_per_match": game.min_players},
     )
     wait = None
@@ -260,7 +261,7 @@ def tournament_create_page(request):
                 created_by=request.user, game_slug=values["game"], name=values["name"], bot_ids=values["bots"],
                 players_per_match=values["players_per_match"], games_per_pairing=values["games_per_pairing"],
                 options=values["options"], seed=values["seed"], rated=values.get("rated", False),
-                duplicate=values["duplicate"],
+                duplicate=values["duplicate"], limits=form.limits(),
             )
         except QuotaExceeded as error:
             add_quota_error(form, error, now=timezone.now())

@@ -127,6 +127,21 @@ def test_past_the_quota_a_429_with_retry_after(auth_client, own_bot, settings):
     assert me["quotas"]["unrated_matches"]["used"] == 30
 
 
+def test_past_the_worker_seconds_a_429_with_retry_after_and_the_rest_is_held(auth_client, own_bot, settings):
+    settings.BOTS_MATCH_MS, settings.BOTS_LIMITS_BY_GAME, settings.WORKER_SECONDS_PER_DAY = 30000, {}, 1000
+    settings.COMPARISON_PAIRS_IN_FLIGHT = 1
+    assert create(auth_client, own_bot, max_games=10).status_code == 201
+    # Two matches scheduled, eight held, all at 2 x (5 s + 30 s) + 10 s.
+    quota = auth_client.get("/api/auth/me/").json()["quotas"]["worker_seconds"]
+    assert (quota["used"], quota["reserved"]) == (800, 800)
+    refused = create(auth_client, own_bot, max_games=4)
+    assert refused.status_code == 429 and int(refused["Retry-After"]) >= 1
+    assert "at most 1000 worker seconds per day" in error_of(refused)["detail"]
+    too_big = create(auth_client, own_bot, max_games=14)
+    assert too_big.status_code == 400 and "max_games" in error_of(too_big)["fields"]
+    assert create(auth_client, own_bot, max_games=2).status_code == 201
+
+
 def test_a_comparisons_match_is_public_unrated_and_names_its_comparison(auth_client, own_bot, api_client):
     comparison_id = create(auth_client, own_bot).json()["id"]
     match = Match.objects.filter(comparison_id=comparison_id).order_by("index").first()

@@ -147,6 +147,47 @@ def test_past_the_daily_quota_of_unrated_matches_the_answer_is_429_with_retry_af
     assert Match.objects.count() == 2
 
 
+def test_me_shows_the_worker_seconds_reserved_then_settled_at_what_the_matches_took(auth_client, settings):
+    settings.BOTS_MATCH_MS, settings.BOTS_LIMITS_BY_GAME, settings.WORKER_SECONDS_PER_DAY = 30000, {}, 10000
+    bot_ids = [b.id for b in BotFactory.create_batch(2)]
+    before = auth_client.get("/api/auth/me/").json()["quotas"]["worker_seconds"]
+    assert before == {"limit": 10000, "period": "day", "used": 0, "left": 10000, "reserved": 0, "frees_in_s": None}
+    made = create(auth_client, bots=bot_ids, games_per_pairing=2)
+    assert made.status_code == 201
+    # Each two-player match reserves 2 x (5 s start + 30 s match) + 10 s until it is played.
+    quota = auth_client.get("/api/auth/me/").json()["quotas"]["worker_seconds"]
+    assert (quota["used"], quota["reserved"], quota["left"]) == (160, 160, 9840)
+    for match_id in Match.objects.filter(tournament_id=made.json()["id"]).values_list("id", flat=True):
+        finish(match_id)
+    quota = auth_client.get("/api/auth/me/").json()["quotas"]["worker_seconds"]
+    assert (quota["used"], quota["reserved"], quota["left"]) == (1, 0, 9999)  # 2 x 0.1 s, rounded up
+    assert 86_000 < quota["frees_in_s"] <= 86_400
+
+
+def test_past_the_daily_worker_seconds_the_answer_is_429_with_retry_after(auth_client, settings):
+    settings.BOTS_MATCH_MS, settings.BOTS_LIMITS_BY_GAME, settings.WORKER_SECONDS_PER_DAY = 30000, {}, 200
+    bot_ids = [b.id for b in BotFactory.create_batch(2)]
+    assert create(auth_client, bots=bot_ids, games_per_pairing=2).status_code == 201
+    refused = create(auth_client, bots=bot_ids)
+    assert refused.status_code == 429
+    body = error_of(refused)
+    assert body["code"] == "throttled"
+    assert "at most 200 worker seconds per day in unrated tournaments and comparisons" in body["detail"]
+    assert refused["Retry-After"] == "60" and "try again in 60 seconds" in body["detail"]
+    too_big = create(auth_client, bots=bot_ids, games_per_pairing=3)
+    assert too_big.status_code == 400 and "games_per_pairing" in error_of(too_big)["fields"]
+    # Tighter limits reserve less: 2 x (5 s + 0.1 s) + 10 s = 20.2 s fits in the 40 s left.
+    assert create(auth_client, bots=bot_ids, limits={"match_ms": 100}).status_code == 201
+    assert Match.objects.count() == 3
+
+
+def test_staff_have_no_worker_seconds_quota(staff_client, settings):
+    settings.WORKER_SECONDS_PER_DAY = 100
+    assert staff_client.get("/api/auth/me/").json()["quotas"]["worker_seconds"] is None
+    bot_ids = [b.id for b in BotFactory.create_batch(2)]
+    assert create(staff_client, bots=bot_ids, games_per_pairing=3).status_code == 201
+
+
 def test_me_shows_the_upload_limit_and_what_is_used(auth_client, throttle_rates):
     throttle_rates(uploads="2/hour")
     before = auth_client.get("/api/auth/me/").json()["quotas"]["uploads"]

@@ -124,16 +124,55 @@ def test_create_with_limits_shows_them_on_the_tournament_and_its_matches(auth_cl
     assert without.status_code == 201 and without.json()["limits"] == {}
 
 
-def test_create_with_match_time_up_to_the_cap(auth_client, api_client, settings):
+def test_staff_may_give_match_time_up_to_the_cap(staff_client, api_client, settings):
     settings.BOTS_MATCH_MS, settings.BOTS_MAX_MATCH_MS = 30000, 35000
     bot_ids = [b.id for b in BotFactory.create_batch(2)]
-    refused = create(auth_client, bots=bot_ids, limits={"match_ms": 35001})
+    refused = create(staff_client, bots=bot_ids, limits={"match_ms": 35001})
     assert refused.status_code == 400
     assert error_of(refused)["fields"]["limits.match_ms"] == ["may be at most 35000 (the server's cap)"]
-    response = create(auth_client, bots=bot_ids, games_per_pairing=1, limits={"match_ms": 35000})
+    response = create(staff_client, bots=bot_ids, games_per_pairing=1, limits={"match_ms": 35000})
     assert response.status_code == 201 and response.json()["limits"] == {"match_ms": 35000}
     [match] = api_client.get(f"/api/matches/?tournament={response.json()['id']}").json()["results"]
     assert (match["limits"]["match_ms"], match["limits"]["move_ms"]) == (35000, settings.BOTS_MOVE_MS)
+
+
+@pytest.mark.parametrize("name,own,loosened", [
+    ("move_ms", 1000, 5000),
+    ("bank_ms", 20000, 30000),
+    ("match_ms", 30000, 40000),
+    ("memory_mb", 256, 1024),
+    ("log_bytes", 65536, 1048576),
+])
+def test_a_users_tournament_may_tighten_each_limit_but_not_loosen_it(auth_client, settings, name, own, loosened):
+    settings.BOTS_MOVE_MS, settings.BOTS_BANK_MS, settings.BOTS_MATCH_MS = 1000, 20000, 30000
+    settings.BOTS_MEMORY_MB, settings.BOTS_LOG_BYTES, settings.BOTS_LIMITS_BY_GAME = 256, 65536, {}
+    settings.BOTS_MAX_MOVE_MS, settings.BOTS_MAX_BANK_MS, settings.BOTS_MAX_MATCH_MS = 5000, 30000, 40000
+    settings.BOTS_MAX_MEMORY_MB, settings.BOTS_MAX_LOG_BYTES = 1024, 1048576
+    bot_ids = [b.id for b in BotFactory.create_batch(2)]
+    refused = create(auth_client, bots=bot_ids, limits={name: loosened})
+    assert refused.status_code == 400
+    [message] = error_of(refused)["fields"][f"limits.{name}"]
+    assert message.startswith(f"{name} may be at most {own} (kingdomino's own limit)")
+    assert "only staff may loosen them" in message
+    just_over = create(auth_client, bots=bot_ids, limits={name: own + 1})
+    assert f"limits.{name}" in error_of(just_over)["fields"]
+    assert not Match.objects.exists()
+    at_own = create(auth_client, bots=bot_ids, games_per_pairing=1, limits={name: own})
+    assert at_own.status_code == 201 and at_own.json()["limits"] == {name: own}
+    tighter = create(auth_client, bots=bot_ids, games_per_pairing=1, name="tight", limits={name: own // 2})
+    assert tighter.status_code == 201
+    assert Match.objects.get(tournament_id=tighter.json()["id"]).limits[name] == own // 2
+
+
+def test_a_users_tournament_is_held_to_the_games_own_limits_not_the_global_ones(auth_client, settings):
+    settings.BOTS_MOVE_MS = 1000
+    settings.BOTS_LIMITS_BY_GAME = {"kingdomino": {"move_ms": 400, "log_bytes": 1024}}
+    bot_ids = [b.id for b in BotFactory.create_batch(2)]
+    refused = create(auth_client, bots=bot_ids, limits={"move_ms": 401})
+    assert error_of(refused)["fields"]["limits.move_ms"][0].startswith("move_ms may be at most 400")
+    refused = create(auth_client, bots=bot_ids, limits={"log_bytes": 1048576})
+    assert error_of(refused)["fields"]["limits.log_bytes"][0].startswith("log_bytes may be at most 1024")
+    assert create(auth_client, bots=bot_ids, games_per_pairing=1, limits={"move_ms": 400}).status_code == 201
 
 
 def test_create_needs_a_login_and_is_throttled(api_client, auth_client, throttle_rates):

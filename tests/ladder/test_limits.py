@@ -13,7 +13,12 @@ from ladder.models import Match, Tournament
 from ladder.services.bots import sandbox_limits
 from ladder.services.errors import ServiceError
 from ladder.services.ladder import ladder_tick
-from ladder.services.limits import limits_playable, limits_resolve, tournament_limits_check
+from ladder.services.limits import (
+    limits_playable,
+    limits_resolve,
+    tournament_limits_allowed,
+    tournament_limits_check,
+)
 from ladder.services.matches import match_claim
 from ladder.services.tournaments import tournament_create
 from tests.factories import BotFactory, MatchFactory, SeatFactory
@@ -169,6 +174,34 @@ def test_overrides_at_the_caps_are_accepted(settings):
     assert tournament_limits_check(limits={"move_ms": 2000, "bank_ms": 0, "match_ms": 25000, "log_bytes": 0}) == {
         "move_ms": 2000, "bank_ms": 0, "match_ms": 25000, "log_bytes": 0}
     assert tournament_limits_check(limits=None) == {}
+
+
+@pytest.mark.django_db
+def test_a_users_round_robin_may_tighten_but_never_loosen_its_games_limits(limit_settings, user_factory):
+    user = user_factory()
+    bots = BotFactory.create_batch(2)
+    # kingdomino's own: move_ms 400 (per game), log_bytes 4096 (global); the caps are far above.
+    for name, own in (("move_ms", 400), ("log_bytes", 4096), ("match_ms", 20000), ("memory_mb", 300)):
+        with pytest.raises(ServiceError) as refused:
+            tournament_create(created_by=user, game_slug="kingdomino", name="cup", bot_ids=[b.id for b in bots],
+                              players_per_match=2, limits={name: own + 1})
+        assert refused.value.field == f"limits.{name}"
+        assert refused.value.message.startswith(f"{name} may be at most {own} (kingdomino's own limit)")
+    assert not Tournament.objects.exists()
+    tight = tournament_create(created_by=user, game_slug="kingdomino", name="cup", bot_ids=[b.id for b in bots],
+                              players_per_match=2, limits={"move_ms": 400, "log_bytes": 0})
+    assert tight.matches.get().limits["move_ms"] == 400
+
+
+def test_staff_and_the_server_may_loosen_up_to_the_caps(limit_settings):
+    loosened = {"move_ms": 5000, "log_bytes": limit_settings.BOTS_MAX_LOG_BYTES}
+    assert tournament_limits_check(limits=loosened, game_slug="kingdomino", staff=True) == loosened
+    with pytest.raises(ServiceError, match="log_bytes may be at most 4096"):
+        tournament_limits_check(limits={"log_bytes": 4097}, game_slug="kingdomino", staff=False)
+    assert tournament_limits_allowed(game_slug="kingdomino", staff=False) == {
+        "move_ms": 400, "bank_ms": 9000, "match_ms": 20000, "memory_mb": 300, "log_bytes": 4096}
+    assert tournament_limits_allowed(game_slug="kingdomino", staff=True)["log_bytes"] == \
+        limit_settings.BOTS_MAX_LOG_BYTES
 
 
 # --- The system check -------------------------------------------------------------------------------

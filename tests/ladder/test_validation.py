@@ -3,13 +3,16 @@ check is sent again."""
 
 import io
 import logging
+import time
 import zipfile
 from datetime import timedelta
 
 import pytest
 from django.utils import timezone
 
+from ladder.checks import sandbox_limits_check
 from ladder.models import BotVersion
+from ladder.services.limits import limits_smoke, match_worst_case_s
 from ladder.services.validation import CHECK_FAILED, bot_version_validate, versions_reconcile
 from tests.conftest import FIRST_LEGAL_BOT
 from tests.factories import BotFactory, BotVersionFactory
@@ -79,3 +82,53 @@ def test_a_check_that_fails_on_the_server_rejects_the_version_with_a_generic_mes
     [record] = [r for r in caplog.records if r.name == "ladder.services.validation"]
     assert record.getMessage() == f"the check of bot version {version.id} failed; rejecting it"
     assert record.exc_info is not None and "BOTS_LIMITS_BY_GAME" in str(record.exc_info[1])
+
+
+SLOW_BOT = (b"import time\n"
+            b"def act(observation, legal_actions):\n"
+            b"    time.sleep(0.4)\n"
+            b"    return legal_actions[0]\n")
+SLOW_TO_START = b"import time\ntime.sleep(3)\ndef act(observation, legal_actions):\n    return legal_actions[0]\n"
+
+
+@pytest.fixture
+def smoke_settings(settings):
+    settings.BOTS_MOVE_MS, settings.BOTS_BANK_MS, settings.BOTS_MATCH_MS = 1000, 20000, 30000
+    settings.BOTS_LIMITS_BY_GAME = {}
+    settings.SMOKE_LIMITS = {"start_ms": 2000, "match_ms": 1500}
+    return settings
+
+
+def test_the_smoke_match_stops_a_slow_bot_at_its_own_match_time_and_passes_it(smoke_settings):
+    version = BotVersionFactory(validation_status="pending", code=SLOW_BOT)
+    started = time.monotonic()
+    assert bot_version_validate(version_id=version.id) == "accepted"
+    # A game's worth of 0.4 s decisions would take about ten seconds; the check stops at 1.5 s of them.
+    assert time.monotonic() - started < 6
+    version.refresh_from_db()
+    assert "answered legally until the check's 1500 ms of thinking were spent" in version.validation_message
+
+
+def test_the_smoke_match_gives_a_bot_its_own_start_time(smoke_settings):
+    version = BotVersionFactory(validation_status="pending", code=SLOW_TO_START)
+    assert bot_version_validate(version_id=version.id) == "rejected"
+    version.refresh_from_db()
+    assert "timeout: no answer to start within 2000 ms" in version.validation_message
+
+
+def test_smoke_limits_never_loosen_the_games_own(smoke_settings):
+    smoke_settings.BOTS_LIMITS_BY_GAME = {"kingdomino": {"match_ms": 1000}}
+    smoke = limits_smoke(game_slug="kingdomino")
+    assert (smoke["match_ms"], smoke["start_ms"], smoke["move_ms"]) == (1000, 2000, 1000)
+    # A two-player check takes at worst 2 x (2 s + 1 s) + 10 s, where a match of the game may take 80 s.
+    assert match_worst_case_s(players=2, limits=smoke) == 16
+
+
+@pytest.mark.parametrize(("smoke", "fragment"), [
+    ({"match_mss": 100}, "SMOKE_LIMITS['match_mss']: no such limit"),
+    ({"match_ms": 0}, "SMOKE_LIMITS['match_ms'] = 0: must be a whole number of at least 10"),
+    ([1], "SMOKE_LIMITS must be a JSON object"),
+])
+def test_the_check_refuses_unusable_smoke_limits(settings, smoke, fragment):
+    settings.SMOKE_LIMITS = smoke
+    assert any(message.id == "ladder.E007" and fragment in message.msg for message in sandbox_limits_check())

@@ -76,6 +76,20 @@ def test_past_the_quota_the_form_answers_429_with_retry_after(client, bot, setti
     assert "too many matches" in refused.content.decode()
 
 
+def test_past_the_worker_seconds_the_form_answers_429_with_retry_after(client, bot, settings):
+    settings.BOTS_MATCH_MS, settings.BOTS_LIMITS_BY_GAME, settings.WORKER_SECONDS_PER_DAY = 30000, {}, 2000
+    client.force_login(bot.owner)
+    url = reverse("comparison-start", args=[bot.id])
+    # 20 games at 2 x (5 s + 30 s) + 10 s each: 1600 of the 2000 s, held while it runs.
+    assert client.post(url, {"baseline": "1", "candidate": "2", "max_games": "20"}).status_code == 302
+    refused = client.post(url, {"baseline": "1", "candidate": "2", "max_games": "6"})
+    assert refused.status_code == 429 and int(refused["Retry-After"]) >= 1
+    html = refused.content.decode()
+    assert "too much worker time" in html and "at most 2000 worker seconds per day" in html
+    assert "Enough of your quota for this comparison is free again at" in html
+    assert Comparison.objects.count() == 1
+
+
 def test_only_the_owner_may_post_the_form(client, bot):
     client.force_login(UserFactory(username="intruder"))
     assert client.post(reverse("comparison-start", args=[bot.id]), {"baseline": "1", "candidate": "2"}).status_code == 404

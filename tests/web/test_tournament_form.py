@@ -249,3 +249,56 @@ def test_posting_without_the_csrf_token_is_refused(ada, bot_factory):
     bots = _kingdomino_bots(bot_factory)
     assert _post(browser, bots).status_code == 403
     assert not Tournament.objects.exists()
+
+
+def test_the_form_offers_the_sandbox_limits_up_to_the_games_own_for_a_user(client, ada, bot_factory, settings):
+    settings.BOTS_LIMITS_BY_GAME = {"kingdomino": {"move_ms": 400}}
+    _kingdomino_bots(bot_factory)
+    html = client.get(URL).content.decode()
+    move = re.search(r'<input[^>]*name="limits\.move_ms"[^>]*>', html).group(0)
+    assert 'max="400"' in move and 'min="10"' in move
+    assert "10 to 400 (Kingdomino&#x27;s own limit: you may tighten it, not loosen it)" in html
+    client.force_login(StaffFactory())
+    staff_move = re.search(r'<input[^>]*name="limits\.move_ms"[^>]*>', client.get(URL).content.decode()).group(0)
+    assert f'max="{settings.BOTS_MAX_MOVE_MS}"' in staff_move
+
+
+def test_a_user_may_tighten_the_limits_and_a_loosened_one_is_refused_beside_its_field(
+        client, ada, bot_factory, settings):
+    settings.BOTS_LOG_BYTES, settings.BOTS_LIMITS_BY_GAME = 65536, {}
+    bots = _kingdomino_bots(bot_factory)
+    response = _post(client, bots, **{"limits.log_bytes": "1048576"})
+    assert response.status_code == 200
+    message = _field_error(response.content.decode(), "limits.log_bytes")
+    assert "log_bytes may be at most 65536 (kingdomino&#x27;s own limit)" in message
+    assert not Tournament.objects.exists()
+    assert _post(client, bots, **{"limits.move_ms": "200", "limits.log_bytes": "1024"}).status_code == 302
+    tournament = Tournament.objects.get()
+    assert tournament.limits == {"move_ms": 200, "log_bytes": 1024}
+    assert {(m.limits["move_ms"], m.limits["log_bytes"]) for m in tournament.matches.all()} == {(200, 1024)}
+
+
+def test_staff_may_loosen_a_limit_up_to_the_servers_cap_on_the_form(client, bot_factory, settings):
+    client.force_login(StaffFactory())
+    bots = _kingdomino_bots(bot_factory)
+    assert _post(client, bots, **{"limits.log_bytes": str(settings.BOTS_MAX_LOG_BYTES)}).status_code == 302
+    assert Tournament.objects.get().limits == {"log_bytes": settings.BOTS_MAX_LOG_BYTES}
+
+
+def test_past_the_daily_worker_time_the_form_is_refused_with_retry_after(client, ada, bot_factory, settings):
+    settings.BOTS_LIMITS_BY_GAME = {}
+    settings.BOTS_MATCH_MS = 30000
+    # A two-player match at these limits may take 2 x (5 + 30) s + 10 s = 80 s: room for two.
+    settings.WORKER_SECONDS_PER_DAY = 200
+    bots = _kingdomino_bots(bot_factory)
+    assert _post(client, bots[:2], games_per_pairing=2).status_code == 302
+    response = _post(client, bots[:2], games_per_pairing=1, name="Second cup")
+    assert response.status_code == 429
+    # Every reservation is a match still to be played: it is released once played, so ask again soon.
+    assert int(response["Retry-After"]) == 60
+    errors = re.search(r'<div class="errors" role="alert">(.*?)</div>', response.content.decode(), re.S).group(1)
+    assert "at most 200 worker seconds per day" in errors
+    assert "free again at" in errors
+    assert Tournament.objects.count() == 1
+    # Tighter limits reserve less: 2 x (5 + 0.5) s + 10 s = 21 s fits in what is left.
+    assert _post(client, bots[:2], name="Tight cup", **{"limits.match_ms": "500"}).status_code == 302
