@@ -6,6 +6,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Iterable
 from datetime import datetime, timedelta
+from functools import lru_cache
 
 from django.conf import settings
 from django.db.models import F, Window
@@ -14,7 +15,7 @@ from django.utils import timezone
 
 from ladder.models import Game, Match, PairRecord, Rating, RatingChange, Tournament
 from ladder.services.errors import ServiceError
-from ladder.services.rating_confidence import SETTLED_P, board_certainty
+from ladder.services.rating_confidence import SETTLED_P, RowCertainty, board_certainty
 
 # Rating changes per bot that the site's trend column covers.
 TREND_GAMES = 20
@@ -50,14 +51,24 @@ def leaderboard_ranked(*, game: Game, include_inactive: bool = False) -> list[di
         board.append({"rank": rank, "bot": row.bot, "bot_id": row.bot_id, "owner": row.bot.owner.username,
                       "elo": row.elo, "games": row.games, "wins": row.wins, "draws": row.draws,
                       "losses": row.losses, "provisional": rating_is_provisional(row.games)})
-    pairs = PairRecord.objects.filter(game=game).values_list("bot_low_id", "bot_high_id", "weight", "score")
-    certainty = board_certainty([line["bot_id"] for line in board], {row.bot_id: row.elo for row in rows}, pairs)
+    pairs = PairRecord.objects.filter(game=game).order_by("bot_low_id", "bot_high_id").values_list(
+        "bot_low_id", "bot_high_id", "weight", "score")
+    certainty = _certainty(tuple(line["bot_id"] for line in board), tuple((row.bot_id, row.elo) for row in rows),
+                           tuple(pairs))
     for position, (line, sure) in enumerate(zip(board, certainty, strict=True)):
         line["elo_interval"] = {"low": sure.low, "high": sure.high, "estimate": sure.estimate}
         line["rank_range"] = {"best": sure.best, "worst": sure.worst}
         line["p_above"] = sure.p_above
         line["next_bot_id"] = board[position + 1]["bot_id"] if position + 1 < len(board) else None
     return board
+
+
+@lru_cache(maxsize=32)
+def _certainty(board: tuple, elos: tuple, pairs: tuple) -> list[RowCertainty]:
+    """``board_certainty``, remembered by its inputs: a leaderboard read again before the next rated result
+    (which changes its pair records and Elo) costs no fit. Keyed by content, so nothing is ever stale;
+    the fit grows with the square of the bots (about 10 ms for 20 bots and 80 ms for 100 here)."""
+    return board_certainty(board, dict(elos), pairs)
 
 
 def order_settled(board: list[dict]) -> dict:

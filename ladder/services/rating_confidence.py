@@ -183,8 +183,12 @@ def _rank_ranges(theta: np.ndarray, covariance: np.ndarray, *, confidence: float
     draws = theta + np.random.default_rng(seed).standard_normal((samples, count)) @ root.T
     order = np.argsort(-draws, axis=1, kind="stable")
     ranks = np.empty_like(order)
-    ranks[np.arange(samples)[:, None], order] = np.arange(1, count + 1)
+    ranks[np.arange(samples)[:, None], order] = np.arange(count)
+    # Each bot's distribution of ranks, then the smallest rank whose cumulative share reaches each tail
+    # (numpy's "inverted_cdf" quantile, without sorting every column).
+    histogram = np.bincount((np.arange(count) * count + ranks).ravel(), minlength=count * count).reshape(count, count)
+    cumulative = np.cumsum(histogram, axis=1) / samples
     tail = (1.0 - confidence) / 2.0
-    best = np.quantile(ranks, tail, axis=0, method="inverted_cdf")
-    worst = np.quantile(ranks, 1.0 - tail, axis=0, method="inverted_cdf")
+    best = np.argmax(cumulative >= tail - 1e-12, axis=1) + 1
+    worst = np.argmax(cumulative >= 1.0 - tail - 1e-12, axis=1) + 1
     return best, worst
