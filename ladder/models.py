@@ -310,6 +310,8 @@ class Match(TimeStampedModel):
             models.Index(fields=["status", "lease_expires_at"], name="match_status_lease"),
             models.Index(fields=["tournament", "status"], name="match_tournament_status"),
             models.Index(fields=["comparison", "status"], name="match_comparison_status"),
+            # The ladder's pace on its game's page: matches of one tournament finished since a moment.
+            models.Index(fields=["tournament", "finished_at"], name="match_tournament_finished"),
         ]
 
     def __str__(self) -> str:
@@ -450,3 +452,34 @@ class RatingChange(models.Model):
 
     def __str__(self) -> str:
         return f"{self.bot_id} {self.delta:+.1f} in match {self.match_id}"
+
+
+class PairRecord(models.Model):
+    """The rated results between two bots of a game, summed: what the leaderboard's confidence fit
+    (``ladder.services.rating_confidence``) reads instead of the whole history, so that it costs the same
+    after a million matches as after a hundred. One row per game and pair of bots, the lower bot id first;
+    the counts are that bot's. Added to in the transaction that rates a match
+    (``ladder.services.rating_updates``), rebuilt with the ratings by ``rebuild_ratings``.
+    """
+
+    game = models.ForeignKey(Game, on_delete=models.PROTECT, related_name="+")
+    bot_low = models.ForeignKey(Bot, on_delete=models.CASCADE, related_name="+")
+    bot_high = models.ForeignKey(Bot, on_delete=models.CASCADE, related_name="+")
+    # Pairwise results (an N-player match gives every pair at its table one), from bot_low's side.
+    wins = models.PositiveIntegerField(default=0)
+    draws = models.PositiveIntegerField(default=0)
+    losses = models.PositiveIntegerField(default=0)
+    # What the fit reads: the results' total weight (2/N each from an N-player match) and bot_low's
+    # weighted score (a draw is half a win). Sums of a few distinct fractions, so float is exact enough.
+    weight = models.FloatField(default=0.0)
+    score = models.FloatField(default=0.0)
+    updated_at = models.DateTimeField()
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["game", "bot_low", "bot_high"], name="pairrecord_unique_pair"),
+            models.CheckConstraint(condition=Q(bot_low__lt=F("bot_high")), name="pairrecord_low_first"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.bot_low_id} vs {self.bot_high_id}: +{self.wins} ={self.draws} -{self.losses}"

@@ -23,7 +23,7 @@ from tests.conftest import FIRST_LEGAL_BOT, BotFactory, UserFactory
 
 __all__ = ["BotFactory", "BotVersionFactory", "FinishedMatchFactory", "LadderTournamentFactory", "MatchFactory", "RatedTournamentFactory", "RatingChangeFactory",
            "SeatFactory", "StaffFactory", "TournamentFactory", "UserFactory", "big_history",
-           "finished_match"]
+           "finished_match", "rated_field", "rated_result"]
 
 
 def _game(slug: str):
@@ -216,13 +216,14 @@ class FinishedMatchFactory(factory.django.DjangoModelFactory):
 
 
 def big_history() -> dict:
-    """10,000 finished two-player Kingdomino matches between 20 bots, with seats, rating changes and
-    ratings, built with ``bulk_create``. Returns ``{"game", "tournament", "bots", "match_ids"}``.
+    """10,000 finished two-player Kingdomino matches between 20 bots, with seats, rating changes, ratings
+    and pair records, built with ``bulk_create``. Returns ``{"game", "tournament", "bots", "match_ids"}``.
 
     The one history not recorded match by match through ``match_record_result`` (as :func:`finished_match`
     records): it exists for its volume, which the query-count tests read and that path would take minutes
     to write."""
     from ladder.models import Game, Match, Rating, RatingChange, Seat
+    from ladder.services.pair_records import pair_records_rebuild
 
     game = Game.objects.get(slug="kingdomino")
     bots = [BotFactory(game=game, name=f"many-{i:02d}") for i in range(20)]
@@ -256,4 +257,46 @@ def big_history() -> dict:
         wins = sum(1 for s in seats if s.bot_id == bot.id and s.place == 1)
         games = sum(1 for s in seats if s.bot_id == bot.id)
         Rating.objects.filter(bot=bot).update(elo=elo[bot.id], games=games, wins=wins, losses=games - wins)
+    pair_records_rebuild(game_id=game.id, now=timezone.now())
     return {"game": game, "tournament": tournament, "bots": bots, "match_ids": [m.id for m in matches]}
+
+
+def rated_result(*, bots: Sequence, places: Sequence[int], tournament=None):
+    """A rated match between ``bots`` with the given ``places``, recorded as a worker records it (ratings
+    and pair records included) but not played: it has no actions, so no replay. For histories of many
+    results whose games do not matter, where :func:`finished_match` would play each one."""
+    from bots.referee import MatchResult, SeatResult
+    from ladder.services.matches import match_claim, match_record_result
+
+    tournament = tournament or RatedTournamentFactory(game=bots[0].game, bots=list(bots))
+    match = MatchFactory(tournament=tournament, players=len(bots))
+    for position, bot in enumerate(bots):
+        SeatFactory(match=match, position=position, bot=bot)
+    claim = match_claim(match_id=match.pk, worker="tests")
+    result = MatchResult(
+        game=match.game.slug, players=match.players, seed=match.seed, options=match.options, actions=[],
+        seats=[SeatResult(bot=bot.name, score=0, place=place, outcome="ok", reason="", time_used_ms=1, log="")
+               for bot, place in zip(bots, places, strict=True)],
+        duration_s=0.1,
+    )
+    assert match_record_result(match_id=match.pk, token=claim.token, result=result)
+    return match
+
+
+def rated_field(*, names: Sequence[str] = ("top", "mid-a", "mid-b", "low"), games: int = 10) -> dict:
+    """Four bots and a rated history (:func:`rated_result`) whose order is settled at both ends and a coin
+    toss in the middle: ``top`` beats everyone ``games`` times, the two middle bots beat ``low`` as often
+    and split ``games`` games between themselves evenly (identical records, so ``p_above`` between them
+    is exactly 1/2). Returns the bots by name."""
+    from ladder.models import Game
+
+    game = Game.objects.get(slug="kingdomino")
+    bots = {name: BotFactory(game=game, name=name) for name in names}
+    top, mid_a, mid_b, low = (bots[name] for name in names)
+    tournament = RatedTournamentFactory(game=game, bots=list(bots.values()))
+    for _ in range(games):
+        for winner, loser in ((top, mid_a), (top, mid_b), (top, low), (mid_a, low), (mid_b, low)):
+            rated_result(bots=[winner, loser], places=[1, 2], tournament=tournament)
+    for i in range(games):
+        rated_result(bots=[mid_a, mid_b], places=[1, 2] if i % 2 else [2, 1], tournament=tournament)
+    return bots

@@ -8,7 +8,8 @@ list of games). The rules that both interfaces show live here once:
   only a corrupt row lacks one) counted last;
 * a tournament's standings (``tournaments.tournament_standings``): every entered bot is listed, those
   still waiting for a match with 0 games;
-* the leaderboard's ranks (``leaderboards.leaderboard_ranked``) and whether a rating is provisional
+* the leaderboard's ranks (``leaderboards.leaderboard_ranked``), how sure each is (its interval, rank
+  range and ``p_above``, fitted to the pair records) and whether a rating is provisional
   (``leaderboards.rating_is_provisional``);
 * a bot's current version: its newest accepted one (``bots.current_version_number``);
 * what is private to a bot's owner goes through ``ladder.services.access``, never through a filter here.

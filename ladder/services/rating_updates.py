@@ -1,7 +1,8 @@
 """Applying Elo to recorded matches: incrementally (exactly once per match, inside the transaction that
 records it) and from scratch (``rebuild_ratings``). Both go through :func:`seat_rating_deltas`, so the
 rebuild reproduces the incremental ratings exactly. Only rated matches move ratings
-(``ladder.services.rated_play``).
+(``ladder.services.rated_play``). The same two paths keep the game's pair records
+(``ladder.services.pair_records``), which the leaderboard's confidence fit reads.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from django.db.models import F, Min
 from django.utils import timezone
 
 from ladder.models import Match, Rating, RatingChange, Seat
-from ladder.services import match_sql, ratings
+from ladder.services import match_sql, pair_records, ratings
 from ladder.services.games import game_get
 from ladder.services.rated_play import RATED_MATCHES
 
@@ -52,9 +53,9 @@ def _forfeited(seat) -> bool:
 
 
 def ratings_compute(*, game_id: int, match_id: int, seats: Sequence,
-                    locked: list[tuple] | None = None) -> tuple[list[tuple], list[tuple]]:
-    """The rating updates and history rows of one finished match, as parameters of
-    :func:`ratings_write`.
+                    locked: list[tuple] | None = None) -> tuple[list[tuple], list[tuple], list[tuple]]:
+    """The rating updates, history rows and pair-record additions of one finished match, as parameters
+    of :func:`ratings_write`.
 
     ``seats`` are the match's seats in seat order: objects with ``id``, ``bot_id``, ``place`` and
     ``outcome`` (Seat instances, or the recorder's lighter rows); each one's ``rating_before`` and
@@ -93,14 +94,17 @@ def ratings_compute(*, game_id: int, match_id: int, seats: Sequence,
         seat.rating_before, seat.rating_after = before, after
         changes.append((seat.id, match_id, seat.bot_id, game_id, before, after, delta, now))
     updates = [(r["elo"], r["games"], r["wins"], r["draws"], r["losses"], now, r["id"]) for r in rows.values()]
-    return updates, changes
+    pairs = pair_records.pair_rows(game_id=game_id, bot_ids=[s.bot_id for s in seats], places=places,
+                                   forfeited=[_forfeited(s) for s in seats], now=now)
+    return updates, changes, pairs
 
 
-def ratings_write(updates: list[tuple], changes: list[tuple]) -> None:
+def ratings_write(updates: list[tuple], changes: list[tuple], pairs: list[tuple] = ()) -> None:
     """Write what :func:`ratings_compute` gave. Reads nothing back, so that a caller batching statements
     (:func:`match_sql.statements_batched`) sends them with its other writes in one round trip."""
     match_sql.execute_many(match_sql.rating_update_sql(), updates)
     match_sql.execute_many(match_sql.change_insert_sql(), changes)
+    pair_records.pair_records_write(list(pairs))
 
 
 def _rows_by_bot(rows: list[tuple]) -> dict[int, dict]:
@@ -118,8 +122,9 @@ def _locked_ratings(game_id: int, bot_ids: list[int]) -> dict[int, dict]:
 @transaction.atomic
 def ratings_rebuild(*, game_slug: str) -> int:
     """Recompute every rating of a game from its finished rated matches, in the order they were first
-    applied (their oldest history row; matches never rated come last, by finish time). Returns the
-    matches replayed. Seats of unrated matches lose any rating they carry (from before the rule).
+    applied (their oldest history row; matches never rated come last, by finish time), and its pair
+    records. Returns the matches replayed. Seats of unrated matches lose any rating they carry (from
+    before the rule).
 
     Equals the incremental result: matches that share a bot are replayed in the order their rating rows
     were locked, and matches that share none commute.
@@ -169,4 +174,5 @@ def ratings_rebuild(*, game_slug: str) -> int:
     RatingChange.objects.bulk_create(changes, batch_size=1000)
     for bot_id, entry in state.items():
         Rating.objects.update_or_create(bot_id=bot_id, game=game, defaults=entry)
+    pair_records.pair_records_rebuild(game_id=game.id, now=timezone.now())
     return len(matches)

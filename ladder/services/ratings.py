@@ -430,42 +430,16 @@ def fit_bradley_terry(
     count = len(index)
     if count == 0:
         return {}
-    first = np.array([i for i, _ in pairs], dtype=int)
-    second = np.array([j for _, j in pairs], dtype=int)
-    games = np.array([t[0] for t in pairs.values()], dtype=float)
-    won = np.array([t[1] for t in pairs.values()], dtype=float)
-    precision = (_ELO_PER_NAT / prior_sd) ** 2
-
-    def negative_log_posterior(theta: np.ndarray) -> float:
-        gap = theta[first] - theta[second]
-        # log sigmoid(x) = -logaddexp(0, -x), stable for large gaps.
-        log_likelihood = -won * np.logaddexp(0.0, -gap) - (games - won) * np.logaddexp(0.0, gap)
-        return float(-log_likelihood.sum() + 0.5 * precision * theta @ theta)
-
-    def gradient(theta: np.ndarray) -> np.ndarray:
-        surprise = won - games * _sigmoid(theta[first] - theta[second])
-        grad = precision * theta
-        np.subtract.at(grad, first, surprise)
-        np.add.at(grad, second, surprise)
-        return grad
-
-    def hessian(theta: np.ndarray) -> np.ndarray:
-        p = _sigmoid(theta[first] - theta[second])
-        information = games * p * (1.0 - p)
-        matrix = precision * np.eye(count)
-        np.add.at(matrix, (first, first), information)
-        np.add.at(matrix, (second, second), information)
-        np.subtract.at(matrix, (first, second), information)
-        np.subtract.at(matrix, (second, first), information)
-        return matrix
-
-    theta = _newton_minimize(negative_log_posterior, gradient, hessian, np.zeros(count))
+    posterior = bradley_terry_posterior(
+        first=[i for i, _ in pairs], second=[j for _, j in pairs], weight=[t[0] for t in pairs.values()],
+        score=[t[1] for t in pairs.values()], count=count, prior_sd=prior_sd,
+    )
     # The field's average is fixed by convention, so the uncertainty that matters is that of each
     # rating's distance from the average: project the covariance onto sum-zero directions.
     centring = np.eye(count) - np.full((count, count), 1.0 / count)
-    covariance = centring @ np.linalg.inv(hessian(theta)) @ centring
-    stderrs = np.sqrt(np.clip(np.diag(covariance), 0.0, None)) * _ELO_PER_NAT
-    ratings = INITIAL_RATING + (theta - theta.mean()) * _ELO_PER_NAT
+    covariance = centring @ posterior.covariance @ centring
+    stderrs = np.sqrt(np.clip(np.diag(covariance), 0.0, None))
+    ratings = INITIAL_RATING + posterior.ratings - posterior.ratings.mean()
     z = float(stats.norm.ppf(0.5 + confidence / 2.0))
     return {
         bot_id: FittedRating(
@@ -476,6 +450,75 @@ def fit_bradley_terry(
         )
         for bot_id, i in index.items()
     }
+
+
+@dataclass(frozen=True)
+class BradleyTerryPosterior:
+    """The normal approximation of a Bradley-Terry fit's posterior, in Elo points.
+
+    ``ratings[i]`` is bot i's most likely rating relative to the prior's centre (0); ``covariance`` is
+    the inverse of the Hessian of the negative log posterior at that maximum (the observed information
+    with the prior's), a proper covariance: the prior pins the field's average loosely, so the matrix
+    is invertible, and differences ``ratings[i] - ratings[j]`` have the variance
+    ``cov[i, i] + cov[j, j] - 2 cov[i, j]`` whatever the average.
+    """
+
+    ratings: np.ndarray
+    covariance: np.ndarray
+
+
+def bradley_terry_posterior(
+    *,
+    first: Sequence[int],
+    second: Sequence[int],
+    weight: Sequence[float],
+    score: Sequence[float],
+    count: int,
+    prior_sd: float = DEFAULT_PRIOR_SD,
+) -> BradleyTerryPosterior:
+    """The Bradley-Terry fit of ``count`` bots (indices 0..count-1) from per-pair sufficient statistics.
+
+    Entry k says that bots ``first[k]`` and ``second[k]`` (different) met with total weight
+    ``weight[k]`` (results counted, 2/N each from an N-player match) and that ``first[k]`` scored
+    ``score[k]`` of it (wins plus half the draws, weighted; ``0 <= score <= weight``). A pair may appear
+    in several entries; bots without entries keep the prior. Each rating has the normal prior
+    N(0, ``prior_sd``^2) in Elo points (see the module docstring).
+    """
+    if prior_sd <= 0:
+        raise ValueError(f"prior_sd must be > 0, got {prior_sd}")
+    first_ = np.asarray(first, dtype=int)
+    second_ = np.asarray(second, dtype=int)
+    games = np.asarray(weight, dtype=float)
+    won = np.asarray(score, dtype=float)
+    precision = (_ELO_PER_NAT / prior_sd) ** 2
+
+    def negative_log_posterior(theta: np.ndarray) -> float:
+        gap = theta[first_] - theta[second_]
+        # log sigmoid(x) = -logaddexp(0, -x), stable for large gaps.
+        log_likelihood = -won * np.logaddexp(0.0, -gap) - (games - won) * np.logaddexp(0.0, gap)
+        return float(-log_likelihood.sum() + 0.5 * precision * theta @ theta)
+
+    def gradient(theta: np.ndarray) -> np.ndarray:
+        surprise = won - games * _sigmoid(theta[first_] - theta[second_])
+        grad = precision * theta
+        np.subtract.at(grad, first_, surprise)
+        np.add.at(grad, second_, surprise)
+        return grad
+
+    def hessian(theta: np.ndarray) -> np.ndarray:
+        p = _sigmoid(theta[first_] - theta[second_])
+        information = games * p * (1.0 - p)
+        matrix = precision * np.eye(count)
+        np.add.at(matrix, (first_, first_), information)
+        np.add.at(matrix, (second_, second_), information)
+        np.subtract.at(matrix, (first_, second_), information)
+        np.subtract.at(matrix, (second_, first_), information)
+        return matrix
+
+    theta = _newton_minimize(negative_log_posterior, gradient, hessian, np.zeros(count))
+    return BradleyTerryPosterior(
+        ratings=theta * _ELO_PER_NAT, covariance=np.linalg.inv(hessian(theta)) * _ELO_PER_NAT**2
+    )
 
 
 def fit_tournament(

@@ -1,5 +1,5 @@
-"""Small SVG charts drawn on the server: a bot's rating history, the leaderboard's trend sparklines, the
-replay's score and think-time charts, and a version comparison's LLR with its bounds.
+"""Small SVG charts drawn on the server: a bot's rating history, the leaderboard's trend sparklines and
+interval bars, the replay's score and think-time charts, and a version comparison's LLR with its bounds.
 
 Every piece of text placed in the SVG goes through ``escape``; numbers are formatted by us. The charts are
 plain markup, so they print, scale and work without JavaScript.
@@ -91,6 +91,38 @@ def sparkline_svg(ratings: Sequence[float], *, width: int = 80, height: int = 20
     return (f'<svg class="spark" width="{width}" height="{height}" viewBox="0 0 {width} {height}" '
             f'aria-hidden="true" xmlns="http://www.w3.org/2000/svg"><polyline fill="none" stroke="{colour}" '
             f'stroke-width="1.5" points="{path}"/></svg>')
+
+
+def interval_domain(lines: Sequence[dict], *, margin: float = 60.0) -> tuple[float, float]:
+    """The Elo span the leaderboard's interval bars share: every row's fitted rating and online Elo with a
+    margin. Intervals reaching past it are cut at its ends: a bot with no games has a prior-wide interval
+    (about +-780), which would otherwise flatten every other bar."""
+    values = [v for line in lines for v in (line["elo"], line["elo_interval"]["estimate"])]
+    if not values:
+        return 0.0, 1.0
+    return min(values) - margin, max(values) + margin
+
+
+def interval_bar_svg(*, low: float, high: float, estimate: float, elo: float, domain: tuple[float, float],
+                     width: int = 110, height: int = 14) -> str:
+    """A small bar of one leaderboard row on the board's shared ``domain`` (:func:`interval_domain`): the
+    95% interval as a band, the fitted rating as a tick, the online Elo as a dot."""
+    x = _scale(domain[0], domain[1], 2, width - 2)
+
+    def clipped(value: float) -> float:
+        return min(max(x(value), 1.0), width - 1.0)
+
+    left, right = clipped(low), clipped(high)
+    label = escape(f"95% interval {low:.0f}–{high:.0f}, fitted {estimate:.0f}, online Elo {elo:.0f}")
+    middle = height / 2
+    return (f'<svg class="interval-bar" width="{width}" height="{height}" viewBox="0 0 {width} {height}" role="img" '
+            f'aria-label="{label}" xmlns="http://www.w3.org/2000/svg">'
+            f'<line x1="1" y1="{middle:.1f}" x2="{width - 1}" y2="{middle:.1f}" stroke="#e2e2e2" stroke-width="2"/>'
+            f'<rect class="band" x="{left:.1f}" y="{middle - 4:.1f}" width="{max(right - left, 1.0):.1f}" height="8" '
+            f'rx="2" fill="#9bbcf0"/>'
+            f'<line class="estimate" x1="{clipped(estimate):.1f}" y1="{middle - 5:.1f}" x2="{clipped(estimate):.1f}" '
+            f'y2="{middle + 5:.1f}" stroke="#14213d" stroke-width="1.5"/>'
+            f'<circle class="elo" cx="{clipped(elo):.1f}" cy="{middle:.1f}" r="2.5" fill="#d9480f"/></svg>')
 
 
 # Seat lines differ in dash as well as colour, so they can be told apart without colour.

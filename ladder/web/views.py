@@ -82,12 +82,28 @@ def leaderboard_page(request, slug: str):
         min_games=cleaned.get("min_games") or 0,
         include_inactive=bool(cleaned.get("include_inactive")),
     )
-    board = leaderboard_reads.leaderboard_with_trends(game=game, filters=filters)
+    page = leaderboard_reads.leaderboard_page(game=game, filters=filters)
+    board = page["board"]
+    domain = charts.interval_domain(board)
     for line in board:
         line["sparkline"] = charts.sparkline_svg(line["trend"])
+        line["interval_bar"] = charts.interval_bar_svg(elo=line["elo"], domain=domain, **line["elo_interval"])
+        line["p_above_text"] = _chance_text(line["p_above"])
     return render(request, "ladder/leaderboard.html", {
         "game": game, "board": board, "form": form, "recent": match_reads.recent_matches(game=game),
+        "order": page["order"], "pace": leaderboard_reads.ladder_pace(game=game),
     })
+
+
+def _chance_text(p: float | None) -> str:
+    """A probability as a whole percentage that never rounds to a certainty it is not: "> 99%" above 0.99."""
+    if p is None:
+        return ""
+    if p > 0.99:
+        return "> 99%"
+    if p < 0.01:
+        return "< 1%"
+    return f"{math.floor(p * 100)}%" if p >= 0.5 else f"{math.ceil(p * 100)}%"
 
 
 def _history_chart(page: dict) -> str:

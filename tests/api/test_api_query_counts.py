@@ -16,7 +16,7 @@ pytestmark = pytest.mark.django_db
 
 ANONYMOUS_READS = [
     ("/api/games/", 1),
-    ("/api/leaderboards/kingdomino/", 2),  # game, ratings with bots and owners
+    ("/api/leaderboards/kingdomino/", 3),  # game, ratings with bots and owners, pair records (the fit)
     ("/api/bots/", 2),  # count, the page with Elo and current version
     ("/api/bots/{bot}/", 5),  # bot with its current version number, versions, ratings; ladder players, opponents
     ("/api/bots/{bot}/ratings/", 3),  # bot, count, the page of changes

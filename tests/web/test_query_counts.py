@@ -18,7 +18,7 @@ pytestmark = pytest.mark.django_db
 # Anonymous visitor: no session, so no session or user query.
 ANONYMOUS_PAGES = [
     ("/", 6),  # games, bot counts, match counts, running tournaments, recent matches + their seats
-    ("/games/kingdomino/", 5),  # game, ratings, trends, recent matches + seats
+    ("/games/kingdomino/", 7),  # game, ratings, pair records, trends, recent matches + seats, ladder pace
     # bot, versions, rating, history, own seats, their matches + seats, h2h seats, names; ladder players, opponents
     ("/bots/{bot}/", 12),
     ("/tournaments/{tournament}/", 6),  # tournament, seats, bots, progress, recent matches + seats

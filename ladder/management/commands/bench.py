@@ -2,7 +2,8 @@
 
 ``sandbox.*``, ``match.*`` and ``pause.*`` come from ``bots.bench`` (sandbox start-up, sandboxed against
 in-process matches, with the bots paused between their turns and without); ``pipeline.*`` from ``ladder.pipeline_bench`` (the referee alone against the same matches
-through Celery, the broker and the database, and two worker processes against one).
+through Celery, the broker and the database, and two worker processes against one); ``leaderboard.*`` from
+``ladder.leaderboard_bench`` (the leaderboard and its certainty on a small and a large generated history).
 """
 
 import json
@@ -27,6 +28,11 @@ class Command(BaseCommand):
                             help="leave out the sandbox figures (match.*, pause.*, sandbox.*)")
         parser.add_argument("--skip-pipeline", action="store_true",
                             help="leave out the pipeline figures (pipeline.*), which start worker processes")
+        parser.add_argument("--leaderboard-matches", default="10000,100000",
+                            help="sizes of the generated histories of the leaderboard figures, comma-separated, "
+                                 "ascending (default: 10000,100000)")
+        parser.add_argument("--skip-leaderboard", action="store_true",
+                            help="leave out the leaderboard figures (leaderboard.*)")
 
     def handle(self, *args, **options):
         figures: dict = {}
@@ -39,6 +45,11 @@ class Command(BaseCommand):
 
             figures.update(bench_pipeline(matches=options["matches"], scaling_matches=options["scaling_matches"],
                                           recovery_matches=options["recovery_matches"]))
+        if not options["skip_leaderboard"]:
+            from ladder.leaderboard_bench import bench_leaderboard
+
+            sizes = tuple(int(size) for size in options["leaderboard_matches"].split(","))
+            figures.update(bench_leaderboard(sizes=sizes))
         if options["json"]:
             self.stdout.write(json.dumps(figures, sort_keys=True))
             return
