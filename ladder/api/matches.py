@@ -93,7 +93,7 @@ class MatchListApi(ListAPIView):
     ordering = ("-id",)
 
     def get_queryset(self):
-        return matches_listed()
+        return matches_listed(user=self.request.user)
 
     @extend_schema(
         operation_id="matches_list",
@@ -117,7 +117,7 @@ class MatchDetailApi(APIView):
         examples=[OpenApiExample("match", value=_MATCH_EXAMPLE, response_only=True, status_codes=["200"])],
     )
     def get(self, request, match_id: int):
-        return Response(MatchSerializer(match_get(match_id=match_id)).data)
+        return Response(MatchSerializer(match_get(match_id=match_id, user=request.user)).data)
 
 
 class ReplaySerializer(serializers.Serializer):
@@ -142,7 +142,7 @@ class MatchReplayApi(APIView):
                                  response_only=True, status_codes=["200"])],
     )
     def get(self, request, match_id: int):
-        return Response(ReplaySerializer(match_replay(match_id=match_id)).data)
+        return Response(ReplaySerializer(match_replay(match_id=match_id, user=request.user)).data)
 
 
 class DecisionSerializer(serializers.Serializer):

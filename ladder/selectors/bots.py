@@ -90,7 +90,8 @@ def bot_rating_history(*, bot: Bot) -> QuerySet[RatingChange]:
 
 
 def bot_head_to_head(*, bot: Bot, opponent: Bot) -> dict:
-    """Pairwise results of ``bot`` against ``opponent`` over every finished match where both sat.
+    """Pairwise results of ``bot`` against ``opponent`` over every finished public match where both sat
+    (``access.PUBLIC_MATCHES``: a version comparison's games are no part of a bot's record).
 
     A multiplayer match counts as one result between the two (their places decide; a forfeit loses),
     as in ``ratings.crosstable``. Returns ``{"wins", "draws", "losses", "games", "score", "match_ids"}``
@@ -103,7 +104,7 @@ def bot_head_to_head(*, bot: Bot, opponent: Bot) -> dict:
         raise ServiceError(f"{bot.name} and {opponent.name} play different games; they never meet",
                            field="opponent_id")
     shared = (
-        Match.objects.filter(status=Match.Status.FINISHED, seats__bot=bot)
+        Match.objects.filter(access.PUBLIC_MATCHES, status=Match.Status.FINISHED, seats__bot=bot)
         .filter(seats__bot=opponent)
         .values("id")
     )
@@ -120,10 +121,11 @@ def bot_head_to_head(*, bot: Bot, opponent: Bot) -> dict:
 
 
 def bot_frequent_opponents(*, bot: Bot) -> list[dict]:
-    """Pairwise results against the most frequent opponents over the bot's newest finished matches:
-    ``[{"opponent": Bot, "record": ratings.HeadToHead}]``, the most frequent first."""
+    """Pairwise results against the most frequent opponents over the bot's newest finished public matches
+    (as :func:`bot_head_to_head`): ``[{"opponent": Bot, "record": ratings.HeadToHead}]``, the most
+    frequent first."""
     newest = list(
-        Seat.objects.filter(bot=bot, match__status=Match.Status.FINISHED)
+        Seat.objects.filter(bot=bot, match__status=Match.Status.FINISHED, match__comparison__isnull=True)
         .order_by("-match_id").values_list("match_id", flat=True)[:HEAD_TO_HEAD_MATCHES]
     )
     matches = [seats for seats in finished_seat_results(Q(match_id__in=newest)).values() if len(seats) >= 2]
@@ -134,8 +136,9 @@ def bot_frequent_opponents(*, bot: Bot) -> list[dict]:
 
 
 def bot_page(*, bot_id: int, viewer) -> dict:
-    """Everything on a bot's page; ServiceError 404 if there is no such bot. Its seats' logs only where
-    ``access`` lets the viewer read them (the owner, staff)."""
+    """Everything on a bot's page; ServiceError 404 if there is no such bot. Its recent matches are those
+    the viewer may see (``access.matches_readable_by``: its comparisons' for the owner and staff only),
+    its seats' logs only where ``access`` lets the viewer read them (the owner, staff)."""
     bot = bot_get(bot_id=bot_id)
     owner_view = access.bot_private_readable(user=viewer, bot=bot)
     versions = list(BotVersion.objects.filter(bot=bot).defer("code").order_by("-number"))
@@ -143,7 +146,9 @@ def bot_page(*, bot_id: int, viewer) -> dict:
     history = list(RatingChange.objects.filter(bot=bot).order_by("id").values_list("before", "after"))
     ratings_over_time = ([history[0][0]] + [after for _, after in history]) if history else []
     # The page shows no decisions: each seat's can run to hundreds of records.
-    own_seats = Seat.objects.filter(bot=bot, match__status=Match.Status.FINISHED).order_by("-match_id").defer("decisions")
+    own_seats = (Seat.objects.filter(access.matches_readable_by(viewer, via="match__"), bot=bot,
+                                     match__status=Match.Status.FINISHED)
+                 .order_by("-match_id").defer("decisions"))
     if not owner_view:
         own_seats = own_seats.defer("log", "decisions")
     own_seats = list(own_seats.select_related("bot_version")[:RECENT_MATCHES])

@@ -1,7 +1,11 @@
 """Who may read or change what: the one place where ownership is decided.
 
-Bots, matches, tournaments and ratings are public. Three things are private to a bot's owner (staff may
-read them too): the code of its versions, the logs of its seats and its version comparisons. Changing a bot (new version,
+Bots, tournaments, ratings and tournaments' matches are public. Four things are private to a bot's owner
+(staff may read them too): the code of its versions, the logs of its seats, its version comparisons, and
+the comparisons' matches (they seat the owner's unreleased versions): a comparison's match is listed,
+shown, replayed and bundled for the comparison's owner and staff only, and the owner of an opponent bot
+it seated does not see it either (nor its seat's log there). The public record of a bot (head-to-head
+tables, match counts) is made of public matches alone, for every reader. Changing a bot (new version,
 deactivate, reactivate) is for its owner alone.
 
 Every lookup here is scoped to the requesting user before it touches an id, so a private thing that is
@@ -12,7 +16,7 @@ owner themselves; they call these functions.
 from __future__ import annotations
 
 from django.contrib.auth.models import AnonymousUser
-from django.db.models import QuerySet
+from django.db.models import Q, QuerySet
 
 from ladder.models import Bot, BotVersion, Comparison, Seat
 from ladder.services.errors import ServiceError
@@ -20,6 +24,23 @@ from ladder.services.errors import ServiceError
 
 def _can_read_private(user) -> bool:
     return bool(user and user.is_authenticated)
+
+
+#: Matches anyone may see, as a filter on Match rows: every tournament's (a comparison's are private).
+PUBLIC_MATCHES = Q(comparison__isnull=True)
+
+
+def matches_readable_by(user, *, via: str = "") -> Q:
+    """The matches ``user`` may see, as a filter on Match rows (``via`` prefixes its lookups, e.g.
+    ``"match__"`` to filter Seat rows): the public ones, and the matches of their own bots' comparisons;
+    every match for staff. Filter with it before touching an id, so that a hidden match answers like a
+    missing one."""
+    if _can_read_private(user) and user.is_staff:
+        return Q()
+    public = Q(**{f"{via}comparison__isnull": True})
+    if not _can_read_private(user):
+        return public
+    return public | Q(**{f"{via}comparison__bot__owner": user})
 
 
 def bots_changeable_by(user) -> QuerySet[Bot]:
@@ -79,7 +100,7 @@ def match_seats_with_logs(*, user, match_id: int) -> list[Seat]:
     """
     seats = list(
         seats_with_logs_readable_by(user)
-        .filter(match_id=match_id)
+        .filter(matches_readable_by(user, via="match__"), match_id=match_id)
         .select_related("bot", "bot_version")
         .defer("bot_version__code")
         .order_by("position")

@@ -68,7 +68,7 @@ def _found(read, **lookup):
 def home_page(request):
     return render(request, "ladder/home.html", {
         "games": game_reads.games_with_counts(), "running": tournament_reads.tournaments_running(),
-        "recent": match_reads.recent_matches(),
+        "recent": match_reads.recent_matches(user=request.user),
     })
 
 
@@ -86,7 +86,7 @@ def leaderboard_page(request, slug: str):
     for line in board:
         line["sparkline"] = charts.sparkline_svg(line["trend"])
     return render(request, "ladder/leaderboard.html", {
-        "game": game, "board": board, "form": form, "recent": match_reads.recent_matches(game=game),
+        "game": game, "board": board, "form": form, "recent": match_reads.recent_matches(user=request.user, game=game),
     })
 
 
@@ -354,7 +354,7 @@ def match_page(request, match_id: int):
 
     The owner of a seat's bot (and staff) also get, beside the board, what the bot printed while deciding
     the move shown and how long it thought, with a think-time chart; nobody else receives any of it."""
-    match = _found(match_reads.match_get, match_id=match_id)
+    match = _found(match_reads.match_get, match_id=match_id, user=request.user)
     private = match_reads.match_private_by_position(match=match, user=request.user)
     context = {"match": match, "seats": list(match.seats.all()), "seed": match_public_seed(match),
                "logs": {position: log for position, (log, _decisions) in private.items()}}
@@ -397,7 +397,7 @@ def match_frame(request, match_id: int):
     """One replay step as JSON: ``{"step": {...}, "svg": "<svg...>" | null, "view_json": str | null}``;
     ``{"detail"}`` with 410 for a match played under another rules version, 409 when the engine refuses
     its actions."""
-    match = _found(match_reads.match_get, match_id=match_id)
+    match = _found(match_reads.match_get, match_id=match_id, user=request.user)
     if match.status != Match.Status.FINISHED or match_public_seed(match) is None:
         raise Http404("no finished match with that id and a public seed")
     refused = match_reads.replay_unavailable_reason(match=match)
@@ -410,8 +410,9 @@ def match_frame(request, match_id: int):
     except replay.ReplayUnavailable as exc:
         return JsonResponse({"detail": str(exc)}, status=409)
     response = JsonResponse({"step": frame.step.to_json(), "svg": frame.svg, "view_json": frame.view_json})
-    # A finished match never changes, so a step can be cached by the browser.
-    response["Cache-Control"] = "public, max-age=3600"
+    # A finished match never changes, so a step can be cached by the browser; a comparison's match by the
+    # owner's browser alone, never by a shared cache.
+    response["Cache-Control"] = f"{'public' if match.comparison_id is None else 'private'}, max-age=3600"
     return response
 
 
