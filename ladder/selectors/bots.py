@@ -153,7 +153,11 @@ def bot_page(*, bot_id: int, viewer) -> dict:
         own_seats = own_seats.defer("log", "decisions")
     own_seats = list(own_seats.select_related("bot_version")[:RECENT_MATCHES])
     matches = {m.id: m for m in finished_matches_with_seats().filter(id__in=[s.match_id for s in own_seats])}
-    recent = [{"seat": seat, "match": matches[seat.match_id]} for seat in own_seats if seat.match_id in matches]
+    # A seat's log waits as long as its match's (access.match_logs_withheld): a rated deal's, until its
+    # tournament finished.
+    recent = [{"seat": seat, "match": matches[seat.match_id],
+               "log_withheld": access.match_logs_withheld(matches[seat.match_id]) if owner_view else None}
+              for seat in own_seats if seat.match_id in matches]
     return {
         "bot": bot,
         "owner_view": owner_view,

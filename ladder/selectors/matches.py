@@ -91,11 +91,12 @@ def match_get(*, match_id: int, user) -> Match:
 
 
 def finished_matches_with_seats() -> QuerySet[Match]:
-    """Finished matches with their game and seats (bot; logs left out) prefetched."""
+    """Finished matches with their game, tournament (whether its logs are withheld) and seats (bot; logs
+    left out) prefetched."""
     seats = Seat.objects.select_related("bot").defer("log", "decisions").order_by("position")
     return (
         Match.objects.filter(status=Match.Status.FINISHED)
-        .select_related("game")
+        .select_related("game", "tournament")
         .prefetch_related(Prefetch("seats", queryset=seats))
     )
 
@@ -114,8 +115,11 @@ def recent_matches(*, user=None, game: Game | None = None, tournament: Tournamen
 
 def match_private_by_position(*, match: Match, user) -> dict[int, tuple[str, list]]:
     """``(log, decisions)`` of each seat of ``match`` whose private record ``user`` may read (``access``:
-    their own bots' seats, every seat for staff), by seat position. One query however many seats and
-    decisions; none for a visitor who is not logged in."""
+    their own bots' seats, every seat for staff), by seat position; none while ``access.match_logs_withheld``
+    withholds them (a rated match's, until its seed is shown). One query however many seats and decisions;
+    none for a visitor who is not logged in, or while withheld. Reads ``match.tournament``."""
+    if access.match_logs_withheld(match) is not None:
+        return {}
     seats = access.seats_with_logs_readable_by(user).filter(match=match).order_by("position")
     return {position: (log, decisions) for position, log, decisions in
             seats.values_list("position", "log", "decisions")}

@@ -356,8 +356,13 @@ def match_page(request, match_id: int):
     the move shown and how long it thought, with a think-time chart; nobody else receives any of it."""
     match = _found(match_reads.match_get, match_id=match_id, user=request.user)
     private = match_reads.match_private_by_position(match=match, user=request.user)
-    context = {"match": match, "seats": list(match.seats.all()), "seed": match_public_seed(match),
-               "logs": {position: log for position, (log, _decisions) in private.items()}}
+    seats = list(match.seats.all())
+    # Who would read logs here is told when they come (a rated match's wait for its seed); others are not.
+    withheld = access.match_logs_withheld(match)
+    context = {"match": match, "seats": seats, "seed": match_public_seed(match),
+               "logs": {position: log for position, (log, _decisions) in private.items()},
+               "logs_withheld": withheld if withheld and any(
+                   access.bot_private_readable(user=request.user, bot=seat.bot) for seat in seats) else None}
     # A replay shows the opening the seed deals: none while the seed is a secret.
     if match.status != Match.Status.FINISHED or context["seed"] is None:
         return render(request, "ladder/match.html", context)
