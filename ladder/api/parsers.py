@@ -7,7 +7,7 @@ two form parsers).
   protocol's boundary: no ``RecursionError`` (the standard library's parser recurses once per level), no
   NaN or infinity, no lone surrogate escape (PostgreSQL stores none), at most ``API_JSON_MAX_BYTES``
   bytes and ``MAX_DEPTH`` levels. An integer beyond 64 bits is read as a float (orjson's reading), which
-  every integer field of the API then refuses as out of range.
+  every integer field of the API then refuses ("a valid integer is required").
 * Forms (``application/x-www-form-urlencoded``) are bounded by Django's ``DATA_UPLOAD_MAX_MEMORY_SIZE``
   and ``DATA_UPLOAD_MAX_NUMBER_FIELDS``; multipart bodies by those for their fields and by
   ``BOTS_MAX_UPLOAD_BYTES`` more for the one file an upload carries. A declared ``Content-Length`` past
