@@ -6,6 +6,8 @@ Everything a bot sends or prints is hostile until it has passed through here:
   or raises :class:`UntrustedOutput` with a short reason. It never raises anything else, whatever the
   bytes: no ``RecursionError`` from a deep line, no ``UnicodeDecodeError``, no lone UTF-16 surrogate in
   a string it returns (orjson refuses the escape ``\\ud800`` unpaired), no NaN or infinity.
+* :func:`parse_json` is the same bounded parse for any JSON value from anyone (the REST API's request
+  bodies and the site's JSON fields parse through it too), naming what it parsed in its reasons.
 * :func:`storable_text` makes any text a bot controls (its error message, a reason quoting its answer,
   its log) storable and printable anywhere: valid UTF-8 without NUL characters (PostgreSQL refuses NUL in
   text and lone surrogates in any UTF-8 encoding), capped in length.
@@ -21,7 +23,7 @@ import re
 
 import orjson
 
-__all__ = ["MAX_DEPTH", "REASON_CHARS", "UntrustedOutput", "parse_line", "quote", "storable_text"]
+__all__ = ["MAX_DEPTH", "REASON_CHARS", "UntrustedOutput", "parse_json", "parse_line", "quote", "storable_text"]
 
 #: Nesting a protocol message may have. Replies are an object around an action, and the deepest action of
 #: any game is a few levels, so this is generous; it stays far below the recursion limit of the encoders
@@ -59,22 +61,36 @@ def parse_line(line: bytes, *, max_bytes: int, max_depth: int = MAX_DEPTH) -> di
     """
     if len(line) > max_bytes:
         raise UntrustedOutput(f"answer longer than {max_bytes} bytes")
-    try:
-        reply = orjson.loads(line)
-    except orjson.JSONDecodeError as exc:
-        if str(exc).startswith("depth limit exceeded"):
-            raise UntrustedOutput(f"the answer is nested deeper than {max_depth} levels") from None
-        raise UntrustedOutput(f"the answer is not JSON ({_first_words(exc)}): {quote(line)}") from None
-    # Every level opens with a bracket, so a line with few of them (the common case, counted in C) cannot
-    # be too deep. orjson stops by itself at 1024 levels, which is still too deep for the recursive
-    # encoders and comparisons the action meets afterwards.
-    if line.count(b"[") + line.count(b"{") > max_depth and _deeper_than(reply, max_depth):
-        raise UntrustedOutput(f"the answer is nested deeper than {max_depth} levels")
+    reply = parse_json(line, max_depth=max_depth)
     if not isinstance(reply, dict):
         raise UntrustedOutput(f"the answer is not a JSON object: {quote(line)}")
     if not isinstance(reply.get("type"), str):
         raise UntrustedOutput(f"the answer has no type: {quote(line)}")
     return reply
+
+
+def parse_json(data: bytes | str, *, max_depth: int = MAX_DEPTH, what: str = "the answer"):
+    """The JSON value in ``data``, or :class:`UntrustedOutput` whose reason starts with ``what``.
+
+    Strict JSON in UTF-8 as orjson reads it (no NaN or infinity, no lone surrogate escape, no invalid
+    UTF-8), nested at most ``max_depth`` containers deep. Never raises anything else, however deep or
+    malformed ``data`` is. Integers beyond 64 bits come back as floats (orjson's reading). The caller
+    bounds the size: parsing is linear in it.
+    """
+    try:
+        value = orjson.loads(data)
+    except orjson.JSONDecodeError as exc:
+        if str(exc).startswith("depth limit exceeded"):
+            raise UntrustedOutput(f"{what} is nested deeper than {max_depth} levels") from None
+        raw = data.encode("utf-8", errors="replace") if isinstance(data, str) else data
+        raise UntrustedOutput(f"{what} is not JSON ({_first_words(exc)}): {quote(raw)}") from None
+    # Every level opens with a bracket, so a text with few of them (the common case, counted in C) cannot
+    # be too deep. orjson stops by itself at 1024 levels, which is still too deep for the recursive
+    # encoders and comparisons the value meets afterwards.
+    brackets = data.count("[") + data.count("{") if isinstance(data, str) else data.count(b"[") + data.count(b"{")
+    if brackets > max_depth and _deeper_than(value, max_depth):
+        raise UntrustedOutput(f"{what} is nested deeper than {max_depth} levels")
+    return value
 
 
 def _deeper_than(value, levels: int) -> bool:

@@ -160,6 +160,12 @@ REST_FRAMEWORK = {
         "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticatedOrReadOnly"],
+    # Bounded parsers (size, and depth for JSON): no body, however deep or large, answers but a 400.
+    "DEFAULT_PARSER_CLASSES": [
+        "ladder.api.parsers.JSONParser",
+        "ladder.api.parsers.FormParser",
+        "ladder.api.parsers.MultiPartParser",
+    ],
     "DEFAULT_PAGINATION_CLASS": "ladder.api.pagination.LadderPagination",
     "PAGE_SIZE": env.int("API_PAGE_SIZE", default=50),
     "DEFAULT_FILTER_BACKENDS": ["django_filters.rest_framework.DjangoFilterBackend"],
@@ -200,6 +206,8 @@ SPECTACULAR_SETTINGS = {
 # Largest upload accepted by the API (bytes); the bot validator applies its own, finer caps.
 DATA_UPLOAD_MAX_MEMORY_SIZE: int = env.int("DATA_UPLOAD_MAX_MEMORY_SIZE", default=4 * 1024 * 1024)
 FILE_UPLOAD_MAX_MEMORY_SIZE: int = DATA_UPLOAD_MAX_MEMORY_SIZE
+# Largest JSON request body the API reads (bytes); a tournament naming a hundred bots takes a few KiB.
+API_JSON_MAX_BYTES: int = env.int("API_JSON_MAX_BYTES", default=1024 * 1024)
 
 # --- Celery (read by workers/app.py with the CELERY_ namespace) ------------------------------------
 

@@ -13,13 +13,13 @@ from drf_spectacular.utils import OpenApiExample, OpenApiResponse, extend_schema
 from rest_framework import serializers, status
 from rest_framework.filters import OrderingFilter
 from rest_framework.generics import ListAPIView
-from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.permissions import IsAuthenticated
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from ladder.api.errors import error_responses
 from ladder.api.filters import BotFilter
+from ladder.api.parsers import FormParser, MultiPartParser
 from ladder.api.throttles import UploadThrottle
 from ladder.models import Bot, BotVersion, RatingChange
 from ladder.selectors.bots import bot_detail_get, bot_get, bot_head_to_head, bot_rating_history, bots_listed

@@ -16,6 +16,7 @@ from rest_framework import exceptions, serializers
 from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
 
+from ladder.api.parsers import refusal_of_django_limit
 from ladder.services.errors import ServiceError
 from ladder.services.quotas import QuotaExceeded
 
@@ -61,7 +62,9 @@ def exception_handler(exc, context):
             body["log_tail"] = exc.detail
         headers = {"Retry-After": str(exc.retry_after_s)} if isinstance(exc, QuotaExceeded) else None
         return Response(body, status=exc.status, headers=headers)
-    if isinstance(exc, Http404):
+    if (refusal := refusal_of_django_limit(exc)) is not None:
+        exc = refusal
+    elif isinstance(exc, Http404):
         exc = exceptions.NotFound("nothing found at this address: check the id in the URL")
     elif isinstance(exc, DjangoPermissionDenied):
         exc = exceptions.PermissionDenied()

@@ -6,9 +6,11 @@ from datetime import UTC
 
 import django_filters
 from django import forms
+from django.db.models import Exists, OuterRef
 from django_filters.fields import IsoDateTimeField
 
-from ladder.models import Bot, Match, Tournament
+from ladder.models import Bot, Match, Seat, Tournament
+from ladder.services.rated_play import RATED_MATCHES
 
 # Ids are 64-bit; bounding them turns a silly value into a 400 instead of a database error.
 _MAX_ID = (1 << 63) - 1
@@ -66,11 +68,13 @@ class TournamentFilter(django_filters.FilterSet):
 
 class MatchFilter(django_filters.FilterSet):
     game = django_filters.CharFilter(field_name="game__slug", help_text="Game slug.")
-    bot = IdFilter(field_name="seats__bot", help_text="Matches where this bot id had a seat.")
+    bot = IdFilter(method="filter_bot", help_text="Matches where this bot id had a seat (each match once, "
+                                                "however many of its seats the bot held).")
     tournament = IdFilter(field_name="tournament", help_text="Tournament id.")
     status = django_filters.ChoiceFilter(choices=Match.Status.choices)
-    rated = django_filters.BooleanFilter(field_name="tournament__rated",
-                                         help_text="true: matches that move leaderboard ratings.")
+    rated = django_filters.BooleanFilter(method="filter_rated",
+                                         help_text="true: matches that move leaderboard ratings; false: every "
+                                                   "other match (unrated tournaments' and version comparisons').")
     created_after = UtcDateTimeFilter(field_name="created_at", lookup_expr="gte",
                                                      help_text="Scheduled at or after (ISO 8601).")
     created_before = UtcDateTimeFilter(field_name="created_at", lookup_expr="lt",
@@ -84,3 +88,13 @@ class MatchFilter(django_filters.FilterSet):
         model = Match
         fields = ("game", "bot", "tournament", "status", "rated", "created_after", "created_before",
                   "finished_after", "finished_before")
+
+    def filter_bot(self, queryset, name, value):
+        # A subquery, not a join on seats: a comparison seats two versions of one bot in one match, and
+        # the join listed such a match once per seat.
+        return queryset.filter(Exists(Seat.objects.filter(match=OuterRef("pk"), bot_id=value)))
+
+    def filter_rated(self, queryset, name, value):
+        # rated_play's one rule; a comparison's match has no tournament, and a filter on tournament__rated
+        # left it out of both answers.
+        return queryset.filter(RATED_MATCHES) if value else queryset.exclude(RATED_MATCHES)

@@ -93,7 +93,7 @@ class MatchListApi(ListAPIView):
     ordering = ("-id",)
 
     def get_queryset(self):
-        return matches_listed()
+        return matches_listed(user=self.request.user)
 
     @extend_schema(
         operation_id="matches_list",
@@ -117,7 +117,7 @@ class MatchDetailApi(APIView):
         examples=[OpenApiExample("match", value=_MATCH_EXAMPLE, response_only=True, status_codes=["200"])],
     )
     def get(self, request, match_id: int):
-        return Response(MatchSerializer(match_get(match_id=match_id)).data)
+        return Response(MatchSerializer(match_get(match_id=match_id, user=request.user)).data)
 
 
 class ReplaySerializer(serializers.Serializer):
@@ -142,7 +142,7 @@ class MatchReplayApi(APIView):
                                  response_only=True, status_codes=["200"])],
     )
     def get(self, request, match_id: int):
-        return Response(ReplaySerializer(match_replay(match_id=match_id)).data)
+        return Response(ReplaySerializer(match_replay(match_id=match_id, user=request.user)).data)
 
 
 class DecisionSerializer(serializers.Serializer):
@@ -183,8 +183,12 @@ class MatchLogsApi(APIView):
         summary="Your bots' logs in a match, decision by decision",
         description="What your bots printed, per seat (capped by the sandbox), and per decision: the step of "
                     "the match's actions it produced, its think time and what the bot printed while deciding. "
-                    "Other users' logs are never shown: a match without a seat of yours answers 404.",
-        responses={200: MatchLogsSerializer, **error_responses(401, 404)},
+                    "Other users' logs are never shown: a match without a seat of yours answers 404 (and "
+                    "so does a version comparison's match that is not yours). A rated match's logs are "
+                    "withheld from everyone, staff included, for as long as its seed is: 409 until it "
+                    "finished, and for a rotation of a rated duplicate deal until its tournament finished "
+                    "(what a bot printed shows the deal its other rotations play).",
+        responses={200: MatchLogsSerializer, **error_responses(401, 404, 409)},
         examples=[OpenApiExample("logs", value={"match": 31, "seats": [
             {"position": 0, "bot": "greedy", "bot_id": 7, "version": 2, "outcome": "ok", "reason": "",
              "log": "turn 1: picked domino 12\n",

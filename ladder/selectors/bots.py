@@ -93,7 +93,8 @@ def bot_rating_history(*, bot: Bot) -> QuerySet[RatingChange]:
 
 
 def bot_head_to_head(*, bot: Bot, opponent: Bot) -> dict:
-    """Pairwise results of ``bot`` against ``opponent`` over every finished match where both sat.
+    """Pairwise results of ``bot`` against ``opponent`` over every finished public match where both sat
+    (``access.PUBLIC_MATCHES``: a version comparison's games are no part of a bot's record).
 
     A multiplayer match counts as one result between the two (their places decide; a forfeit loses),
     as in ``ratings.crosstable``. Returns ``{"wins", "draws", "losses", "games", "score", "match_ids"}``
@@ -106,7 +107,7 @@ def bot_head_to_head(*, bot: Bot, opponent: Bot) -> dict:
         raise ServiceError(f"{bot.name} and {opponent.name} play different games; they never meet",
                            field="opponent_id")
     shared = (
-        Match.objects.filter(status=Match.Status.FINISHED, seats__bot=bot)
+        Match.objects.filter(access.PUBLIC_MATCHES, status=Match.Status.FINISHED, seats__bot=bot)
         .filter(seats__bot=opponent)
         .values("id")
     )
@@ -123,10 +124,11 @@ def bot_head_to_head(*, bot: Bot, opponent: Bot) -> dict:
 
 
 def bot_frequent_opponents(*, bot: Bot) -> list[dict]:
-    """Pairwise results against the most frequent opponents over the bot's newest finished matches:
-    ``[{"opponent": Bot, "record": ratings.HeadToHead}]``, the most frequent first."""
+    """Pairwise results against the most frequent opponents over the bot's newest finished public matches
+    (as :func:`bot_head_to_head`): ``[{"opponent": Bot, "record": ratings.HeadToHead}]``, the most
+    frequent first."""
     newest = list(
-        Seat.objects.filter(bot=bot, match__status=Match.Status.FINISHED)
+        Seat.objects.filter(bot=bot, match__status=Match.Status.FINISHED, match__comparison__isnull=True)
         .order_by("-match_id").values_list("match_id", flat=True)[:HEAD_TO_HEAD_MATCHES]
     )
     matches = [seats for seats in finished_seat_results(Q(match_id__in=newest)).values() if len(seats) >= 2]
@@ -137,8 +139,9 @@ def bot_frequent_opponents(*, bot: Bot) -> list[dict]:
 
 
 def bot_page(*, bot_id: int, viewer) -> dict:
-    """Everything on a bot's page; ServiceError 404 if there is no such bot. Its seats' logs only where
-    ``access`` lets the viewer read them (the owner, staff)."""
+    """Everything on a bot's page; ServiceError 404 if there is no such bot. Its recent matches are those
+    the viewer may see (``access.matches_readable_by``: its comparisons' for the owner and staff only),
+    its seats' logs only where ``access`` lets the viewer read them (the owner, staff)."""
     bot = bot_get(bot_id=bot_id)
     owner_view = access.bot_private_readable(user=viewer, bot=bot)
     versions = list(BotVersion.objects.filter(bot=bot).defer("code").order_by("-number"))
@@ -146,12 +149,17 @@ def bot_page(*, bot_id: int, viewer) -> dict:
     history = list(RatingChange.objects.filter(bot=bot).order_by("id").values_list("before", "after"))
     ratings_over_time = ([history[0][0]] + [after for _, after in history]) if history else []
     # The page shows the seats' logs (not their decisions), to the owner only.
-    own_seats = Seat.objects.filter(bot=bot, match__status=Match.Status.FINISHED).order_by("-match_id")
+    own_seats = Seat.objects.filter(access.matches_readable_by(viewer, via="match__"), bot=bot,
+                                    match__status=Match.Status.FINISHED).order_by("-match_id")
     if not owner_view:
         own_seats = own_seats.defer("logs")
     own_seats = list(own_seats.select_related("bot_version")[:RECENT_MATCHES])
     matches = {m.id: m for m in finished_matches_with_seats().filter(id__in=[s.match_id for s in own_seats])}
-    recent = [{"seat": seat, "match": matches[seat.match_id]} for seat in own_seats if seat.match_id in matches]
+    # A seat's log waits as long as its match's (access.match_logs_withheld): a rated deal's, until its
+    # tournament finished.
+    recent = [{"seat": seat, "match": matches[seat.match_id],
+               "log_withheld": access.match_logs_withheld(matches[seat.match_id]) if owner_view else None}
+              for seat in own_seats if seat.match_id in matches]
     return {
         "bot": bot,
         "owner_view": owner_view,

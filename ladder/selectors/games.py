@@ -5,6 +5,7 @@ from __future__ import annotations
 from django.db.models import Count, QuerySet
 
 from ladder.models import Bot, Game, Match
+from ladder.services import access
 
 
 def games_available() -> QuerySet[Game]:
@@ -14,11 +15,11 @@ def games_available() -> QuerySet[Game]:
 
 def games_with_counts() -> list[Game]:
     """:func:`games_available`, each with ``bot_count`` (active bots) and ``finished_count`` (finished
-    matches). Three queries."""
+    public matches: a version comparison's are its owner's alone). Three queries."""
     games = list(games_available())
     bots = dict(Bot.objects.filter(active=True).values("game_id").annotate(n=Count("id")).values_list("game_id", "n"))
     finished = dict(
-        Match.objects.filter(status=Match.Status.FINISHED)
+        Match.objects.filter(access.PUBLIC_MATCHES, status=Match.Status.FINISHED)
         .values("game_id").annotate(n=Count("id")).values_list("game_id", "n")
     )
     for game in games:

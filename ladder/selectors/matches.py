@@ -1,7 +1,9 @@
 """Reading matches: lists, one match with its seats, seat results for the tables, logs, and replays.
 
 Public reads leave out the bulky private columns (bot code, the seats' packed logs and decisions,
-``Seat.logs``); logs and decisions come only through ``ladder.services.access``.
+``Seat.logs``); logs and decisions come only through ``ladder.services.access``. Every read of matches takes
+the reader and keeps to ``access.matches_readable_by``: a version comparison's matches exist for its owner
+and staff only.
 """
 
 from __future__ import annotations
@@ -63,21 +65,24 @@ def _public_seats() -> QuerySet[Seat]:
     )
 
 
-def matches_listed() -> QuerySet[Match]:
-    """Every match with its game, tournament (whether it is rated, for the seed) and seats (bot, owner,
-    version) prefetched: two queries per page, and no ``actions`` (a list shows no moves)."""
+def matches_listed(*, user) -> QuerySet[Match]:
+    """Every match ``user`` may see (``access.matches_readable_by``) with its game, tournament (whether it
+    is rated, for the seed) and seats (bot, owner, version) prefetched: two queries per page, and no
+    ``actions`` (a list shows no moves)."""
     return (
-        Match.objects.select_related("game", "tournament")
+        Match.objects.filter(access.matches_readable_by(user))
+        .select_related("game", "tournament")
         .defer("actions")
         .prefetch_related(Prefetch("seats", queryset=_public_seats()))
     )
 
 
-def match_get(*, match_id: int) -> Match:
-    """One match with its game, tournament and seats (bot, owner, version; logs left out), or
-    ServiceError 404. Two queries."""
+def match_get(*, match_id: int, user) -> Match:
+    """One match ``user`` may see with its game, tournament and seats (bot, owner, version; logs left
+    out), or ServiceError 404 (the same for a match hidden from ``user`` as for none). Two queries."""
     match = (
-        Match.objects.select_related("game", "tournament")
+        Match.objects.filter(access.matches_readable_by(user))
+        .select_related("game", "tournament")
         .prefetch_related(Prefetch("seats", queryset=_public_seats()))
         .filter(pk=match_id)
         .first()
@@ -88,19 +93,21 @@ def match_get(*, match_id: int) -> Match:
 
 
 def finished_matches_with_seats() -> QuerySet[Match]:
-    """Finished matches with their game and seats (bot; logs left out) prefetched."""
+    """Finished matches with their game, tournament (whether its logs are withheld) and seats (bot; logs
+    left out) prefetched."""
     seats = Seat.objects.select_related("bot").defer("logs").order_by("position")
     return (
         Match.objects.filter(status=Match.Status.FINISHED)
-        .select_related("game")
+        .select_related("game", "tournament")
         .prefetch_related(Prefetch("seats", queryset=seats))
     )
 
 
-def recent_matches(*, game: Game | None = None, tournament: Tournament | None = None,
+def recent_matches(*, user=None, game: Game | None = None, tournament: Tournament | None = None,
                    limit: int = RECENT_MATCHES) -> list[Match]:
-    """The newest finished matches (by id, which follows scheduling), with their seats and bots."""
-    matches = finished_matches_with_seats()
+    """The newest finished matches ``user`` may see (by id, which follows scheduling; no user: the public
+    ones), with their seats and bots."""
+    matches = finished_matches_with_seats().filter(access.matches_readable_by(user))
     if game is not None:
         matches = matches.filter(game=game)
     if tournament is not None:
@@ -110,8 +117,11 @@ def recent_matches(*, game: Game | None = None, tournament: Tournament | None = 
 
 def match_private_by_position(*, match: Match, user) -> dict[int, tuple[str, list]]:
     """``(log, decisions)`` of each seat of ``match`` whose private record ``user`` may read (``access``:
-    their own bots' seats, every seat for staff), by seat position. One query however many seats and
-    decisions; none for a visitor who is not logged in."""
+    their own bots' seats, every seat for staff), by seat position; none while ``access.match_logs_withheld``
+    withholds them (a rated match's, until its seed is shown). One query however many seats and decisions;
+    none for a visitor who is not logged in, or while withheld. Reads ``match.tournament``."""
+    if access.match_logs_withheld(match) is not None:
+        return {}
     seats = access.seats_with_logs_readable_by(user).filter(match=match).order_by("position")
     unpacked = {position: seat_logs.unpack(logs) for position, logs in seats.values_list("position", "logs")}
     return {position: (logs.log, logs.decisions) for position, logs in unpacked.items()}
@@ -153,11 +163,13 @@ def replay_failed(*, match: Match, error: Exception) -> ReplayUnavailable:
     )
 
 
-def _finished_match_to_read(*, match_id: int, what: str) -> Match:
-    """The match (with its game and tournament) whose ``what`` (its replay, its bundle) anyone may read:
-    ServiceError 404 for no such match, 409 until it finished, and 409 for a rated duplicate deal's rotation
-    until its tournament finished (``rated_play.match_seed_visible``: the deal's seed is secret until then)."""
-    match = Match.objects.select_related("game", "tournament").filter(pk=match_id).first()
+def _finished_match_to_read(*, match_id: int, what: str, user) -> Match:
+    """The match (with its game and tournament) whose ``what`` (its replay, its bundle) ``user`` may read:
+    ServiceError 404 for no such match or one hidden from ``user`` (``access.matches_readable_by``), 409
+    until it finished, and 409 for a rated duplicate deal's rotation until its tournament finished
+    (``rated_play.match_seed_visible``: the deal's seed is secret until then)."""
+    match = (Match.objects.filter(access.matches_readable_by(user)).select_related("game", "tournament")
+             .filter(pk=match_id).first())
     if match is None:
         raise ServiceError(f"no match with id {match_id}", status=404)
     if match.status != Match.Status.FINISHED:
@@ -169,15 +181,16 @@ def _finished_match_to_read(*, match_id: int, what: str) -> Match:
     return match
 
 
-def match_replay(*, match_id: int) -> dict:
+def match_replay(*, match_id: int, user) -> dict:
     """``{"actions", "frames"}`` of a finished match: the spectator view before the first action and after
     each one, recomputed by the engine.
 
-    ServiceError 404 for no such match, 409 until it finished (a rated duplicate deal's rotation: until its
-    tournament finished, ``rated_play.match_seed_visible``); ``ReplayUnavailable`` (410) when it was
+    ServiceError 404 for no such match (or one hidden from ``user``), 409 until it finished (a rated
+    duplicate deal's rotation: until its tournament finished, ``rated_play.match_seed_visible``);
+    ``ReplayUnavailable`` (410) when it was
     played under another ``rules_version`` of its game, or (409) when the engine fails on its actions.
     """
-    match = _finished_match_to_read(match_id=match_id, what="replay")
+    match = _finished_match_to_read(match_id=match_id, what="replay", user=user)
     unavailable = replay_unavailable_reason(match=match)
     if unavailable is not None:
         raise unavailable
@@ -201,12 +214,13 @@ def match_bundle(*, match_id: int, user) -> dict:
     ``limits`` are every limit the match was played under (the settings', for a match stored without
     them), and ``code`` is ``{"kind": "py" | "zip", "sha256", "base64"}`` for the seats whose bot version
     ``user`` may read (``access.bot_versions_readable_by``: their own bots, every bot for staff), null for
-    the others. ServiceError 404 for no such match, 409 until it finished, and, like its replay, for a rated
+    the others. ServiceError 404 for no such match (or one hidden from ``user``), 409 until it finished,
+    and, like its replay, for a rated
     duplicate deal's rotation until its tournament finished (its seed is secret until then). Three queries.
     """
     from ladder.services.bots import sandbox_limits
 
-    match = _finished_match_to_read(match_id=match_id, what="bundle")
+    match = _finished_match_to_read(match_id=match_id, what="bundle", user=user)
     seats = list(match.seats.select_related("bot", "bot_version").defer("logs", "bot_version__code")
                  .order_by("position"))
     readable = access.bot_versions_readable_by(user).filter(id__in=[seat.bot_version_id for seat in seats])

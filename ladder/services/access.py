@@ -1,8 +1,18 @@
 """Who may read or change what: the one place where ownership is decided.
 
-Bots, matches, tournaments and ratings are public. Three things are private to a bot's owner (staff may
-read them too): the code of its versions, the logs of its seats and its version comparisons. Changing a bot (new version,
+Bots, tournaments, ratings and tournaments' matches are public. Four things are private to a bot's owner
+(staff may read them too): the code of its versions, the logs of its seats, its version comparisons, and
+the comparisons' matches (they seat the owner's unreleased versions): a comparison's match is listed,
+shown, replayed and bundled for the comparison's owner and staff only, and the owner of an opponent bot
+it seated does not see it either (nor its seat's log there). The public record of a bot (head-to-head
+tables, match counts) is made of public matches alone, for every reader. Changing a bot (new version,
 deactivate, reactivate) is for its owner alone.
+
+The logs and decisions of a rated match are withheld, from its owners and from staff alike, for as long
+as its seed is (``rated_play.match_seed_visible``, the one rule for the seed, the replay, the bundle and
+the logs): what a bot printed in one rotation of a rated duplicate deal shows the deal its other rotations
+still play. Staff wait too: staff may enter bots, and no reader needs a rated match's logs before its
+results are all in.
 
 Every lookup here is scoped to the requesting user before it touches an id, so a private thing that is
 not yours answers exactly like one that does not exist (404): ids reveal nothing. Views never filter by
@@ -12,14 +22,32 @@ owner themselves; they call these functions.
 from __future__ import annotations
 
 from django.contrib.auth.models import AnonymousUser
-from django.db.models import QuerySet
+from django.db.models import Q, QuerySet
 
-from ladder.models import Bot, BotVersion, Comparison, Seat
+from ladder.models import Bot, BotVersion, Comparison, Match, Seat
 from ladder.services.errors import ServiceError
+from ladder.services.rated_play import match_seed_visible
 
 
 def _can_read_private(user) -> bool:
     return bool(user and user.is_authenticated)
+
+
+#: Matches anyone may see, as a filter on Match rows: every tournament's (a comparison's are private).
+PUBLIC_MATCHES = Q(comparison__isnull=True)
+
+
+def matches_readable_by(user, *, via: str = "") -> Q:
+    """The matches ``user`` may see, as a filter on Match rows (``via`` prefixes its lookups, e.g.
+    ``"match__"`` to filter Seat rows): the public ones, and the matches of their own bots' comparisons;
+    every match for staff. Filter with it before touching an id, so that a hidden match answers like a
+    missing one."""
+    if _can_read_private(user) and user.is_staff:
+        return Q()
+    public = Q(**{f"{via}comparison__isnull": True})
+    if not _can_read_private(user):
+        return public
+    return public | Q(**{f"{via}comparison__bot__owner": user})
 
 
 def bots_changeable_by(user) -> QuerySet[Bot]:
@@ -71,22 +99,40 @@ def bot_version_for_download(*, user, bot_id: int, number: int) -> BotVersion:
     return version
 
 
-def match_seats_with_logs(*, user, match_id: int) -> list[Seat]:
-    """The seats of match ``match_id`` whose logs ``user`` may read, by position.
+def match_logs_withheld(match: Match) -> str | None:
+    """Why nobody may read the logs and decisions of ``match`` yet, saying when they may; None once they
+    may be read by whom ``seats_with_logs_readable_by`` lets (always for an unrated match). Reads
+    ``match.tournament`` (select it with the match)."""
+    if match_seed_visible(match):
+        return None
+    if match.deal is not None:
+        return (f"the logs of match {match.id} stay hidden until tournament {match.tournament_id} finished: it is "
+                "one rotation of a rated duplicate deal, and what a bot printed there shows the deal its other "
+                f"rotations play; read them once GET /api/tournaments/{match.tournament_id}/ says finished")
+    return (f"the logs of match {match.id} stay hidden while it is {match.status}: a rated match's logs are "
+            f"readable once it finished (GET /api/matches/{match.id}/ says when)")
 
-    404 when the match does not exist or none of its seats is readable: whether another user's bots
-    played it is not revealed by this route (the public match detail says who played, not their logs).
+
+def match_seats_with_logs(*, user, match_id: int) -> list[Seat]:
+    """The seats of match ``match_id`` whose logs ``user`` may read, by position. One query.
+
+    404 when the match does not exist, is hidden from ``user`` or none of its seats is readable: whether
+    another user's bots played it is not revealed by this route (the public match detail says who
+    played, not their logs). 409 while the logs are withheld (:func:`match_logs_withheld`).
     """
     seats = list(
         seats_with_logs_readable_by(user)
-        .filter(match_id=match_id)
-        .select_related("bot", "bot_version")
-        .defer("bot_version__code")
+        .filter(matches_readable_by(user, via="match__"), match_id=match_id)
+        .select_related("bot", "bot_version", "match__tournament")
+        .defer("bot_version__code", "match__actions", "match__options", "match__limits")
         .order_by("position")
     )
     if not seats:
         raise ServiceError(f"no logs of yours in match {match_id}: logs are readable by the bot's owner only",
                            status=404)
+    withheld = match_logs_withheld(seats[0].match)
+    if withheld is not None:
+        raise ServiceError(withheld, status=409)
     return seats
 
 

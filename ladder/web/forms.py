@@ -9,6 +9,7 @@ from datetime import datetime, timedelta
 
 from django import forms
 
+from bots.untrusted import MAX_DEPTH, UntrustedOutput, parse_json
 from ladder.models import Bot, Game
 from ladder.services.errors import ServiceError
 from ladder.services.limits import TOURNAMENT_LIMITS
@@ -69,10 +70,6 @@ class LeaderboardFilterForm(forms.Form):
 # The API's bounds (ladder/api/tournaments.py): what a field can hold, not what a tournament may be.
 SEED_MAX = 1 << 62
 OPTIONS_MAX_CHARS = 10_000
-
-
-def _refuse_constant(name: str):
-    raise ValueError(f"{name} is not JSON: write a number")
 
 
 class BotIdsField(forms.TypedMultipleChoiceField):
@@ -166,12 +163,11 @@ class TournamentCreateForm(forms.Form):
         text = self.cleaned_data["options"].strip()
         if not text:
             return None
+        # The API's bounded parse (ladder.api.parsers): strict JSON, at most MAX_DEPTH levels deep.
         try:
-            return json.loads(text, parse_constant=_refuse_constant)
-        except RecursionError as exc:
-            raise forms.ValidationError("options must be JSON: it is nested too deeply") from exc
-        except ValueError as exc:
-            raise forms.ValidationError(f"options must be JSON: {exc}") from exc
+            return parse_json(text, max_depth=MAX_DEPTH, what="it")
+        except UntrustedOutput as refusal:
+            raise forms.ValidationError(f"options must be JSON: {refusal.reason}") from None
 
 
 class ComparisonForm(forms.Form):

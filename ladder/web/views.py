@@ -68,7 +68,7 @@ def _found(read, **lookup):
 def home_page(request):
     return render(request, "ladder/home.html", {
         "games": game_reads.games_with_counts(), "running": tournament_reads.tournaments_running(),
-        "recent": match_reads.recent_matches(),
+        "recent": match_reads.recent_matches(user=request.user),
     })
 
 
@@ -90,7 +90,8 @@ def leaderboard_page(request, slug: str):
         line["interval_bar"] = charts.interval_bar_svg(elo=line["elo"], domain=domain, **line["elo_interval"])
         line["p_above_text"] = _chance_text(line["p_above"])
     return render(request, "ladder/leaderboard.html", {
-        "game": game, "board": board, "form": form, "recent": match_reads.recent_matches(game=game),
+        "game": game, "board": board, "form": form,
+        "recent": match_reads.recent_matches(user=request.user, game=game),
         "order": page["order"], "pace": leaderboard_reads.ladder_pace(game=game),
     })
 
@@ -371,10 +372,15 @@ def match_page(request, match_id: int):
 
     The owner of a seat's bot (and staff) also get, beside the board, what the bot printed while deciding
     the move shown and how long it thought, with a think-time chart; nobody else receives any of it."""
-    match = _found(match_reads.match_get, match_id=match_id)
+    match = _found(match_reads.match_get, match_id=match_id, user=request.user)
     private = match_reads.match_private_by_position(match=match, user=request.user)
-    context = {"match": match, "seats": list(match.seats.all()), "seed": match_public_seed(match),
-               "logs": {position: log for position, (log, _decisions) in private.items()}}
+    seats = list(match.seats.all())
+    # Who would read logs here is told when they come (a rated match's wait for its seed); others are not.
+    withheld = access.match_logs_withheld(match)
+    context = {"match": match, "seats": seats, "seed": match_public_seed(match),
+               "logs": {position: log for position, (log, _decisions) in private.items()},
+               "logs_withheld": withheld if withheld and any(
+                   access.bot_private_readable(user=request.user, bot=seat.bot) for seat in seats) else None}
     # A replay shows the opening the seed deals: none while the seed is a secret.
     if match.status != Match.Status.FINISHED or context["seed"] is None:
         return render(request, "ladder/match.html", context)
@@ -414,7 +420,7 @@ def match_frame(request, match_id: int):
     """One replay step as JSON: ``{"step": {...}, "svg": "<svg...>" | null, "view_json": str | null}``;
     ``{"detail"}`` with 410 for a match played under another rules version, 409 when the engine refuses
     its actions."""
-    match = _found(match_reads.match_get, match_id=match_id)
+    match = _found(match_reads.match_get, match_id=match_id, user=request.user)
     if match.status != Match.Status.FINISHED or match_public_seed(match) is None:
         raise Http404("no finished match with that id and a public seed")
     refused = match_reads.replay_unavailable_reason(match=match)
@@ -427,8 +433,9 @@ def match_frame(request, match_id: int):
     except replay.ReplayUnavailable as exc:
         return JsonResponse({"detail": str(exc)}, status=409)
     response = JsonResponse({"step": frame.step.to_json(), "svg": frame.svg, "view_json": frame.view_json})
-    # A finished match never changes, so a step can be cached by the browser.
-    response["Cache-Control"] = "public, max-age=3600"
+    # A finished match never changes, so a step can be cached by the browser; a comparison's match by the
+    # owner's browser alone, never by a shared cache.
+    response["Cache-Control"] = f"{'public' if match.comparison_id is None else 'private'}, max-age=3600"
     return response
 
 

@@ -142,14 +142,15 @@ def test_past_the_worker_seconds_a_429_with_retry_after_and_the_rest_is_held(aut
     assert create(auth_client, own_bot, max_games=2).status_code == 201
 
 
-def test_a_comparisons_match_is_public_unrated_and_names_its_comparison(auth_client, own_bot, api_client):
+def test_a_comparisons_match_is_its_owners_unrated_and_names_its_comparison(auth_client, own_bot, api_client):
     comparison_id = create(auth_client, own_bot).json()["id"]
     match = Match.objects.filter(comparison_id=comparison_id).order_by("index").first()
-    body = api_client.get(f"/api/matches/{match.id}/").json()
+    body = auth_client.get(f"/api/matches/{match.id}/").json()
     assert (body["tournament_id"], body["comparison_id"], body["rated"]) == (None, comparison_id, False)
     assert body["seed"] == match.seed
     assert [seat["version"] for seat in body["seats"]] == [2, 1]
-    assert api_client.get(f"/api/matches/?bot={own_bot.id}").status_code == 200
+    assert api_client.get(f"/api/matches/{match.id}/").status_code == 404
+    assert api_client.get(f"/api/matches/?bot={own_bot.id}").json()["count"] == 0
 
 
 def test_the_staff_may_read_but_not_start_one_for_another_users_bot(own_bot, staff_client):

@@ -98,7 +98,7 @@ def test_wrong_method_and_malformed_json_use_the_error_shape(auth_client):
     wrong = auth_client.delete("/api/games/")
     assert wrong.status_code == 405 and error_of(wrong)["code"] == "method_not_allowed"
     malformed = auth_client.post("/api/tournaments/", data="{not json", content_type="application/json")
-    assert malformed.status_code == 400 and "JSON parse error" in error_of(malformed)["detail"]
+    assert malformed.status_code == 400 and "the request body is not JSON" in error_of(malformed)["detail"]
     unsupported = auth_client.post("/api/bots/", data="{}", content_type="application/json")
     assert unsupported.status_code == 415 and error_of(unsupported)["code"] == "unsupported_media_type"
 

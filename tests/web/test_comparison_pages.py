@@ -97,6 +97,7 @@ def test_only_the_owner_may_post_the_form(client, bot):
 
 
 def test_a_comparison_match_page_says_so(client, bot):
+    client.force_login(bot.owner)
     comparison = comparison_create(user=bot.owner, bot_id=bot.id, baseline=1, candidate=2)
     match = comparison.matches.order_by("index").first()
     html = client.get(reverse("match", args=[match.id])).content.decode()

@@ -168,9 +168,21 @@ def test_bad_json_options_are_shown_beside_the_options(client, ada, bot_factory)
     html = _post(client, bots, options='{"harmony": NaN}').content.decode()
     assert "NaN" in _field_error(html, "options")
     html = _post(client, bots, options="[" * 5000 + "]" * 5000).content.decode()
-    assert "nested too deeply" in _field_error(html, "options")
+    assert "nested deeper than 64 levels" in _field_error(html, "options")
     html = _post(client, bots, options='{"no_such_option": 1}').content.decode()
     assert "the game refused these settings" in _field_error(html, "options")
+    assert not Tournament.objects.exists()
+
+
+@pytest.mark.parametrize(("options", "words"), [
+    # Under the standard library's recursion limit, so it parsed there; over the API's depth cap.
+    ('{"harmony": ' + "[" * 100 + "]" * 100 + "}", "is nested deeper than 64 levels"),
+    ('{"harmony": "\\ud800"}', "is not JSON"),
+    ('{"harmony": 1e999}', "is not JSON"),
+], ids=["deeper-than-the-api-allows", "lone-surrogate", "infinity"])
+def test_options_are_read_by_the_apis_bounded_parser(client, ada, bot_factory, options, words):
+    html = _post(client, _kingdomino_bots(bot_factory), options=options).content.decode()
+    assert "options must be JSON: it " + words in _field_error(html, "options")
     assert not Tournament.objects.exists()
 
 
