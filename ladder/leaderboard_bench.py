@@ -175,7 +175,7 @@ class _History:
                     self.record[bot.id][0] += 1
                     self.record[bot.id][1] += place == 1
                     seats.append((match_id, position, bot.id, self.versions[bot.id].id, 30 - place, place,
-                                  Seat.Outcome.OK.value, "", "", "[]", before, self.elo[bot.id]))
+                                  Seat.Outcome.OK.value, "", None, before, self.elo[bot.id]))
             with connection.cursor() as cursor:
                 cursor.executemany(match_sql, matches)
                 cursor.executemany(seat_sql, seats)
@@ -252,8 +252,8 @@ class _History:
 _MATCH_COLUMNS = ("id", "created_at", "updated_at", "game_id", "tournament_id", "index", "players", "seed",
                   "options", "limits", "actions", "status", "priority", "attempts", "started_at", "finished_at",
                   "duration_s", "worker", "failure_reason")
-_SEAT_COLUMNS = ("match_id", "position", "bot_id", "bot_version_id", "score", "place", "outcome", "reason", "log",
-                 "decisions", "rating_before", "rating_after")
+_SEAT_COLUMNS = ("match_id", "position", "bot_id", "bot_version_id", "score", "place", "outcome", "reason", "logs",
+                 "rating_before", "rating_after")
 
 
 def _table(model) -> str:
