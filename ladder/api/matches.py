@@ -65,6 +65,12 @@ class MatchSerializer(serializers.ModelSerializer):
     def get_seed(self, match) -> int | None:
         return match_public_seed(match)
 
+    def to_representation(self, match):
+        data = super().to_representation(match)
+        for seat in data["seats"]:
+            seat["reason"] = access.seat_reason_public(match, seat["reason"])
+        return data
+
 
 _SEATS_EXAMPLE = [
     {"position": 0, "bot": "greedy", "bot_id": 7, "version": 2, "score": 41, "place": 1, "outcome": "ok",

@@ -113,6 +113,14 @@ def match_logs_withheld(match: Match) -> str | None:
             f"readable once it finished (GET /api/matches/{match.id}/ says when)")
 
 
+def seat_reason_public(match: Match, reason: str) -> str:
+    """A seat's forfeit ``reason`` as anyone may read it: a rated deal's rotation keeps it to itself while
+    its logs are withheld, since a reason may quote what the bot sent (and so the deal)."""
+    if reason and match.deal is not None and match_logs_withheld(match):
+        return f"(withheld until tournament {match.tournament_id} finished)"
+    return reason
+
+
 def match_seats_with_logs(*, user, match_id: int) -> list[Seat]:
     """The seats of match ``match_id`` whose logs ``user`` may read, by position. One query.
 

@@ -375,6 +375,8 @@ def match_page(request, match_id: int):
     match = _found(match_reads.match_get, match_id=match_id, user=request.user)
     private = match_reads.match_private_by_position(match=match, user=request.user)
     seats = list(match.seats.all())
+    for seat in seats:
+        seat.reason = access.seat_reason_public(match, seat.reason)
     # Who would read logs here is told when they come (a rated match's wait for its seed); others are not.
     withheld = access.match_logs_withheld(match)
     context = {"match": match, "seats": seats, "seed": match_public_seed(match),

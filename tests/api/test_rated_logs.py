@@ -7,6 +7,7 @@ become readable; an unrated match's logs are readable as before."""
 from __future__ import annotations
 
 import pytest
+from django.utils import timezone
 
 from ladder.models import Match, Tournament
 from ladder.services.matches import match_claim
@@ -34,11 +35,12 @@ def rotation():
     and the other still queued."""
     bots = BotFactory.create_batch(2)
     tournament = RatedTournamentFactory(game=bots[0].game, bots=bots, duplicate=True)
-    sibling = MatchFactory(tournament=tournament, deal=0, seed=77)
+    # The next rotation (a later index) waits queued: rotations of a rated deal play one after another.
+    sibling = MatchFactory(tournament=tournament, deal=0, seed=77, index=10**6)
     for position, bot in enumerate(reversed(bots)):
         SeatFactory(match=sibling, position=position, bot=bot)
     match = finished_match(bots=bots, tournament=tournament, deal=0, seed=77, logs=[DEAL_LINE, DEAL_LINE],
-                           decisions=[DECISIONS, DECISIONS])
+                           decisions=[DECISIONS, DECISIONS], outcomes=["bad_output", "ok"])
     return {"bots": bots, "tournament": tournament, "match": match, "sibling": sibling}
 
 
@@ -98,3 +100,21 @@ def test_an_unrated_match_shows_its_logs_while_its_tournament_runs():
     match = finished_match(bots=bots, tournament=tournament, deal=0, seed=3, logs=["mine\n", "theirs\n"])
     seats = token_client(bots[0].owner).get(f"/api/matches/{match.id}/logs/").json()["seats"]
     assert [seat["log"] for seat in seats] == ["mine\n"]
+
+
+def test_a_finished_rotations_forfeit_reason_stays_hidden_with_its_logs(rotation, api_client, client):
+    # A reason may quote what the bot sent; a bot could forfeit on purpose to show the deal there.
+    match, tournament = rotation["match"], rotation["tournament"]
+    seat = match.seats.get(position=0)
+    assert seat.reason == "bad_output on move 1"
+    withheld = f"(withheld until tournament {tournament.id} finished)"
+    detail = api_client.get(f"/api/matches/{match.id}/").json()
+    assert [s["reason"] for s in detail["seats"]] == [withheld, ""]
+    listed = api_client.get(f"/api/matches/?tournament={tournament.id}").json()["results"]
+    assert seat.reason not in str(listed)
+    page = client.get(f"/matches/{match.id}/").content.decode()
+    assert seat.reason not in page and withheld in page
+    Tournament.objects.filter(pk=tournament.pk).update(status=Tournament.Status.FINISHED,
+                                                       finished_at=timezone.now())
+    detail = api_client.get(f"/api/matches/{match.id}/").json()
+    assert detail["seats"][0]["reason"] == "bad_output on move 1"

@@ -23,7 +23,9 @@ def test_a_finished_rotations_logs_are_on_no_page_until_its_tournament_finished(
     tournament = tournament_factory(bots=2, rated=True, finish=False, duplicate=True)
     first, second = tournament.matches.order_by("index")
     finish_match(first.id)
-    Seat.objects.filter(match=first).update(log=DEAL_LINE + "\n")
+    for seat in Seat.objects.filter(match=first):
+        seat.log = DEAL_LINE + "\n"
+        seat.save(update_fields=["log"])
     fill_decisions(first, log=lambda position, step: f"{DEAL_LINE} (step {step})\n")
     seat = first.seats.order_by("position").first()
     readers = {"owner": seat.bot.owner, "staff": StaffFactory()}
