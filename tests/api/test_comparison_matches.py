@@ -33,8 +33,10 @@ def setup(db):
     bot = BotFactory(owner=owner)
     BotVersionFactory(bot=bot)
     opponent = BotFactory(owner=rival, game=bot.game)
-    self_play = comparison_create(user=owner, bot_id=bot.id, baseline=1, candidate=2)
-    against = comparison_create(user=owner, bot_id=bot.id, baseline=1, candidate=2, opponents=[opponent.id])
+    # Small comparisons: two of the default size would hold more than a day's worker seconds.
+    self_play = comparison_create(user=owner, bot_id=bot.id, baseline=1, candidate=2, max_games=100)
+    against = comparison_create(user=owner, bot_id=bot.id, baseline=1, candidate=2, opponents=[opponent.id],
+                                max_games=100)
     finished = []
     for comparison in (self_play, against):
         match = queued(comparison)[0]

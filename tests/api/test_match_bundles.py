@@ -117,9 +117,9 @@ def test_no_bundle_before_the_match_finished(auth_client, api_client):
 def test_a_rated_deals_rotation_has_no_bundle_until_its_tournament_finished(api_client):
     bots = BotFactory.create_batch(2)
     tournament = RatedTournamentFactory(game=bots[0].game, bots=bots, duplicate=True)
+    # Its next rotation (a later index), still queued, shares the seed.
+    MatchFactory(tournament=tournament, deal=0, seed=77, index=10**6)
     match = finished_match(bots=bots, tournament=tournament, deal=0, seed=77)
-    # Its next rotation, still queued, shares the seed.
-    MatchFactory(tournament=tournament, deal=0, seed=77)
     response = api_client.get(f"/api/matches/{match.id}/bundle/")
     assert response.status_code == 409
     assert "secret seed" in error_of(response)["detail"]
