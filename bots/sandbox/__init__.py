@@ -193,6 +193,14 @@ def remove_cgroups_on(signum: int) -> None:
         from bots.sandbox import cgroups
 
         try:
+            # The zygotes go first when nothing holds the sandboxes' lock (never waited for here): a
+            # cgroup whose bot's cell a live zygote still serves cannot be removed.
+            if _lock.acquire(blocking=False):
+                try:
+                    for sandbox in list(_shared.values()):
+                        sandbox.close()
+                finally:
+                    _lock.release()
             cgroups.close_all()
         finally:
             signal.signal(received, signal.SIG_DFL)
