@@ -29,7 +29,7 @@ from __future__ import annotations
 import itertools
 import math
 import random
-from collections.abc import Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -82,6 +82,29 @@ def game_information(elo: float, opponent: float, weight: float = 1.0) -> float:
 def half_width(deviation: float) -> float:
     """Half the width of the 95% interval of a rating with standard error ``deviation``."""
     return Z95 * deviation
+
+
+#: The online Elo wanders around its bot's strength by about sqrt(K / (2 c)) = 53 points at K = 32, even
+#: with infinitely many games; a candidate's deviation never claims more certainty than that.
+ONLINE_JITTER = 30.0
+
+
+def candidate_deviations(elo: Mapping[int, float], pairs: Iterable[tuple[int, int, float]], *,
+                         jitter: float = ONLINE_JITTER) -> dict[int, float]:
+    """The standard error (Elo points) of each bot's online ``elo``, for :class:`Candidate`.
+
+    ``pairs`` are ``(a, b, weight)``: the total weight of the rated pairwise results between bots ``a``
+    and ``b`` (1 per two-player game, 2/N per pair of an N-player one; pairs with a bot not in ``elo``
+    are ignored). Each result adds ``c^2 p (1 - p)`` at the current ratings; ``jitter`` is added in
+    quadrature (:data:`ONLINE_JITTER`). A bot without results gets the prior's deviation.
+    """
+    information = dict.fromkeys(elo, 0.0)
+    for a, b, weight in pairs:
+        if a in information and b in information:
+            gained = game_information(elo[a], elo[b], weight)
+            information[a] += gained
+            information[b] += gained
+    return {bot: math.hypot(deviation_from_information(i), jitter) for bot, i in information.items()}
 
 
 def misorder_probabilities(elo: np.ndarray, deviation: np.ndarray) -> np.ndarray:
