@@ -483,3 +483,30 @@ class PairRecord(models.Model):
 
     def __str__(self) -> str:
         return f"{self.bot_low_id} vs {self.bot_high_id}: +{self.wins} ={self.draws} -{self.losses}"
+
+
+class LadderEntry(models.Model):
+    """A bot's place in its game's ladder schedule: what the ladder's tick reads of it instead of the
+    history (``ladder.services.ladder``), so that a tick costs the same after ten million matches as
+    after ten. Written by the tick in the transaction that schedules the bot's matches; counts are of
+    scheduled ladder games, which all but a failed few go on to be played.
+    """
+
+    tournament = models.ForeignKey(Tournament, on_delete=models.CASCADE, related_name="ladder_entries")
+    bot = models.ForeignKey(Bot, on_delete=models.CASCADE, related_name="ladder_entries")
+    # Ladder games per seat, seat 0 first, at the ladder's players per match.
+    seat_counts = models.JSONField(default=list)
+    scheduled = models.PositiveIntegerField(default=0)
+    last_scheduled_at = models.DateTimeField(null=True, blank=True)
+    # The version its last games seated and how many ladder games that version has had: a new version
+    # plays its first games before the others (LADDER_PROVISIONAL_GAMES).
+    version = models.ForeignKey(BotVersion, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+    version_games = models.PositiveIntegerField(default=0)
+    # Games scheduled per ten-minute step of the last day: {"<unix time // 600>": count}.
+    recent = models.JSONField(default=dict)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["tournament", "bot"], name="ladderentry_unique_bot")]
+
+    def __str__(self) -> str:
+        return f"bot {self.bot_id} on ladder {self.tournament_id}: {self.scheduled} games"

@@ -59,6 +59,7 @@ class _Workers:
 
     def start(self, concurrency: int, name: str | None = None) -> subprocess.Popen:
         env = {**os.environ, "DATABASE_URL": _database_url(), "MATCH_QUEUE": self.queue,
+               "LADDER_QUEUE": f"{self.queue}.ladder",
                "CELERY_TASK_DEFAULT_QUEUE": self.queue,
                "DJANGO_SETTINGS_MODULE": os.environ.get("DJANGO_SETTINGS_MODULE", "ladder.settings"),
                "BOTS_ALLOW_UNSAFE": "1" if settings.BOTS_ALLOW_UNSAFE else "0",
@@ -67,7 +68,7 @@ class _Workers:
         name = name or uuid.uuid4().hex[:8]
         log = open(self.log_dir / f"{name}.log", "ab") if self.log_dir else subprocess.DEVNULL  # noqa: SIM115
         process = subprocess.Popen(
-            [sys.executable, "-m", "celery", "-A", "workers", "worker", "-Q", self.queue, "-c", str(concurrency),
+            [sys.executable, "-m", "celery", "-A", "workers", "worker", "-Q", f"{self.queue},{self.queue}.ladder", "-c", str(concurrency),
              "-P", "prefork", "--without-gossip", "--without-mingle", "--without-heartbeat", "-l", "WARNING",
              "-n", f"{name}@%h"],
             cwd=REPO, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,

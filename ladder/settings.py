@@ -260,12 +260,15 @@ MATCH_QUEUE: str = env.str("MATCH_QUEUE", default=CELERY_TASK_DEFAULT_QUEUE)
 # Queue that upload checks (compile + smoke match of a pending bot version) go to, ahead of matches: a
 # worker started without -Q consumes both, this one first.
 VALIDATION_QUEUE: str = env.str("VALIDATION_QUEUE", default=f"{MATCH_QUEUE}.validation")
-CELERY_TASK_QUEUES = (Queue(VALIDATION_QUEUE), Queue(MATCH_QUEUE))
+# Queue of the ladder's matches, taken only when the other two are empty: the ladder keeps seconds of work
+# queued so that no worker idles, and a tournament scheduled meanwhile must not wait behind it.
+LADDER_QUEUE: str = env.str("LADDER_QUEUE", default=f"{MATCH_QUEUE}.ladder")
+CELERY_TASK_QUEUES = (Queue(VALIDATION_QUEUE), Queue(MATCH_QUEUE), Queue(LADDER_QUEUE))
 if CELERY_BROKER_URL.startswith("redis://"):
     # Kombu orders the queues of its "priority" strategy by a set, so by each process's hash seed: this
     # transport keeps them in this order (ladder/broker_redis.py).
     CELERY_BROKER_TRANSPORT = "ladder.broker_redis:Transport"
-    CELERY_BROKER_TRANSPORT_OPTIONS["queue_order"] = [VALIDATION_QUEUE, MATCH_QUEUE]
+    CELERY_BROKER_TRANSPORT_OPTIONS["queue_order"] = [VALIDATION_QUEUE, MATCH_QUEUE, LADDER_QUEUE]
 # Seconds a version may stay pending before the reconciler sends its check again (a lost message).
 VALIDATION_REQUEUE_AFTER_S: int = env.int("VALIDATION_REQUEUE_AFTER_S", default=120)
 # The most of a worker process's time that upload checks may take while matches wait (workers/check_share.py):
@@ -354,12 +357,31 @@ COMPARISON_DEFAULT_MAX_GAMES: int = env.int("COMPARISON_DEFAULT_MAX_GAMES", defa
 COMPARISON_MAX_GAMES: int = env.int("COMPARISON_MAX_GAMES", default=5000)
 COMPARISON_PAIRS_IN_FLIGHT: int = env.int("COMPARISON_PAIRS_IN_FLIGHT", default=6)
 
-# The continuous ladder: every LADDER_INTERVAL_S the beat task schedules up to LADDER_MATCHES_PER_TICK
-# matches per game, only while fewer than LADDER_MAX_BACKLOG matches are waiting (tournaments first).
+# The continuous ladder (ladder/services/ladder.py): every LADDER_INTERVAL_S the beat task tops the ladder's
+# queue up to what the workers finish in LADDER_LEAD_S at the pace of the last LADDER_RATE_WINDOW_S, while
+# some active bot's 95% rating interval is wider than +-LADDER_TARGET_HALF_WIDTH Elo (or is new) and no
+# tournament, comparison or upload check waits; once every interval is that narrow it plays
+# LADDER_MAINTENANCE_PER_HOUR matches an hour per game. A bot waits at most about LADDER_MAX_WAIT_S for a game
+# while its ladder plays, and plays its first LADDER_PROVISIONAL_GAMES games (per version) before the others.
 LADDER_ENABLED: bool = env.bool("LADDER_ENABLED", default=True)
-LADDER_INTERVAL_S: float = env.float("LADDER_INTERVAL_S", default=30.0)
-LADDER_MATCHES_PER_TICK: int = env.int("LADDER_MATCHES_PER_TICK", default=4)
-LADDER_MAX_BACKLOG: int = env.int("LADDER_MAX_BACKLOG", default=20)
+LADDER_INTERVAL_S: float = env.float("LADDER_INTERVAL_S", default=5.0)
+LADDER_LEAD_S: float = env.float("LADDER_LEAD_S", default=15.0)
+LADDER_RATE_WINDOW_S: float = env.float("LADDER_RATE_WINDOW_S", default=10.0)
+# Matches the ladder keeps queued at least while it learns: the first tick's batch, before any pace is known.
+LADDER_MIN_BACKLOG: int = env.int("LADDER_MIN_BACKLOG", default=8)
+# Never more than this many ladder matches queued, whatever the pace (a bound on the rows a tick writes).
+LADDER_MAX_BACKLOG: int = env.int("LADDER_MAX_BACKLOG", default=5000)
+LADDER_TARGET_HALF_WIDTH: float = env.float("LADDER_TARGET_HALF_WIDTH", default=30.0)
+LADDER_MAINTENANCE_PER_HOUR: float = env.float("LADDER_MAINTENANCE_PER_HOUR", default=60.0)
+LADDER_MAX_WAIT_S: float = env.float("LADDER_MAX_WAIT_S", default=300.0)
+LADDER_PROVISIONAL_GAMES: int = env.int("LADDER_PROVISIONAL_GAMES", default=20)
+for _name in ("LADDER_INTERVAL_S", "LADDER_LEAD_S", "LADDER_RATE_WINDOW_S", "LADDER_TARGET_HALF_WIDTH",
+              "LADDER_MAX_WAIT_S"):
+    if not globals()[_name] > 0:
+        raise ImproperlyConfigured(f"{_name} must be above 0, not {globals()[_name]}")
+if LADDER_MIN_BACKLOG < 1 or LADDER_MAX_BACKLOG < LADDER_MIN_BACKLOG:
+    raise ImproperlyConfigured(f"LADDER_MIN_BACKLOG ({LADDER_MIN_BACKLOG}) must be at least 1 and at most "
+                               f"LADDER_MAX_BACKLOG ({LADDER_MAX_BACKLOG})")
 
 CELERY_BEAT_SCHEDULE = {
     "reconcile-matches": {"task": "ladder.reconcile", "schedule": RECONCILE_INTERVAL_S},

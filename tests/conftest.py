@@ -188,7 +188,7 @@ class WorkerPool:
         name = name or f"w{len(self.processes)}-{uuid.uuid4().hex[:6]}"
         with open(self.log_dir / f"{name}.log", "wb") as log:
             process = subprocess.Popen(
-                [sys.executable, "-m", "celery", "-A", "workers", "worker", "-Q", f"{self.queue}.validation,{self.queue}",
+                [sys.executable, "-m", "celery", "-A", "workers", "worker", "-Q", f"{self.queue}.validation,{self.queue},{self.queue}.ladder",
                  "-c", str(concurrency),
                  "-P", "prefork", "-n", f"{name}@%h", "--without-gossip", "--without-mingle", "--without-heartbeat",
                  "-l", "INFO"],
@@ -264,8 +264,10 @@ def private_queue(settings):
     """A queue of the configured broker that only this test uses (``settings.MATCH_QUEUE``), purged after."""
     queue = f"test-{uuid.uuid4().hex[:10]}"
     settings.MATCH_QUEUE = queue
+    settings.LADDER_QUEUE = f"{queue}.ladder"
     yield queue
     broker_queue_purge(queue)
+    broker_queue_purge(settings.LADDER_QUEUE)
 
 
 @pytest.fixture
@@ -278,12 +280,14 @@ def worker_pool(transactional_db, settings, tmp_path, bots_allow_unsafe):
     queue = f"test-{uuid.uuid4().hex[:10]}"
     settings.MATCH_QUEUE = queue
     settings.VALIDATION_QUEUE = f"{queue}.validation"
+    settings.LADDER_QUEUE = f"{queue}.ladder"
     env = {
         **os.environ,
         "DJANGO_SETTINGS_MODULE": "ladder.settings_test",
         "DATABASE_URL": database_url(),
         "MATCH_QUEUE": queue,
         "VALIDATION_QUEUE": settings.VALIDATION_QUEUE,
+        "LADDER_QUEUE": settings.LADDER_QUEUE,
         "CELERY_TASK_DEFAULT_QUEUE": queue,
         "BOTS_ALLOW_UNSAFE": "1" if bots_allow_unsafe else "0",
         "VAR_DIR": str(settings.VAR_DIR),

@@ -70,7 +70,7 @@ from ladder.services.sequential import (
     sprt_decision,
     sprt_llr,
 )
-from ladder.services.tournaments import TOURNAMENT_PRIORITY, _current_versions, entrants_check
+from ladder.services.tournaments import TOURNAMENT_PRIORITY, current_versions, entrants_check
 from ladder.services.worker_time import match_reservation_s, matches_reserve
 
 DEFAULT_ELO0 = 0.0
@@ -232,7 +232,7 @@ def _schedule_pairs(comparison: Comparison, *, count: int, opponent_ids: Sequenc
     next_index = 0 if last["index"] is None else last["index"] + 1
     next_deal = 0 if last["deal"] is None else last["deal"] + 1
     cand, base = comparison.candidate, comparison.baseline
-    current = _current_versions(opponent_ids)
+    current = current_versions(opponent_ids)
     rules_version = engines.get(comparison.bot.game.slug).rules_version
     reserved_s = match_reservation_s(game_slug=comparison.bot.game.slug, players=PLAYERS, limits=comparison.limits)
     now = timezone.now()

@@ -55,6 +55,13 @@ def broker_queue_length(queue: str | None = None) -> int | None:
         return None
 
 
+def match_messages_held() -> int | None:
+    """How many match messages wait on the broker, in ``MATCH_QUEUE`` and ``LADDER_QUEUE`` together;
+    None if the broker cannot be asked."""
+    counts = [broker_queue_length(queue) for queue in dict.fromkeys([settings.MATCH_QUEUE, settings.LADDER_QUEUE])]
+    return None if None in counts else sum(counts)
+
+
 def broker_queue_purge(queue: str) -> int:
     """Drop every message waiting in ``queue`` on the broker, as a flushed Redis would; returns how many.
     For tests and ``bench``, which measure how the pipeline recovers."""
@@ -84,14 +91,27 @@ def _publish_after_commit(send, ids: list[int], what: str) -> None:
         transaction.on_commit(send_logged)
 
 
+def match_queue(priority: int) -> str:
+    """The queue of a match of ``priority``: the ladder's own (``LADDER_QUEUE``, taken last) for ladder
+    matches, ``MATCH_QUEUE`` for every other match."""
+    from ladder.services.tournaments import LADDER_PRIORITY
+
+    return settings.LADDER_QUEUE if priority >= LADDER_PRIORITY else settings.MATCH_QUEUE
+
+
 def matches_send_now(match_ids: Iterable[int]) -> int:
-    """Publish one ``run_match`` message per id on ``settings.MATCH_QUEUE``; returns how many were sent."""
+    """Publish one ``run_match`` message per id on its queue (:func:`match_queue`); returns how many were
+    sent."""
     from ladder.models import Match
 
     ids = list(match_ids)
     if not ids:
         return 0
-    _publish(RUN_MATCH_TASK, ids, settings.MATCH_QUEUE)
+    by_queue: dict[str, list[int]] = {}
+    for match_id, priority in Match.objects.filter(id__in=ids).values_list("id", "priority"):
+        by_queue.setdefault(match_queue(priority), []).append(match_id)
+    for queue, queued in by_queue.items():
+        _publish(RUN_MATCH_TASK, sorted(queued), queue)
     Match.objects.filter(id__in=ids).update(enqueued_at=timezone.now())
     return len(ids)
 

@@ -9,17 +9,20 @@ ladder games, that rule among the reasons.
 from __future__ import annotations
 
 import dataclasses
-import functools
+import itertools
+import math
 import random
+from datetime import datetime, timedelta
 
 from django.conf import settings
 from django.db import transaction
 from django.db.models import Count, Exists, Max, OuterRef, Q, QuerySet
+from django.utils import timezone
 
-from ladder.models import Bot, BotVersion, Game, Match, Rating, Tournament
-from ladder.services.rated_play import HOUSE_BOTS, rated_owner_keys, seating_owners_distinct
-from ladder.services.scheduling import ladder_pairings
-from ladder.services.tournaments import LADDER_PRIORITY, matches_create
+from ladder.models import Bot, BotVersion, Game, LadderEntry, Match, PairRecord, Rating, Seat, Tournament
+from ladder.ratings.pairing import Candidate, candidate_deviations, half_width, select_groups
+from ladder.services.rated_play import HOUSE_BOTS, rated_owner_keys
+from ladder.services.tournaments import LADDER_PRIORITY, current_versions, matches_create
 
 
 def _ladder_players(game: Game) -> int:
@@ -50,45 +53,203 @@ def ladder_tournament_get(*, game: Game) -> Tournament:
     return tournament
 
 
-def ladder_tick(*, matches_per_game: int | None = None, rng: random.Random | None = None) -> dict[str, int]:
-    """Schedule ladder matches for every available game; returns matches scheduled per game slug.
+@dataclasses.dataclass(frozen=True)
+class LadderField:
+    """What one tick knows of a game's ladder: its candidates and whether it still has something to learn."""
 
-    Tournaments come first: nothing is scheduled while more than ``LADDER_MAX_BACKLOG`` matches of any
-    kind wait in the queue, and ladder matches carry a lower priority. No match seats two bots of one
-    owner (``rated_play.seating_owners_distinct``): a bot whose only possible opponents are its owner's
-    other bots waits.
+    tournament: Tournament
+    candidates: list[Candidate]
+    versions: dict[int, int]  # bot id -> the version its next games seat
+    #: Some active bot is new (fewer than LADDER_PROVISIONAL_GAMES games with its version) or has a 95%
+    #: interval wider than +-LADDER_TARGET_HALF_WIDTH: the ladder plays as fast as the workers allow.
+    learning: bool
+    #: The widest half width of a 95% interval of a candidate's strength, in Elo points.
+    widest: float
+    last_scheduled_at: datetime | None
+
+
+def priority_work_waiting() -> bool:
+    """Whether a tournament's or a comparison's match, or an upload check, waits: the ladder then adds
+    nothing, so that they get every worker that comes free."""
+    if Match.objects.filter(status=Match.Status.QUEUED, priority__lt=LADDER_PRIORITY).exists():
+        return True
+    return BotVersion.objects.filter(validation_status=BotVersion.Validation.PENDING).exists()
+
+
+def ladder_backlog_target(*, now: datetime) -> int:
+    """How many ladder matches should wait in the queue: what the workers finish in ``LADDER_LEAD_S`` at the
+    ladder's pace over the last ``LADDER_RATE_WINDOW_S``, plus those playing now, within
+    ``LADDER_MIN_BACKLOG``..``LADDER_MAX_BACKLOG``. Measured, so that it follows the fleet without settings:
+    a queue that ran dry shows a pace as high as the workers went, and the next target is higher still
+    (``LADDER_LEAD_S`` over ``LADDER_RATE_WINDOW_S`` times the matches the window saw)."""
+    ladders = list(Tournament.objects.filter(kind=Tournament.Kind.LADDER).values_list("id", flat=True))
+    since = now - timedelta(seconds=settings.LADDER_RATE_WINDOW_S)
+    finished = Match.objects.filter(tournament_id__in=ladders, finished_at__gte=since).count()
+    running = Match.objects.filter(status=Match.Status.RUNNING, priority=LADDER_PRIORITY).count()
+    paced = math.ceil(finished / settings.LADDER_RATE_WINDOW_S * settings.LADDER_LEAD_S) + running
+    return max(settings.LADDER_MIN_BACKLOG, min(settings.LADDER_MAX_BACKLOG, paced))
+
+
+def ladder_field(*, game: Game, now: datetime) -> LadderField | None:
+    """The candidates of ``game``'s ladder (module ``ladder.ratings.pairing``), or None when it has fewer
+    entrants than a match seats. Reads the ratings, the pair records, the ladder entries and the seats of the
+    ladder's unplayed matches: a few rows per bot and pair, none per finished match."""
+    ratings = list(Rating.objects.filter(game=game, bot__in=ladder_entrants(game=game)).values_list("bot_id", "elo"))
+    if len(ratings) < max(2, game.min_players):
+        return None
+    tournament = ladder_tournament_get(game=game)
+    elo = dict(ratings)
+    owners = rated_owner_keys(bot_ids=elo)
+    versions = current_versions(list(elo))
+    entries = {entry.bot_id: entry for entry in LadderEntry.objects.filter(tournament=tournament, bot_id__in=elo)}
+    pairs = list(PairRecord.objects.filter(game=game).values_list("bot_low_id", "bot_high_id", "weight"))
+    # Games scheduled and not yet played count as played, or the next ticks would choose them again.
+    pairs += _unplayed_pairs(tournament)
+    deviations = candidate_deviations(elo, pairs)
+    # Whether the ladder still learns is judged on what the games say of the strengths (the leaderboard's
+    # intervals), not on the online Elo's wander that the pairing allows for.
+    spread = candidate_deviations(elo, pairs, jitter=0.0)
+    players = tournament.players_per_match
+    candidates = []
+    for bot_id, rating in elo.items():
+        entry = entries.get(bot_id)
+        version_games = entry.version_games if entry and entry.version_id == versions[bot_id] else 0
+        waited = math.inf if entry is None or entry.last_scheduled_at is None else (
+            (now - entry.last_scheduled_at).total_seconds())
+        owner = owners.get(bot_id)
+        candidates.append(Candidate(
+            bot_id=bot_id, owner_id=-bot_id if owner is None else owner, elo=rating, deviation=deviations[bot_id],
+            waited_s=waited, seat_counts=tuple((entry.seat_counts if entry else [])[:players]), games=version_games,
+        ))
+    widest = max(half_width(deviation) for deviation in spread.values())
+    provisional = any(c.games < settings.LADDER_PROVISIONAL_GAMES for c in candidates)
+    last = max((e.last_scheduled_at for e in entries.values() if e.last_scheduled_at), default=None)
+    return LadderField(tournament=tournament, candidates=candidates, versions=versions,
+                       learning=provisional or widest > settings.LADDER_TARGET_HALF_WIDTH, widest=widest,
+                       last_scheduled_at=last)
+
+
+def _unplayed_pairs(tournament: Tournament) -> list[tuple[int, int, float]]:
+    """(a, b, 2/N) for every pair of bots at the table of each queued or running match of ``tournament``."""
+    tables: dict[int, list[int]] = {}
+    rows = Seat.objects.filter(match__tournament=tournament,
+                               match__status__in=[Match.Status.QUEUED, Match.Status.RUNNING])
+    for match_id, bot_id in rows.values_list("match_id", "bot_id"):
+        tables.setdefault(match_id, []).append(bot_id)
+    return [(a, b, 2.0 / len(bots)) for bots in tables.values() for a, b in itertools.combinations(bots, 2)]
+
+
+def _maintenance_due(field: LadderField, *, now: datetime) -> int:
+    """Matches a settled ladder owes at ``LADDER_MAINTENANCE_PER_HOUR`` since its last scheduled one."""
+    if field.last_scheduled_at is None:
+        return 1
+    elapsed = (now - field.last_scheduled_at).total_seconds()
+    return int(elapsed * settings.LADDER_MAINTENANCE_PER_HOUR / 3600.0)
+
+
+def ladder_tick(*, now: datetime | None = None, rng: random.Random | None = None,
+                matches_per_game: int | None = None) -> dict[str, int]:
+    """Top the ladders up; returns the matches scheduled per game slug.
+
+    Nothing while a tournament's or comparison's match or an upload check waits
+    (:func:`priority_work_waiting`). Otherwise the games still learning (``LadderField.learning``) share the
+    room below :func:`ladder_backlog_target`, and a settled game gets its maintenance games. The groups are
+    ``ladder.ratings.pairing.select_groups``'s: the most informative about the order, new versions first,
+    no bot waiting past ``LADDER_MAX_WAIT_S``, balanced seats, never two bots of one owner.
+
+    ``matches_per_game`` asks for that many groups of every game instead, learning or not, whatever the
+    queue holds (still nothing while other work waits): a burst on demand, and what tests ask for.
     """
-    if not settings.LADDER_ENABLED:
+    if not settings.LADDER_ENABLED or priority_work_waiting():
         return {}
-    backlog = Match.objects.filter(status=Match.Status.QUEUED).count()
-    if backlog >= settings.LADDER_MAX_BACKLOG:
-        return {}
-    per_game = settings.LADDER_MATCHES_PER_TICK if matches_per_game is None else matches_per_game
+    now = now or timezone.now()
     rng = rng or random.Random()
+    room = matches_per_game if matches_per_game is not None else ladder_backlog_target(now=now) - Match.objects.filter(
+        status=Match.Status.QUEUED, priority=LADDER_PRIORITY).count()
+    if room <= 0:
+        return {}
+    fields = [f for game in Game.objects.filter(available=True) if (f := ladder_field(game=game, now=now))]
+    learning = [f for f in fields if f.learning]
     scheduled: dict[str, int] = {}
-    for game in Game.objects.filter(available=True):
-        candidates = list(
-            Rating.objects.filter(game=game, bot__in=ladder_entrants(game=game)).values_list("bot_id", "elo", "games")
-        )
-        if len(candidates) < max(2, game.min_players):
-            continue
-        owners = rated_owner_keys(bot_ids=[bot_id for bot_id, _, _ in candidates])
-        with transaction.atomic():
-            # The game comes along for the per-game sandbox limits; only the tournament row is locked.
-            tournament = Tournament.objects.select_for_update(of=("self",)).select_related("game").filter(
-                id=ladder_tournament_get(game=game).id
-            ).get()
-            players = tournament.players_per_match
-            groups = ladder_pairings(candidates, players=players, matches=per_game, rng=rng,
-                                     may_seat=functools.partial(seating_owners_distinct, owners=owners))
-            if not groups:
-                continue
-            # Max is None for a ladder without matches, and 0 (falsy, but taken) after its first one.
-            highest = tournament.matches.aggregate(n=Max("index"))["n"]
-            first = 0 if highest is None else highest + 1
-            matches_create(tournament=tournament, seatings=groups, first_index=first, priority=LADDER_PRIORITY)
-        scheduled[game.slug] = len(groups)
+    for field in fields:
+        if matches_per_game is not None:
+            count = matches_per_game
+        elif field.learning:
+            count = math.ceil(room / len(learning))
+        else:
+            count = min(room, _maintenance_due(field, now=now))
+        if count > 0 and (made := _schedule(field, count=count, now=now, rng=rng)):
+            scheduled[field.tournament.game.slug] = made
     return scheduled
+
+
+def _schedule(field: LadderField, *, count: int, now: datetime, rng: random.Random) -> int:
+    """Create up to ``count`` of the field's groups as matches and count them in its entries."""
+    players = field.tournament.players_per_match
+    groups = select_groups(field.candidates, players=players, count=count, rng=rng,
+                           max_wait_s=settings.LADDER_MAX_WAIT_S,
+                           provisional_games=settings.LADDER_PROVISIONAL_GAMES)
+    if not groups:
+        return 0
+    with transaction.atomic():
+        # Ticks of one game take turns on its ladder row, so match indexes and entry counts never race.
+        tournament = Tournament.objects.select_for_update(of=("self",)).select_related("game").get(
+            id=field.tournament.id)
+        # Max is None for a ladder without matches, and 0 (falsy, but taken) after its first one.
+        highest = tournament.matches.aggregate(n=Max("index"))["n"]
+        first = 0 if highest is None else highest + 1
+        matches_create(tournament=tournament, seatings=groups, first_index=first, priority=LADDER_PRIORITY)
+        ladder_entries_count(tournament=tournament, groups=groups, versions=field.versions, now=now)
+    return len(groups)
+
+
+def ladder_entries_count(*, tournament: Tournament, groups: list[tuple[int, ...]], versions: dict[int, int],
+                         now: datetime) -> None:
+    """Count ``groups`` (seat orders) as scheduled in their bots' ladder entries, creating missing ones.
+    The caller holds the ladder's row locked. Three statements whatever the number of groups."""
+    players = tournament.players_per_match
+    bucket = int(now.timestamp()) // RECENT_STEP_S
+    oldest = bucket - RECENT_STEPS
+    entries = {e.bot_id: e for e in LadderEntry.objects.filter(
+        tournament=tournament, bot_id__in={bot for group in groups for bot in group})}
+    fresh = []
+    for group in groups:
+        for seat, bot_id in enumerate(group):
+            entry = entries.get(bot_id)
+            if entry is None:
+                entry = entries[bot_id] = LadderEntry(tournament=tournament, bot_id=bot_id, seat_counts=[], recent={})
+                fresh.append(entry)
+            counts = list(entry.seat_counts) + [0] * max(0, players - len(entry.seat_counts))
+            counts[seat] += 1
+            entry.seat_counts = counts
+            entry.scheduled += 1
+            entry.last_scheduled_at = now
+            if entry.version_id != versions.get(bot_id):
+                entry.version_id, entry.version_games = versions.get(bot_id), 0
+            entry.version_games += 1
+            recent = {key: n for key, n in entry.recent.items() if int(key) > oldest}
+            recent[str(bucket)] = recent.get(str(bucket), 0) + 1
+            entry.recent = recent
+    LadderEntry.objects.bulk_create(fresh)
+    LadderEntry.objects.bulk_update([e for e in entries.values() if e not in fresh],
+                                    ["seat_counts", "scheduled", "last_scheduled_at", "version", "version_games",
+                                     "recent"])
+
+
+#: The ladder games a bot's page shows are counted in steps of ten minutes, for a day.
+RECENT_STEP_S = 600
+RECENT_STEPS = 86400 // RECENT_STEP_S
+
+
+def ladder_games_recent(entry: LadderEntry | None, *, now: datetime) -> dict[str, int]:
+    """``{"last_hour": n, "last_day": n}``: ladder games scheduled for the entry's bot in the ten-minute steps
+    that overlap the last hour and the last day (0 without an entry)."""
+    if entry is None:
+        return {"last_hour": 0, "last_day": 0}
+    current = int(now.timestamp()) // RECENT_STEP_S
+    hour = sum(n for key, n in entry.recent.items() if int(key) > current - 3600 // RECENT_STEP_S)
+    day = sum(n for key, n in entry.recent.items() if int(key) > current - RECENT_STEPS)
+    return {"last_hour": hour, "last_day": day}
 
 
 @dataclasses.dataclass(frozen=True)

@@ -35,7 +35,7 @@ from ladder import seat_logs
 from ladder.models import Match, Tournament
 from ladder.services import match_sql
 from ladder.services.comparisons import comparison_advance, comparison_decided
-from ladder.services.enqueue import broker_queue_length, matches_enqueue_on_commit
+from ladder.services.enqueue import match_messages_held, matches_enqueue_on_commit
 from ladder.services.rating_updates import ratings_compute, ratings_write
 from ladder.services.rotations import rotation_held, rotation_release_next
 from ladder.services.tournaments import tournament_finish_if_done
@@ -349,14 +349,14 @@ def _queued_ids() -> list[int]:
 def _queued_without_message() -> list[int]:
     """The queued matches (all of them) if the broker holds fewer messages than there are, twice in a row;
     else none. Which messages are missing the broker cannot say, and a duplicate costs a skipped claim."""
-    held = broker_queue_length()
+    held = match_messages_held()
     if held is None:
         return []
     queued = _queued_ids()
     if len(queued) <= held:
         return []
     time.sleep(LOST_MESSAGE_RECHECK_S)
-    held = broker_queue_length()
+    held = match_messages_held()
     queued = _queued_ids()
     if held is None or len(queued) <= held:
         return []

@@ -51,7 +51,7 @@ def game_options_check(*, game: Game, players: int, options: dict | None) -> dic
     return merged
 
 
-def _current_versions(bot_ids: Sequence[int]) -> dict[int, int]:
+def current_versions(bot_ids: Sequence[int]) -> dict[int, int]:
     """bot id -> id of its newest accepted version, for the bots that have one."""
     rows = (
         BotVersion.objects.filter(bot_id__in=bot_ids, validation_status=BotVersion.Validation.ACCEPTED)
@@ -80,7 +80,7 @@ def entrants_check(*, bot_ids: Sequence[int], game: Game, field: str) -> dict[in
     inactive = sorted(b.name for b in bots.values() if not b.active)
     if inactive:
         raise ServiceError(f"these bots are inactive: {', '.join(inactive)}", field=field)
-    current = _current_versions(bot_ids)
+    current = current_versions(bot_ids)
     without_code = sorted(bots[b].name for b in bot_ids if b not in current)
     if without_code:
         raise ServiceError(f"these bots have no accepted version: {', '.join(without_code)}", field=field)
@@ -126,7 +126,7 @@ def matches_create(
     held: set[int] = set()  # offsets of the rotations sent later, one by one
     if deals is not None and rotations_in_sequence(tournament):
         held = set(range(len(seatings))) - set(first_rotations(range(len(seatings)), deals))
-    versions = _current_versions({bot_id for seating in seatings for bot_id in seating})
+    versions = current_versions({bot_id for seating in seatings for bot_id in seating})
     limits = limits_resolve(game_slug=tournament.game.slug, overrides=tournament.limits)
     reserved = {players: match_reservation_s(game_slug=tournament.game.slug, players=players, limits=limits)
                 for players in {len(seating) for seating in seatings}}
