@@ -51,7 +51,8 @@ _BOT_EXAMPLE = {"id": 7, "name": "greedy", "game": "kingdomino", "owner": "ada",
                 "created_at": "2026-05-01T12:00:00Z", "current_version": _VERSION_EXAMPLE,
                 "versions": [_VERSION_EXAMPLE], "ratings": [_RATING_EXAMPLE],
                 "ladder_status": {"state": "playing", "message": "Plays on the Kingdomino ladder: each round pairs it "
-                                                                 "with bots of other owners close to its rating."}}
+                                                                 "with bots of other owners close to its rating."},
+                "ladder_games": {"last_hour": 42, "last_day": 960}}
 
 
 def _bot_example(name: str, status_code: str = "200", **changes) -> OpenApiExample:
@@ -112,6 +113,11 @@ class LadderStatusSerializer(serializers.Serializer):
     message = serializers.CharField(help_text="The same in a sentence, with what would change it.")
 
 
+class LadderGamesSerializer(serializers.Serializer):
+    last_hour = serializers.IntegerField(help_text="Ladder games scheduled for the bot in the last hour.")
+    last_day = serializers.IntegerField(help_text="Ladder games scheduled for the bot in the last 24 hours.")
+
+
 class BotDetailSerializer(serializers.ModelSerializer):
     game = serializers.CharField(source="game.slug")
     owner = serializers.CharField(source="owner.username")
@@ -120,11 +126,14 @@ class BotDetailSerializer(serializers.ModelSerializer):
     ratings = BotRatingSerializer(many=True, read_only=True)
     ladder_status = LadderStatusSerializer(
         read_only=True, help_text="Whether the game's ladder pairs the bot (rated games), and if not why.")
+    ladder_games = LadderGamesSerializer(
+        read_only=True, help_text="How many ladder games it had lately, counted in ten-minute steps (a step that "
+                                  "began up to ten minutes before the hour or day counts whole).")
 
     class Meta:
         model = Bot
         fields = ("id", "name", "game", "owner", "active", "created_at", "current_version", "versions", "ratings",
-                  "ladder_status")
+                  "ladder_status", "ladder_games")
 
     @extend_schema_field(VersionSerializer(many=True))
     def get_versions(self, bot):

@@ -59,12 +59,13 @@ def bots_enterable(*, game: Game) -> QuerySet[Bot]:
 
 
 def bot_detail_get(*, bot_id: int) -> Bot:
-    """A bot with its versions (code left out) and ratings prefetched, or ServiceError 404. Five queries
+    """A bot with its versions (code left out) and ratings prefetched, or ServiceError 404. Six queries
     at most.
 
     ``current_version`` is the prefetched version that :func:`current_version_number` names (None while
     no version is accepted); ``ladder_status`` whether the ladder pairs it, and if not why
-    (``ladder.bot_ladder_status``: two queries, none for an inactive bot)."""
+    (``ladder.bot_ladder_status``: two queries, none for an inactive bot); ``ladder_games`` its ladder games
+    of the last hour and day (``ladder.bot_ladder_games``: one query)."""
     bot = (
         Bot.objects.select_related("game", "owner")
         .annotate(current_version_number=current_version_number())
@@ -79,6 +80,7 @@ def bot_detail_get(*, bot_id: int) -> Bot:
         raise ServiceError(f"no bot with id {bot_id}", status=404)
     bot.current_version = next((v for v in bot.versions.all() if v.number == bot.current_version_number), None)
     bot.ladder_status = ladder.bot_ladder_status(bot=bot)
+    bot.ladder_games = ladder.bot_ladder_games(bot=bot)
     return bot
 
 
@@ -169,6 +171,7 @@ def bot_page(*, bot_id: int, viewer) -> dict:
         "recent": recent,
         "head_to_head": bot_frequent_opponents(bot=bot),
         "ladder_status": ladder.bot_ladder_status(bot=bot),
+        "ladder_games": ladder.bot_ladder_games(bot=bot),
     }
 
 

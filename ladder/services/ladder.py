@@ -252,6 +252,13 @@ def ladder_games_recent(entry: LadderEntry | None, *, now: datetime) -> dict[str
     return {"last_hour": hour, "last_day": day}
 
 
+def bot_ladder_games(*, bot: Bot, now: datetime | None = None) -> dict[str, int]:
+    """:func:`ladder_games_recent` of ``bot`` on its game's ladder: one query."""
+    entry = LadderEntry.objects.filter(bot=bot, tournament__game_id=bot.game_id,
+                                       tournament__kind=Tournament.Kind.LADDER).only("recent").first()
+    return ladder_games_recent(entry, now=now or timezone.now())
+
+
 @dataclasses.dataclass(frozen=True)
 class LadderStatus:
     """Whether a bot plays on its game's ladder, and if not why, in words its owner can act on."""

@@ -18,7 +18,8 @@ ANONYMOUS_READS = [
     ("/api/games/", 1),
     ("/api/leaderboards/kingdomino/", 3),  # game, ratings with bots and owners, pair records (the fit)
     ("/api/bots/", 2),  # count, the page with Elo and current version
-    ("/api/bots/{bot}/", 5),  # bot with its current version number, versions, ratings; ladder players, opponents
+    ("/api/bots/{bot}/", 6),  # bot with its current version number, versions, ratings; ladder players, opponents;
+    # its ladder entry
     ("/api/bots/{bot}/ratings/", 3),  # bot, count, the page of changes
     ("/api/bots/{bot}/head-to-head/{opponent}/", 3),  # the two bots, the shared seats
     ("/api/tournaments/", 3),  # count, the page, entered bots

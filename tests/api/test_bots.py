@@ -99,13 +99,25 @@ def test_list_query_count_does_not_grow_with_bots(api_client, django_assert_max_
         assert len(api_client.get("/api/bots/?page_size=50").json()["results"]) == 12
 
 
-def test_detail_has_versions_ratings_and_ladder_status_in_five_queries(api_client, django_assert_max_num_queries):
+def test_detail_has_versions_ratings_and_ladder_status_in_six_queries(api_client, django_assert_max_num_queries):
     bot = BotFactory()
-    with django_assert_max_num_queries(5):
+    with django_assert_max_num_queries(6):
         body = api_client.get(f"/api/bots/{bot.id}/").json()
     assert body["current_version"]["number"] == 1 and body["ratings"][0]["elo"] == 1500.0
     missing = api_client.get("/api/bots/999999/")
     assert missing.status_code == 404 and error_of(missing)["detail"] == "no bot with id 999999"
+
+
+def test_detail_counts_the_bots_ladder_games_of_the_last_hour_and_day(api_client):
+    import random
+
+    from ladder.services.ladder import ladder_tick
+
+    bot, other = BotFactory(), BotFactory()
+    assert api_client.get(f"/api/bots/{bot.id}/").json()["ladder_games"] == {"last_hour": 0, "last_day": 0}
+    ladder_tick(matches_per_game=3, rng=random.Random(0))
+    assert api_client.get(f"/api/bots/{bot.id}/").json()["ladder_games"] == {"last_hour": 3, "last_day": 3}
+    assert api_client.get(f"/api/bots/{other.id}/").json()["ladder_games"] == {"last_hour": 3, "last_day": 3}
 
 
 def test_detail_says_why_a_bot_whose_only_opponents_are_its_owners_bots_gets_no_ladder_games(api_client):

@@ -84,6 +84,20 @@ def test_bot_page_says_why_a_bot_whose_only_opponents_are_its_owners_bots_gets_n
     assert 'data-state="playing"' in client.get(f"/bots/{mine.id}/").content.decode()
 
 
+def test_bot_page_counts_its_ladder_games_of_the_last_hour_and_day(client, bot_factory):
+    import random
+
+    from ladder.services.ladder import ladder_tick
+
+    bot = bot_factory()
+    bot_factory()
+    assert 'data-last-hour="0" data-last-day="0"' in client.get(f"/bots/{bot.id}/").content.decode()
+    ladder_tick(matches_per_game=2, rng=random.Random(0))
+    page = client.get(f"/bots/{bot.id}/").content.decode()
+    assert 'data-last-hour="2" data-last-day="2"' in page
+    assert "Ladder games: 2 in the last hour, 2 in the last day." in page
+
+
 def test_bot_owner_sees_logs_and_the_new_version_form(client, tournament_factory):
     bot = tournament_factory(bots=2).bots.first()
     client.force_login(bot.owner)

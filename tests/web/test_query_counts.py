@@ -19,8 +19,9 @@ pytestmark = pytest.mark.django_db
 ANONYMOUS_PAGES = [
     ("/", 6),  # games, bot counts, match counts, running tournaments, recent matches + their seats
     ("/games/kingdomino/", 7),  # game, ratings, pair records, trends, recent matches + seats, ladder pace
-    # bot, versions, rating, history, own seats, their matches + seats, h2h seats, names; ladder players, opponents
-    ("/bots/{bot}/", 12),
+    # bot, versions, rating, history, own seats, their matches + seats, h2h seats, names; ladder players, opponents;
+    # its ladder entry
+    ("/bots/{bot}/", 13),
     ("/tournaments/{tournament}/", 6),  # tournament, seats, bots, progress, recent matches + seats
     ("/tournaments/", 1),
     ("/tournaments/{tournament}/progress/", 2),
@@ -57,7 +58,7 @@ def test_owner_pages_add_only_the_session_and_logs(client, big_history):
     match_id = big_history["match_ids"][-1]
     # Session and user: 2 queries; the bot page lists the owner's comparisons: 1 more; the match page
     # reads the owner's seats' logs: 1 more.
-    assert _count(client, f"/bots/{bot.id}/")[:2] == (200, 15)
+    assert _count(client, f"/bots/{bot.id}/")[:2] == (200, 16)
     assert _count(client, f"/matches/{match_id}/")[:2] == (200, 5)
     assert _count(client, "/bots/mine/")[:2] == (200, 5)
     assert _count(client, "/bots/new/")[:2] == (200, 4)  # session, user, the game choices (read twice)
