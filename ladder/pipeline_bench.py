@@ -7,6 +7,13 @@
   database: enqueue, claim, fetch code, play, record result and ratings.
 * ``pipeline.ratio``: celery / referee, i.e. how much of the referee's speed the pipeline keeps (goal >= 0.8).
 * ``pipeline.scaling``: matches per second with two worker processes over one (goal >= 1.7 on 2 cores).
+* ``ladder.matches_per_s``: the ladder alone on two worker processes, with the settings in force (the
+  defaults unless the environment says otherwise), its tick run every ``LADDER_INTERVAL_S`` as beat runs
+  it, among ``LADDER_BENCH_BOTS`` bots: finished ladder matches per second over ``ladder_seconds``, once
+  the ladder has had ``LADDER_BENCH_WARMUP_S`` to find its pace. ``ladder.ratio``: that over
+  ``pipeline.two_processes_matches_per_s``, a round robin of the same game on the same two processes
+  (goal >= 0.8). ``ladder.learning``: whether the ladder was still learning when the window ended (it
+  plays at its maintenance pace after, and the figure would measure that instead).
 * ``pipeline.recovery_s.killed_worker``: a round robin on two workers (one process each), one of them
   killed with SIGKILL in the middle of a match: seconds from the kill to the last match finished. The
   killed worker's match waits for its lease to expire and the reconciler to queue it again.
@@ -33,6 +40,7 @@ from pathlib import Path
 
 from django.conf import settings
 from django.db import connection
+from django.utils import timezone
 
 REPO = Path(__file__).resolve().parent.parent
 BENCH_GAME = "kingdomino"
@@ -92,7 +100,7 @@ class _Workers:
         self.processes.clear()
 
 
-def _bots(count: int) -> list[int]:
+def _bots(count: int, first: int = 0) -> list[int]:
     from ladder.services.bots import bot_create
     from ladder.services.examples import EXAMPLES_DIR, examples_owner
     from ladder.services.validation import bot_version_validate
@@ -100,7 +108,7 @@ def _bots(count: int) -> list[int]:
     code = (EXAMPLES_DIR / BENCH_GAME / "random_bot.py").read_bytes()
     owner = examples_owner()
     bots = [bot_create(owner=owner, game_slug=BENCH_GAME, name=f"bench{i}", data=code, filename="bot.py")
-            for i in range(count)]
+            for i in range(first, first + count)]
     # Checked here, as a worker would, so that the pipeline measured plays matches only.
     for bot in bots:
         bot_version_validate(version_id=bot.versions.get().id)
@@ -204,6 +212,42 @@ def _recovery_s(bot_ids: list[int], matches: int, disruption: str) -> float:
         workers.stop()
 
 
+LADDER_BENCH_BOTS = 30
+LADDER_BENCH_WARMUP_S = 20.0
+
+
+def _ladder_rate(seconds: float) -> tuple[float, bool]:
+    """Ladder matches finished per second on two worker processes (module docstring), and whether the
+    ladder still learned at the end."""
+    from ladder.models import Game, Match
+    from ladder.services.ladder import ladder_field, ladder_tick
+
+    workers = _Workers(f"bench-{uuid.uuid4().hex[:8]}")
+    settings.MATCH_QUEUE, settings.LADDER_QUEUE = workers.queue, f"{workers.queue}.ladder"
+    try:
+        workers.start(1, name="ladder-a")
+        workers.start(1, name="ladder-b")
+        began = time.monotonic()
+        next_tick = began
+        counted_from = counted = None
+        while True:
+            now = time.monotonic()
+            if counted_from is None and now - began >= LADDER_BENCH_WARMUP_S:
+                counted_from, counted = now, Match.objects.filter(tournament__kind="ladder", status="finished").count()
+            if counted_from is not None and now - counted_from >= seconds:
+                finished = Match.objects.filter(tournament__kind="ladder", status="finished").count()
+                rate = (finished - counted) / (now - counted_from)
+                break
+            if now >= next_tick:
+                ladder_tick()
+                next_tick += settings.LADDER_INTERVAL_S
+            time.sleep(0.05)
+        field = ladder_field(game=Game.objects.get(slug=BENCH_GAME), now=timezone.now())
+        return rate, bool(field and field.learning)
+    finally:
+        workers.stop()
+
+
 def _referee_rate(tournament) -> float:
     """Matches per second for the same matches played in a loop by the referee alone."""
     from bots.referee import BotSpec, play_match
@@ -222,9 +266,10 @@ def _referee_rate(tournament) -> float:
     return len(jobs) / (time.monotonic() - began)
 
 
-def bench_pipeline(*, matches: int = 100, scaling_matches: int | None = None, recovery_matches: int = 120) -> dict:
+def bench_pipeline(*, matches: int = 100, scaling_matches: int | None = None, recovery_matches: int = 120,
+                   ladder_seconds: float = 30.0) -> dict:
     """The pipeline figures as a flat dict; runs in a scratch database that is dropped afterwards.
-    ``recovery_matches`` 0 leaves out the recovery figures."""
+    ``recovery_matches`` 0 leaves out the recovery figures, ``ladder_seconds`` 0 the ladder's."""
     scaling_matches = scaling_matches or matches
     old_name = connection.settings_dict["NAME"]
     connection.creation.create_test_db(verbosity=0, autoclobber=True, serialize=False)
@@ -245,6 +290,13 @@ def bench_pipeline(*, matches: int = 100, scaling_matches: int | None = None, re
         two_rate, _ = _celery_rate(bot_ids, scaling_matches, 2, "bench: scaling, 2 processes")
         recovery = {f"pipeline.recovery_s.{disruption}": round(_recovery_s(bot_ids, recovery_matches, disruption), 1)
                     for disruption in ("killed_worker", "flushed_broker") if recovery_matches}
+        ladder = {}
+        if ladder_seconds:
+            # Last: its unplayed matches stay queued when it stops.
+            _bots(LADDER_BENCH_BOTS - len(bot_ids), first=len(bot_ids))
+            ladder_rate, learning = _ladder_rate(ladder_seconds)
+            ladder = {"ladder.matches_per_s": round(ladder_rate, 2), "ladder.ratio": round(ladder_rate / two_rate, 3),
+                      "ladder.learning": learning, "ladder.seconds": ladder_seconds}
         failed = Tournament.objects.filter(matches__status="failed").count()
     finally:
         scratch = connection.settings_dict["NAME"]
@@ -261,6 +313,8 @@ def bench_pipeline(*, matches: int = 100, scaling_matches: int | None = None, re
         "pipeline.ratio": round(celery_rate / referee_rate, 3),
         "pipeline.scaling_matches": scaling_matches,
         "pipeline.scaling": round(two_rate / one_rate, 3),
+        "pipeline.two_processes_matches_per_s": round(two_rate, 2),
+        **ladder,
         **recovery,
         **({"pipeline.recovery_matches": recovery_matches} if recovery_matches else {}),
         "pipeline.database": connection.vendor,

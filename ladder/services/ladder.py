@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import itertools
+import logging
 import math
 import random
 from datetime import datetime, timedelta
@@ -23,6 +24,8 @@ from ladder.models import Bot, BotVersion, Game, LadderEntry, Match, PairRecord,
 from ladder.ratings.pairing import Candidate, candidate_deviations, half_width, select_groups
 from ladder.services.rated_play import HOUSE_BOTS, rated_owner_keys
 from ladder.services.tournaments import LADDER_PRIORITY, current_versions, matches_create
+
+logger = logging.getLogger(__name__)
 
 
 def _ladder_players(game: Game) -> int:
@@ -164,8 +167,13 @@ def ladder_tick(*, now: datetime | None = None, rng: random.Random | None = None
         return {}
     now = now or timezone.now()
     rng = rng or random.Random()
-    room = matches_per_game if matches_per_game is not None else ladder_backlog_target(now=now) - Match.objects.filter(
-        status=Match.Status.QUEUED, priority=LADDER_PRIORITY).count()
+    if matches_per_game is not None:
+        room = matches_per_game
+    else:
+        target = ladder_backlog_target(now=now)
+        queued = Match.objects.filter(status=Match.Status.QUEUED, priority=LADDER_PRIORITY).count()
+        room = target - queued
+        logger.info("ladder tick: %d queued of a target of %d", queued, target)
     if room <= 0:
         return {}
     fields = [f for game in Game.objects.filter(available=True) if (f := ladder_field(game=game, now=now))]
@@ -180,6 +188,9 @@ def ladder_tick(*, now: datetime | None = None, rng: random.Random | None = None
             count = min(room, _maintenance_due(field, now=now))
         if count > 0 and (made := _schedule(field, count=count, now=now, rng=rng)):
             scheduled[field.tournament.game.slug] = made
+    if scheduled:
+        logger.info("ladder tick: scheduled %s (learning: %s)", scheduled,
+                    ", ".join(f"{f.tournament.game.slug} +-{f.widest:.0f}" for f in learning) or "none")
     return scheduled
 
 

@@ -1,8 +1,9 @@
 """``manage.py bench [--json]``: throughput figures measured side by side in one run, as ratios.
 
 ``sandbox.*``, ``match.*`` and ``pause.*`` come from ``bots.bench`` (sandbox start-up, sandboxed against
-in-process matches, with the bots paused between their turns and without); ``pipeline.*`` from ``ladder.pipeline_bench`` (the referee alone against the same matches
-through Celery, the broker and the database, and two worker processes against one); ``leaderboard.*`` from
+in-process matches, with the bots paused between their turns and without); ``pipeline.*`` and ``ladder.*`` from ``ladder.pipeline_bench`` (the referee alone against the same
+matches through Celery, the broker and the database, two worker processes against one, and the ladder alone
+against a round robin on the same two processes); ``leaderboard.*`` from
 ``ladder.leaderboard_bench`` (the leaderboard and its certainty on a small and a large generated history).
 """
 
@@ -22,6 +23,9 @@ class Command(BaseCommand):
         parser.add_argument("--recovery-matches", type=int, default=120,
                             help="matches of the round robins timed through a killed worker and a flushed broker "
                                  "(default: 120; 0 leaves the recovery figures out)")
+        parser.add_argument("--ladder-seconds", type=float, default=30.0,
+                            help="seconds the ladder alone is timed on two worker processes, after its warm-up "
+                                 "(default: 30; 0 leaves the ladder figures out)")
         parser.add_argument("--repeats", type=int, default=40,
                             help="repeats of the sandbox measurements, whose medians are taken (default: 40)")
         parser.add_argument("--skip-sandbox", action="store_true",
@@ -44,7 +48,8 @@ class Command(BaseCommand):
             from ladder.pipeline_bench import bench_pipeline
 
             figures.update(bench_pipeline(matches=options["matches"], scaling_matches=options["scaling_matches"],
-                                          recovery_matches=options["recovery_matches"]))
+                                          recovery_matches=options["recovery_matches"],
+                                          ladder_seconds=options["ladder_seconds"]))
         if not options["skip_leaderboard"]:
             from ladder.leaderboard_bench import bench_leaderboard
 
