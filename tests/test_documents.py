@@ -4,6 +4,7 @@ names a path outside the repository."""
 
 from __future__ import annotations
 
+import os
 import re
 from pathlib import Path
 
@@ -77,12 +78,13 @@ def test_the_readme_is_a_short_entry_page_with_the_two_commands():
 
 
 def repository_files():
-    for path in ROOT.rglob("*"):
-        parts = path.relative_to(ROOT).parts
-        if any(part.startswith(".") or part in SKIPPED_FOLDERS for part in parts[:-1]):
-            continue
-        if path.is_file() and path.suffix in {".py", ".md", ".toml", ".txt", ".html", ".yml", ".cfg", ""}:
-            yield path
+    """The repository's text files, without hidden folders (``.git``, ``.venv``) or what runs create."""
+    for folder, subfolders, files in os.walk(ROOT):
+        subfolders[:] = [name for name in subfolders if not name.startswith(".") and name not in SKIPPED_FOLDERS]
+        for name in files:
+            path = Path(folder) / name
+            if path.suffix in {".py", ".md", ".toml", ".txt", ".html", ".yml", ".cfg", ""}:
+                yield path
 
 
 def test_no_file_names_a_path_outside_the_repository():
