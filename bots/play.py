@@ -4,8 +4,8 @@
 ``bot.py`` at its root, a folder holding ``bot.py``, or the name of one of the game's example bots
 (``random``, ``greedy``). Without ``--json`` the output is the clock every bot played under, a table of the
 seats (score, place, outcome, time its decisions took, reason) and the tail of each bot's log; with
-``--json`` it is the one JSON object of DESIGN.md section 7. Exit status: 0 played, 2 bad arguments, 3 no
-isolation here, 4 sandbox failure.
+``--json`` it is the one JSON object of docs/bots.md ("Playing a match locally"). Exit status: 0 played,
+2 bad arguments, 3 no isolation here, 4 sandbox failure.
 
 ``play --from-bundle FILE [--seat N BOT] [--from-step K] [--json]`` plays a match bundle
 (``GET /api/matches/{id}/bundle/``) again, under the bundle's limits, with :class:`bots.referee.Recording`:

@@ -186,8 +186,8 @@ class MatchResult:
     unsafe: bool = False
 
     def to_json(self, *, decisions: bool = False) -> dict:
-        """The ``play --json`` object of DESIGN.md section 7; with ``decisions``, each seat also carries
-        its ``decisions`` records (see :class:`SeatResult`)."""
+        """The ``play --json`` object (docs/bots.md, "Playing a match locally"); with ``decisions``, each
+        seat also carries its ``decisions`` records (see :class:`SeatResult`)."""
         seats = []
         for s in self.seats:
             seat = {"bot": s.bot, "score": s.score, "place": s.place, "outcome": s.outcome, "reason": s.reason}

@@ -1,6 +1,6 @@
 """What runs inside the sandbox: load one bot and speak the JSON-lines protocol for it.
 
-The referee and the bot process exchange one JSON object per line (DESIGN.md section 3)::
+The referee and the bot process exchange one JSON object per line (docs/bots.md, "The protocol")::
 
     referee -> bot  {"type": "start", "game", "seat", "players", "options", "move_ms", "bank_ms",
                      "match_ms"}

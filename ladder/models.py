@@ -1,4 +1,4 @@
-"""The ladder's durable state (DESIGN.md section 4). The database is the source of truth.
+"""The ladder's durable state (docs/architecture.md, "Data"). The database is the source of truth.
 
 Invariants live in the database as constraints, so that every writer (web, workers, admin, shell) is held
 to them. Business logic lives in ``ladder.services``; these classes only describe data.

@@ -1,7 +1,7 @@
 """Django settings for the bot ladder, read from the environment in this one place.
 
 Every setting has a typed default and a comment. Production differs from the embedded default only
-through environment variables (see the configuration table in README.md):
+through environment variables (every one is listed in docs/operations.md):
 
 * embedded default (``make demo``, ``make test``): SQLite and Kombu's filesystem broker under ``var/``;
 * production (docker compose): ``DATABASE_URL`` points at PostgreSQL, ``CELERY_BROKER_URL`` at Redis.

@@ -1,6 +1,6 @@
 """Carcassonne: The Dice Game - push-your-luck dice, knights, catapults and closed cities on a grid.
 
-The rules are ../shared/rules/carcassonne_dice.md (rule ids ``CD-...``, engine decisions ``ED-...``).
+The rules are docs/rules/carcassonne_dice.md (rule ids ``CD-...``, engine decisions ``ED-...``).
 What this engine demonstrates: decisions that come in long chains inside one turn (collect, build, build,
 roll, ...), with the legal placements kept incremental per plane. All information is public.
 

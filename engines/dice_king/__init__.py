@@ -1,4 +1,4 @@
-"""King of the Dice: The Board Game (HABA 2021, *Dobbelkoning*), rules of ``shared/rules/dice_king.md``.
+"""King of the Dice: The Board Game (HABA 2021, *Dobbelkoning*), rules of ``docs/rules/dice_king.md``.
 
 What the game demonstrates: push-your-luck dice with free re-rolls, conditions that are data (a small
 grammar, :mod:`.conditions`), joker dice made from pairs of cards, and area control on a map. Chance

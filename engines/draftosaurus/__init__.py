@@ -3,7 +3,7 @@
 This engine demonstrates the hardest information model of the ladder: every seat chooses at the same
 time from a hidden hand, hands travel round the table, and a seat may know only its own hand, the hands it
 held earlier in the round, and never what another seat chose in the same step. The rules are
-``shared/rules/draftosaurus.md`` (rule ids ``DS-x.y``, engine decisions ``ED-n``).
+``docs/rules/draftosaurus.md`` (rule ids ``DS-x.y``, engine decisions ``ED-n``).
 
 Options (ED-19): ``{"board": "summer" | "winter", "mode": "single" | "summer_winter"}``, defaults
 ``{"board": "summer", "mode": "single"}``. ``summer_winter`` plays a summer game, then a winter game, and

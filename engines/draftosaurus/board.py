@@ -1,6 +1,6 @@
 """The printed components of Draftosaurus as data: species, die faces, both zoo sides, bag sizes.
 
-Everything here is read from the rules specification (``shared/rules/draftosaurus.md``, Sections 1, 2,
+Everything here is read from the rules specification (``docs/rules/draftosaurus.md``, Sections 1, 2,
 5, 7, 8 and 9); the rules code only looks things up. Orders matter: ``SPECIES`` is the canonical species
 order (DS-1.2), ``FACES`` the die's face order used by the roll formula (ED-1), and each side's
 ``order`` the board order of destinations used by ``legal_actions()`` (ED-14).

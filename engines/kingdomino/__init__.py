@@ -1,6 +1,6 @@
 """Kingdomino: build a 5x5 kingdom of dominoes; the pick order of the next line is the whole game.
 
-Rules: ``shared/rules/kingdomino.md`` (ids ``KD-*`` and ``ED-*`` in the code and tests). 2 to 4 players;
+Rules: ``docs/rules/kingdomino.md`` (ids ``KD-*`` and ``ED-*`` in the code and tests). 2 to 4 players;
 options ``middle_kingdom``, ``harmony``, ``mighty_duel`` (2 players, 7x7, all 48 dominoes), ``dynasty``
 (three games, total score) and ``initial_pick`` (``"random_kings"``, or the seed's 2-player ``"snake"``).
 Sequential decisions, chance only at setup, hidden information: the draw pile's order and the set-aside

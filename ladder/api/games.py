@@ -1,7 +1,7 @@
 """Games and their leaderboards.
 
-Both answer plain lists (DESIGN.md section 7): there are a handful of games, and a leaderboard is read
-whole, ranked, to draw the table. Each leaderboard row says how sure the board is of it (its interval,
+Both answer plain lists (docs/architecture.md, "Interfaces"): there are a handful of games, and a leaderboard
+is read whole, ranked, to draw the table. Each leaderboard row says how sure the board is of it (its interval,
 rank range and ``p_above``: ``ladder.services.rating_confidence``).
 """
 

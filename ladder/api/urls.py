@@ -1,4 +1,5 @@
-"""Routes under /api/ (DESIGN.md section 7), the OpenAPI schema and its two locally served viewers."""
+"""Routes under /api/ (docs/architecture.md, "Interfaces"), the OpenAPI schema and its two locally served
+viewers."""
 
 from django.urls import path, re_path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView

@@ -1,9 +1,10 @@
 """Replays for the match page: the timeline of a finished match and the picture at any step.
 
-A match is stored as ``(game, players, seed, options, actions)`` (DESIGN.md section 2), so every step is
-recomputed by the engine. Engines are fast next to a page load (a 1,500-action Carcassonne game replays in
-tens of milliseconds), so nothing is cached: the timeline is one pass over the actions, and a frame replays
-up to its step and draws only that step. Step ``s`` is the position after ``s`` actions (0 = the start).
+A match is stored as ``(game, players, seed, options, actions)`` (docs/architecture.md, "Engines"), so every
+step is recomputed by the engine. Engines are fast next to a page load (a 1,500-action Carcassonne game
+replays in tens of milliseconds), so nothing is cached: the timeline is one pass over the actions, and a frame
+replays up to its step and draws only that step. Step ``s`` is the position after ``s`` actions (0 = the
+start).
 
 A bot's owner also sees what the bot did at each step: its decisions (``Seat.decisions``, one record per
 decision, written by the referee), read here into :class:`Decision` rows with the time bank left after each.

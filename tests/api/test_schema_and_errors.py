@@ -10,7 +10,7 @@ from tests.api.helpers import error_of
 
 pytestmark = pytest.mark.django_db
 
-# Every route of DESIGN.md section 7 and those issue 9 adds: each must be in the schema.
+# Every route of the API (docs/architecture.md, "Interfaces"): each must be in the schema.
 DOCUMENTED = {
     ("post", "/api/auth/register/"), ("post", "/api/auth/token/"), ("get", "/api/auth/me/"),
     ("get", "/api/games/"), ("get", "/api/leaderboards/{game}/"),

@@ -1,9 +1,9 @@
 """Hostile bots against the real sandbox: every escape fails, the outcome is right, the host is untouched.
 
-Each bot in ``tests/bots/hostile/`` attacks one guarantee of DESIGN.md section 3 and prints ``ESCAPED``
-for anything that works. It plays the ``race`` game against a well-behaved bot whose code carries a
-marker, so that reading it would be noticed. After every match the host is checked: no process of a bot
-uid is left, no cgroup is left, the watched files and listeners saw nothing. These bots only ever run
+Each bot in ``tests/bots/hostile/`` attacks one guarantee of docs/bots.md ("What the sandbox guarantees") and
+prints ``ESCAPED`` for anything that works. It plays the ``race`` game against a well-behaved bot whose code
+carries a marker, so that reading it would be noticed. After every match the host is checked: no process of a
+bot uid is left, no cgroup is left, the watched files and listeners saw nothing. These bots only ever run
 through the sandbox (never bare, never in unsafe mode): the fixture refuses to fall back.
 """
 

@@ -2,9 +2,9 @@
 referee raise or the result unstorable, and a bot that stalls while starting never costs another seat its
 match.
 
-Each bot of ``tests/bots/hostile/`` used here attacks one of those promises (DESIGN.md section 3) and must
-get the outcome its test names; the honest seats must finish ``ok``. Like every hostile bot they only ever
-run through the sandbox.
+Each bot of ``tests/bots/hostile/`` used here attacks one of those promises (docs/bots.md, "What the sandbox
+guarantees") and must get the outcome its test names; the honest seats must finish ``ok``. Like every hostile
+bot they only ever run through the sandbox.
 """
 
 from __future__ import annotations

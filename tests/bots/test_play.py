@@ -1,4 +1,4 @@
-"""``play``: argument handling, the human-readable report and the JSON object of DESIGN.md section 7."""
+"""``play``: argument handling, the human-readable report and the JSON object of docs/bots.md."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
-"""What a bot can read is exactly what DESIGN.md section 3 allows: its own code, the standard library,
-the allowed packages, and the shared libraries those load; nothing else.
+"""What a bot can read is exactly what docs/bots.md ("What the sandbox guarantees") allows: its own code,
+the standard library, the allowed packages, and the shared libraries those load; nothing else.
 
 A bot inside the real sandbox walks its whole root (``hostile/inventory.py``) and reports every folder it
 can list and every file it can open. The test computes the allowlist on the host without asking the
