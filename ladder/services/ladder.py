@@ -15,13 +15,22 @@ import math
 import random
 from datetime import datetime, timedelta
 
+import numpy as np
+
 from django.conf import settings
 from django.db import transaction
 from django.db.models import Count, Exists, Max, OuterRef, Q, QuerySet
 from django.utils import timezone
 
 from ladder.models import Bot, BotVersion, Game, LadderEntry, Match, PairRecord, Rating, Seat, Tournament
-from ladder.ratings.pairing import Candidate, candidate_deviations, half_width, select_groups
+from ladder.ratings.pairing import (
+    Candidate,
+    candidate_deviations,
+    half_width,
+    misorder_probabilities,
+    select_groups,
+)
+from ladder.services.rating_confidence import SETTLED_P
 from ladder.services.rated_play import HOUSE_BOTS, rated_owner_keys
 from ladder.services.tournaments import LADDER_PRIORITY, current_versions, matches_create
 
@@ -63,10 +72,11 @@ class LadderField:
     tournament: Tournament
     candidates: list[Candidate]
     versions: dict[int, int]  # bot id -> the version its next games seat
-    #: Some active bot is new (fewer than LADDER_PROVISIONAL_GAMES games with its version) or has a 95%
-    #: interval wider than +-LADDER_TARGET_HALF_WIDTH: the ladder plays as fast as the workers allow.
+    #: Some active bot is new (fewer than LADDER_PROVISIONAL_GAMES games with its version), or has a 95%
+    #: interval wider than +-LADDER_TARGET_HALF_WIDTH and an order in doubt against some other bot: the
+    #: ladder plays as fast as the workers allow.
     learning: bool
-    #: The widest half width of a 95% interval of a candidate's strength, in Elo points.
+    #: The widest half width of a 95% interval among the bots whose order is in doubt, in Elo points.
     widest: float
     last_scheduled_at: datetime | None
 
@@ -124,12 +134,27 @@ def ladder_field(*, game: Game, now: datetime) -> LadderField | None:
             bot_id=bot_id, owner_id=-bot_id if owner is None else owner, elo=rating, deviation=deviations[bot_id],
             waited_s=waited, seat_counts=tuple((entry.seat_counts if entry else [])[:players]), games=version_games,
         ))
-    widest = max(half_width(deviation) for deviation in spread.values())
+    widest = _widest_in_doubt(elo, spread)
     provisional = any(c.games < settings.LADDER_PROVISIONAL_GAMES for c in candidates)
     last = max((e.last_scheduled_at for e in entries.values() if e.last_scheduled_at), default=None)
     return LadderField(tournament=tournament, candidates=candidates, versions=versions,
                        learning=provisional or widest > settings.LADDER_TARGET_HALF_WIDTH, widest=widest,
                        last_scheduled_at=last)
+
+
+#: A bot's order against another is in doubt while the chance that it is the other way round is this or more.
+ORDER_DOUBT = 1.0 - SETTLED_P
+
+
+def _widest_in_doubt(elo: dict[int, float], deviation: dict[int, float]) -> float:
+    """The widest half width of a 95% interval among the bots whose order against some other bot is in
+    doubt (:data:`ORDER_DOUBT`); 0 when every order is certain. A bot that beats everyone keeps a wide
+    interval (only the prior bounds how much stronger it is), but nothing more is to be learnt of the order
+    from its games."""
+    bots = list(elo)
+    misorder = misorder_probabilities(np.array([elo[b] for b in bots]), np.array([deviation[b] for b in bots]))
+    doubtful = misorder.max(axis=1) >= ORDER_DOUBT
+    return max((half_width(deviation[b]) for b, d in zip(bots, doubtful) if d), default=0.0)
 
 
 def _unplayed_pairs(tournament: Tournament) -> list[tuple[int, int, float]]:

@@ -205,3 +205,20 @@ def test_unplayed_ladder_games_count_as_information(bot_factory):
     after = ladder_field(game=bots[0].game, now=timezone.now())
     assert all(a.deviation < b.deviation for a, b in zip(
         sorted(after.candidates, key=lambda c: c.bot_id), sorted(before.candidates, key=lambda c: c.bot_id)))
+
+
+def test_a_ladder_whose_order_is_certain_rests_though_a_runaway_winners_interval_stays_wide(bot_factory, settings):
+    """A bot that beats everyone keeps a wide interval (how much stronger it is, only the prior bounds), but
+    more of its games teach nothing of the order: the ladder rests. Two close bots still in doubt wake it."""
+    from ladder.models import Rating
+
+    strong, weak = bot_factory(), bot_factory()
+    _settle([strong, weak], weight=300.0, settings=settings)
+    Rating.objects.filter(bot=strong).update(elo=2300.0)
+    Rating.objects.filter(bot=weak).update(elo=1200.0)
+    field = ladder_field(game=strong.game, now=timezone.now())
+    assert not field.learning and field.widest == 0.0
+    assert max(c.deviation for c in field.candidates) > 100  # wide: 300 games at p(1 - p) ~ 0.002
+    Rating.objects.filter(bot=weak).update(elo=2290.0)
+    field = ladder_field(game=strong.game, now=timezone.now())
+    assert field.learning and field.widest > settings.LADDER_TARGET_HALF_WIDTH
