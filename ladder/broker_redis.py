@@ -7,11 +7,17 @@ there the checks waited behind the whole backlog of matches. Here the list follo
 ``queue_order`` (the settings give the checks' queue, then the matches'), and queues it does not name come
 after them, by name. How much of a worker's time the checks then take is bounded in the workers
 (``workers.check_share``).
+
+It also lets the reconciler see what the broker really holds for a queue (:func:`reserved_messages`,
+:func:`waiting_messages`): Kombu moves a delivered message from the queue's list into its ``unacked``
+hash until the worker acknowledges it, so the list's length alone misses every prefetched message.
 """
 
 from __future__ import annotations
 
 from kombu.transport import redis
+from kombu.utils.encoding import bytes_to_str
+from kombu.utils.json import loads
 
 
 class Channel(redis.Channel):
@@ -27,3 +33,32 @@ class Channel(redis.Channel):
 
 class Transport(redis.Transport):
     Channel = Channel
+
+
+def reserved_messages(channel: redis.Channel, queue: str) -> list[dict]:
+    """The messages of ``queue`` that workers have taken and not yet acknowledged (Kombu's ``unacked``
+    hash: a worker's prefetched messages and the ones it is running), as Kombu stored them.
+
+    One HVALS: the hash holds what the fleet has in flight (workers x prefetch), not the backlog."""
+    payloads = []
+    for raw in channel.client.hvals(channel.unacked_key):
+        try:
+            message, _exchange, routing_key = loads(bytes_to_str(raw))
+        except (TypeError, ValueError):
+            continue
+        if routing_key == queue:
+            payloads.append(message)
+    return payloads
+
+
+def waiting_messages(channel: redis.Channel, queue: str) -> list[dict]:
+    """Every message waiting in ``queue`` (each of its priority lists), as Kombu stored it. Reads the
+    whole backlog: for the rare look after a count says some message is missing."""
+    payloads = []
+    for priority in channel.priority_steps:
+        for raw in channel.client.lrange(channel._q_for_pri(queue, priority), 0, -1):
+            try:
+                payloads.append(loads(bytes_to_str(raw)))
+            except (TypeError, ValueError):
+                continue
+    return payloads

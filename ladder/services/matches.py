@@ -13,9 +13,9 @@
    cannot record a stale result, and a result is never recorded twice.
 
 :func:`matches_reconcile` (periodic, every ``RECONCILE_INTERVAL_S``) puts matches whose lease expired
-back in the queue, and sends the messages of queued matches again when the broker holds fewer messages
-than there are queued matches, so a killed worker or a flushed broker delays matches by seconds and
-never loses them.
+back in the queue, and sends again the messages of queued matches the broker holds none for (neither
+waiting nor taken by a worker; ``_queued_without_message``), so a killed worker or a flushed broker
+delays matches by seconds and never loses them, and a message a worker has prefetched is never sent twice.
 """
 
 from __future__ import annotations
@@ -35,7 +35,7 @@ from ladder import seat_logs
 from ladder.models import Match, Tournament
 from ladder.services import match_sql
 from ladder.services.comparisons import comparison_advance, comparison_decided
-from ladder.services.enqueue import broker_queue_length, matches_enqueue_on_commit
+from ladder.services.enqueue import broker_match_messages, broker_waiting_match_ids, matches_enqueue_on_commit
 from ladder.services.rating_updates import ratings_compute, ratings_write
 from ladder.services.rotations import rotation_held, rotation_release_next
 from ladder.services.tournaments import tournament_finish_if_done
@@ -290,9 +290,9 @@ LOST_MESSAGE_RECHECK_S = 0.2
 
 def matches_reconcile(*, now: datetime | None = None) -> ReconcileReport:
     """Recover from lost work: running matches past their lease go back to the queue (or fail after too
-    many attempts); queued matches get their message again when the broker holds fewer messages than
-    there are queued matches (all of them then: duplicates are harmless, the claim skips them), and in
-    any case once they have waited ``MATCH_REQUEUE_AFTER_S`` unclaimed. A held rotation of a rated deal
+    many attempts); queued matches get their message again when the broker holds none for them
+    (``_queued_without_message``; duplicates are harmless, the claim skips them), and in any case once
+    they have waited ``MATCH_REQUEUE_AFTER_S`` unclaimed. A held rotation of a rated deal
     (``rotations.rotation_held``) has no message to lose: it is neither counted nor sent."""
     now = now or timezone.now()
     # First, so that the matches given back below, whose messages go out as each one commits, are not
@@ -347,17 +347,36 @@ def _queued_ids() -> list[int]:
 
 
 def _queued_without_message() -> list[int]:
-    """The queued matches (all of them) if the broker holds fewer messages than there are, twice in a row;
-    else none. Which messages are missing the broker cannot say, and a duplicate costs a skipped claim."""
-    held = broker_queue_length()
-    if held is None:
-        return []
-    queued = _queued_ids()
-    if len(queued) <= held:
+    """The queued matches the broker holds no message for, at two looks ``LOST_MESSAGE_RECHECK_S`` apart
+    (a message published as its transaction commits, or moving from the queue to a worker, can be missed
+    by one look, never by both).
+
+    Where the broker keeps the messages workers have taken and not acknowledged (Redis: prefetched and
+    running ones), those matches are not missing, and when the rest outnumber the waiting messages the
+    waiting ones are listed to find exactly which matches have none. Elsewhere only the counts can be
+    compared, and a shortfall sends every queued match again (a duplicate costs a skipped claim)."""
+    first = _missing_at_one_look()
+    if not first:
         return []
     time.sleep(LOST_MESSAGE_RECHECK_S)
-    held = broker_queue_length()
-    queued = _queued_ids()
-    if held is None or len(queued) <= held:
+    seen_missing = set(first)
+    return [match_id for match_id in _missing_at_one_look() if match_id in seen_missing]
+
+
+def _missing_at_one_look() -> list[int]:
+    view = broker_match_messages()
+    if view is None:
         return []
-    return queued
+    queued = _queued_ids()
+    if view.reserved is None:
+        return queued if len(queued) > view.waiting else []
+    unreserved = [match_id for match_id in queued if match_id not in view.reserved]
+    if len(unreserved) <= view.waiting:
+        return []
+    waiting = broker_waiting_match_ids()
+    if waiting is None:
+        return unreserved
+    # Looked at again after the listing: a message taken while the backlog was read is in the hash now.
+    again = broker_match_messages()
+    reserved_since = again.reserved or frozenset() if again is not None else frozenset()
+    return [match_id for match_id in unreserved if match_id not in waiting and match_id not in reserved_since]
