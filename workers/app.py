@@ -17,12 +17,28 @@ app.config_from_object("django.conf:settings", namespace="CELERY")
 @worker_process_init.connect
 def _configure_worker_connections(**_) -> None:
     """In each worker process, unless ``MATCH_SYNCHRONOUS_COMMIT`` is set, commit without waiting for
-    PostgreSQL's WAL flush (see :func:`commit_without_flush_wait`)."""
+    PostgreSQL's WAL flush (see :func:`commit_without_flush_wait`); and name the process's PostgreSQL
+    connection after it (:func:`name_connections`)."""
     from django.conf import settings
     from django.db.backends.signals import connection_created
 
     if not settings.MATCH_SYNCHRONOUS_COMMIT:
         connection_created.connect(commit_without_flush_wait, weak=False)
+    name_connections()
+
+
+def name_connections() -> None:
+    """``application_name`` ``ladder-worker:<host>:<pid>`` for this process's new PostgreSQL connections:
+    ``pg_stat_activity`` then tells which worker process holds which connection (at most one each)."""
+    import socket
+
+    from django.db import DEFAULT_DB_ALIAS, connections
+
+    conf = connections.settings[DEFAULT_DB_ALIAS]
+    if conf["ENGINE"].endswith("postgresql"):
+        # PostgreSQL keeps the first 63 bytes; the pid, which tells processes apart, goes last.
+        name = f"ladder-worker:{socket.gethostname()[:40]}:{os.getpid()}"
+        conf.setdefault("OPTIONS", {})["application_name"] = name
 
 
 @worker_process_shutdown.connect

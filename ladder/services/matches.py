@@ -104,17 +104,17 @@ def match_claim(*, match_id: int, worker: str = "", now: datetime | None = None)
     )
 
 
-def match_lease_renew(*, match_id: int, token: str, now: datetime | None = None) -> bool:
+def match_lease_renew(*, match_id: int, token: str, now: datetime | None = None, database=None) -> bool:
     """Extend the lease of a running match to ``MATCH_LEASE_S`` from now, if it is still held under
     ``token``; False (nothing changed) once the claim is lost or the match is over. One UPDATE, outside
-    any transaction."""
+    any transaction, on ``database`` (a Django connection; default: the calling thread's)."""
     try:
         token_value = match_sql.db_token(uuid.UUID(str(token)))
     except ValueError:
         return False
     now = now or timezone.now()
     lease_end = match_sql.db_datetime(now + timedelta(seconds=settings.MATCH_LEASE_S))
-    with connection.cursor() as cursor:
+    with (database or connection).cursor() as cursor:
         cursor.execute(match_sql.renew_lease_sql(), [lease_end, match_id, Match.Status.RUNNING.value, token_value])
         return cursor.rowcount == 1
 
