@@ -107,6 +107,17 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     DATABASES["default"]["TEST"] = {"NAME": str(VAR_DIR / "test_ladder.sqlite3")}
 # Reuse connections between requests and tasks (seconds); 0 closes them after each one.
 DATABASES["default"]["CONN_MAX_AGE"] = env.int("DATABASE_CONN_MAX_AGE", default=60)
+# What sits between the project and PostgreSQL: "" (nothing, or a pooler in session mode) or "transaction"
+# (PgBouncer's transaction pooling, where consecutive transactions of one connection may run on different
+# server connections). The project keeps no session state (``synchronous_commit`` is set per transaction,
+# workers/app.py); behind transaction pooling it also opens no server-side cursor and prepares no statement,
+# both of which live in one server connection.
+DATABASE_POOLER: str = env.str("DATABASE_POOLER", default="")
+if DATABASE_POOLER not in ("", "transaction"):
+    raise ImproperlyConfigured(f"DATABASE_POOLER must be empty or 'transaction', not {DATABASE_POOLER!r}")
+if DATABASE_POOLER == "transaction" and DATABASES["default"]["ENGINE"].endswith("postgresql"):
+    DATABASES["default"]["DISABLE_SERVER_SIDE_CURSORS"] = True
+    DATABASES["default"].setdefault("OPTIONS", {})["prepare_threshold"] = None
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 

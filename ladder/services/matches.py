@@ -79,11 +79,15 @@ def match_claim(*, match_id: int, worker: str = "", now: datetime | None = None)
     at = match_sql.db_datetime(now)
     lease_end = match_sql.db_datetime(now + timedelta(seconds=settings.MATCH_LEASE_S))
     running, queued = Match.Status.RUNNING.value, Match.Status.QUEUED.value
-    with connection.cursor() as claim, connection.cursor() as read:
+    # One transaction, committed with the batch (no round trip of its own): a worker's transactions are
+    # where it drops the wait for the WAL flush (workers/app.py), which a statement in autocommit keeps.
+    with transaction.atomic(), connection.cursor() as claim, connection.cursor() as read, \
+            connection.cursor() as commit:
         with match_sql.statements_batched():
             claim.execute(match_sql.claim_sql(), [running, match_sql.db_token(token), lease_end, at, worker[:200],
                                                   at, match_id, queued, running, at, queued, running])
             read.execute(match_sql.claimed_match_sql(), [match_id])
+            match_sql.commit_batched(commit)
         claimed = claim.rowcount
         rows = read.fetchall()
     if not claimed or not rows:
