@@ -382,5 +382,5 @@ def _missing_at_one_look() -> list[int]:
         return unreserved
     # Looked at again after the listing: a message taken while the backlog was read is in the hash now.
     again = broker_match_messages()
-    reserved_since = again.reserved or frozenset() if again is not None else frozenset()
+    reserved_since = (again.reserved or frozenset()) if again is not None else frozenset()
     return [match_id for match_id in unreserved if match_id not in waiting and match_id not in reserved_since]
