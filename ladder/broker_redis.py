@@ -35,19 +35,26 @@ class Transport(redis.Transport):
     Channel = Channel
 
 
-def reserved_messages(channel: redis.Channel, queue: str) -> list[dict]:
-    """The messages of ``queue`` that workers have taken and not yet acknowledged (Kombu's ``unacked``
-    hash: a worker's prefetched messages and the ones it is running), as Kombu stored them.
+def reserved_messages(channel: redis.Channel, queue: str, *, since: float) -> list[dict]:
+    """The messages of ``queue`` that workers took at ``since`` (a Unix time) or later and have not yet
+    acknowledged (Kombu's ``unacked`` hash: a worker's prefetched messages and the ones it is running),
+    as Kombu stored them.
 
-    One HVALS: the hash holds what the fleet has in flight (workers x prefetch), not the backlog."""
+    Older ones are left out: a worker that died holding them never acknowledges them, and Kombu gives them
+    back only after its visibility timeout (an hour). Two reads of what the fleet has in flight (workers x
+    prefetch), not of the backlog."""
+    tags = channel.client.zrangebyscore(channel.unacked_index_key, since, "+inf")
     payloads = []
-    for raw in channel.client.hvals(channel.unacked_key):
-        try:
-            message, _exchange, routing_key = loads(bytes_to_str(raw))
-        except (TypeError, ValueError):
-            continue
-        if routing_key == queue:
-            payloads.append(message)
+    for start in range(0, len(tags), 1000):
+        for raw in channel.client.hmget(channel.unacked_key, tags[start:start + 1000]):
+            if raw is None:
+                continue  # acknowledged between the two reads
+            try:
+                message, _exchange, routing_key = loads(bytes_to_str(raw))
+            except (TypeError, ValueError):
+                continue
+            if routing_key == queue:
+                payloads.append(message)
     return payloads
 
 

@@ -13,6 +13,7 @@ import contextlib
 import dataclasses
 import json
 import logging
+import time
 from collections.abc import Iterable
 
 from celery import Celery
@@ -57,8 +58,9 @@ class BrokerMatchMessages:
 
     #: Messages waiting in the queue (not yet taken by any worker).
     waiting: int
-    #: The matches whose messages workers have taken and not yet acknowledged (prefetched, or running
-    #: now); None when the transport cannot tell (the filesystem broker, AMQP).
+    #: The matches whose messages workers have taken in the last ``MATCH_LEASE_S`` and not yet
+    #: acknowledged (prefetched, or running now); None when the transport cannot tell (the filesystem
+    #: broker, AMQP). A message held longer may be a dead worker's: its match is not counted as served.
     reserved: frozenset[int] | None
 
 
@@ -102,8 +104,9 @@ def broker_match_messages(queue: str | None = None) -> BrokerMatchMessages | Non
             if isinstance(channel, kombu_redis.Channel):
                 # Read after the count: a message a worker takes between the two reads (it moves from the
                 # queue to the hash) is then counted twice, never missed, and nothing is sent for it.
+                since = time.time() - settings.MATCH_LEASE_S
                 reserved = frozenset(match_id for match_id in map(_match_id, broker_redis.reserved_messages(
-                    channel, queue)) if match_id is not None)
+                    channel, queue, since=since)) if match_id is not None)
             return BrokerMatchMessages(waiting=waiting, reserved=reserved)
     except Exception:
         logger.warning("could not ask the broker what %s holds", queue, exc_info=True)

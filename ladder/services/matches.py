@@ -357,7 +357,9 @@ def _queued_without_message() -> list[int]:
 
     Where the broker keeps the messages workers have taken and not acknowledged (Redis: prefetched and
     running ones), those matches are not missing, and when the rest outnumber the waiting messages the
-    waiting ones are listed to find exactly which matches have none. Elsewhere only the counts can be
+    waiting ones are listed to find exactly which matches have none. A message taken more than
+    ``MATCH_LEASE_S`` ago whose match is still queued counts as missing: the worker that prefetched it
+    may have died (a live one that still holds it then finds the match claimed by whoever took the copy). Elsewhere only the counts can be
     compared, and a shortfall sends every queued match again (a duplicate costs a skipped claim)."""
     first = _missing_at_one_look()
     if not first:

@@ -1,5 +1,6 @@
 """Claim, record, release and reconcile: the rules that make run_match safe to deliver twice or lose."""
 
+import time
 from datetime import timedelta
 
 import pytest
@@ -183,6 +184,28 @@ def test_reconciler_leaves_taken_messages_alone_and_resends_only_the_lost(three_
         assert channel.basic_get(private_queue, no_ack=True).payload[0] == [lost]
         for message in taken:
             message.ack()
+        channel.close()
+
+
+def test_a_message_held_longer_than_a_lease_by_a_worker_counts_as_lost(three_matches, settings, private_queue,
+                                                                        django_capture_on_commit_callbacks):
+    """A worker that died with prefetched messages never acknowledges them, and Kombu gives them back only
+    after its visibility timeout: a queued match whose message was taken a lease ago is sent again."""
+    if not settings.CELERY_BROKER_URL.startswith("redis://"):
+        pytest.skip("only the Redis broker keeps taken messages where the reconciler can see them")
+    matches_send_now([m.id for m in three_matches])
+    with celery_client().connection_for_read() as consumer:
+        channel = consumer.channel()
+        held = channel.basic_get(private_queue, no_ack=False)
+        assert matches_reconcile().resent == 0
+        # Taken a lease ago, as the prefetch of a worker killed since.
+        channel.client.zadd(channel.unacked_index_key,
+                            {held.delivery_tag: time.time() - settings.MATCH_LEASE_S - 1}, xx=True)
+        with django_capture_on_commit_callbacks(execute=True):
+            report = matches_reconcile()
+        assert (report.lost, report.resent) == (1, 1)
+        assert matches_reconcile().resent == 0, "sent again at every run"
+        held.ack()
         channel.close()
 
 
