@@ -340,8 +340,9 @@ MATCH_TIME_LIMIT_S: int = env.int("MATCH_TIME_LIMIT_S", default=MATCH_SOFT_TIME_
 # Times a match is attempted after sandbox faults before it is marked failed.
 MATCH_MAX_ATTEMPTS: int = env.int("MATCH_MAX_ATTEMPTS", default=3)
 # How often the reconciler runs (seconds): it hands the matches of dead workers (expired leases) to others
-# and sends again the messages a broker lost (fewer messages held than matches queued). One count of the
-# queued matches and one question to the broker per run.
+# and sends again the messages a broker lost (queued matches it holds no message for, waiting or taken by a
+# worker). One read of the queued matches and of the messages in flight per run; the backlog is read only
+# when the counts fall short.
 RECONCILE_INTERVAL_S: float = env.float("RECONCILE_INTERVAL_S", default=5.0)
 # Seconds a queued match may sit unclaimed before the reconciler sends its message again whatever the
 # broker says (a broker that cannot count its queue); a duplicate message is harmless, the claim skips it.

@@ -280,7 +280,7 @@ class ReconcileReport:
     failed: int
     #: Messages sent again, for either reason below.
     resent: int
-    #: Of those, queued matches sent again because the broker held fewer messages than matches queued.
+    #: Of those, queued matches sent again because the broker held no message for them.
     lost: int = 0
 
     def to_json(self) -> dict:
