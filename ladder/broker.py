@@ -15,7 +15,8 @@ Four changes to Kombu's transport, each for a fault seen with it:
   Here the clock is zero-padded to a fixed width (``message_name``), so text order is time order.
 * A message file that still cannot be read (a stray or torn file) is dropped with a warning and the next
   one delivered. Nothing is lost by that: the database is the source of truth, and the reconciler sends a
-  queued match's message again when the broker holds fewer messages than there are queued matches.
+  queued match's message again when the broker holds fewer messages than there are queued matches (this
+  transport cannot show the messages workers hold, so a shortfall sends every queued match again).
 """
 
 from __future__ import annotations

@@ -7,11 +7,17 @@ there the checks waited behind the whole backlog of matches. Here the list follo
 ``queue_order`` (the settings give the checks' queue, then the matches'), and queues it does not name come
 after them, by name. How much of a worker's time the checks then take is bounded in the workers
 (``workers.check_share``).
+
+It also lets the reconciler see what the broker really holds for a queue (:func:`reserved_messages`,
+:func:`waiting_messages`): Kombu moves a delivered message from the queue's list into its ``unacked``
+hash until the worker acknowledges it, so the list's length alone misses every prefetched message.
 """
 
 from __future__ import annotations
 
 from kombu.transport import redis
+from kombu.utils.encoding import bytes_to_str
+from kombu.utils.json import loads
 
 
 class Channel(redis.Channel):
@@ -27,3 +33,39 @@ class Channel(redis.Channel):
 
 class Transport(redis.Transport):
     Channel = Channel
+
+
+def reserved_messages(channel: redis.Channel, queue: str, *, since: float) -> list[dict]:
+    """The messages of ``queue`` that workers took at ``since`` (a Unix time) or later and have not yet
+    acknowledged (Kombu's ``unacked`` hash: a worker's prefetched messages and the ones it is running),
+    as Kombu stored them.
+
+    Older ones are left out: a worker that died holding them never acknowledges them, and Kombu gives them
+    back only after its visibility timeout (an hour). Two reads of what the fleet has in flight (workers x
+    prefetch), not of the backlog."""
+    tags = channel.client.zrangebyscore(channel.unacked_index_key, since, "+inf")
+    payloads = []
+    for start in range(0, len(tags), 1000):
+        for raw in channel.client.hmget(channel.unacked_key, tags[start:start + 1000]):
+            if raw is None:
+                continue  # acknowledged between the two reads
+            try:
+                message, _exchange, routing_key = loads(bytes_to_str(raw))
+            except (TypeError, ValueError):
+                continue
+            if routing_key == queue:
+                payloads.append(message)
+    return payloads
+
+
+def waiting_messages(channel: redis.Channel, queue: str) -> list[dict]:
+    """Every message waiting in ``queue`` (each of its priority lists), as Kombu stored it. Reads the
+    whole backlog: for the rare look after a count says some message is missing."""
+    payloads = []
+    for priority in channel.priority_steps:
+        for raw in channel.client.lrange(channel._q_for_pri(queue, priority), 0, -1):
+            try:
+                payloads.append(loads(bytes_to_str(raw)))
+            except (TypeError, ValueError):
+                continue
+    return payloads

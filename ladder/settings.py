@@ -107,6 +107,17 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     DATABASES["default"]["TEST"] = {"NAME": str(VAR_DIR / "test_ladder.sqlite3")}
 # Reuse connections between requests and tasks (seconds); 0 closes them after each one.
 DATABASES["default"]["CONN_MAX_AGE"] = env.int("DATABASE_CONN_MAX_AGE", default=60)
+# What sits between the project and PostgreSQL: "" (nothing, or a pooler in session mode) or "transaction"
+# (PgBouncer's transaction pooling, where consecutive transactions of one connection may run on different
+# server connections). The project keeps no session state (``synchronous_commit`` is set per transaction,
+# workers/app.py); behind transaction pooling it also opens no server-side cursor and prepares no statement,
+# both of which live in one server connection.
+DATABASE_POOLER: str = env.str("DATABASE_POOLER", default="")
+if DATABASE_POOLER not in ("", "transaction"):
+    raise ImproperlyConfigured(f"DATABASE_POOLER must be empty or 'transaction', not {DATABASE_POOLER!r}")
+if DATABASE_POOLER == "transaction" and DATABASES["default"]["ENGINE"].endswith("postgresql"):
+    DATABASES["default"]["DISABLE_SERVER_SIDE_CURSORS"] = True
+    DATABASES["default"].setdefault("OPTIONS", {})["prepare_threshold"] = None
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
@@ -332,8 +343,9 @@ MATCH_TIME_LIMIT_S: int = env.int("MATCH_TIME_LIMIT_S", default=MATCH_SOFT_TIME_
 # Times a match is attempted after sandbox faults before it is marked failed.
 MATCH_MAX_ATTEMPTS: int = env.int("MATCH_MAX_ATTEMPTS", default=3)
 # How often the reconciler runs (seconds): it hands the matches of dead workers (expired leases) to others
-# and sends again the messages a broker lost (fewer messages held than matches queued). One count of the
-# queued matches and one question to the broker per run.
+# and sends again the messages a broker lost (queued matches it holds no message for, waiting or taken by a
+# worker). One read of the queued matches and of the messages in flight per run; the backlog is read only
+# when the counts fall short.
 RECONCILE_INTERVAL_S: float = env.float("RECONCILE_INTERVAL_S", default=5.0)
 # Seconds a queued match may sit unclaimed before the reconciler sends its message again whatever the
 # broker says (a broker that cannot count its queue); a duplicate message is harmless, the claim skips it.

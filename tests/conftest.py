@@ -184,14 +184,15 @@ class WorkerPool:
         self.log_dir = log_dir
         self.processes: list[subprocess.Popen] = []
 
-    def start(self, *, concurrency: int = 1, name: str | None = None) -> subprocess.Popen:
+    def start(self, *, concurrency: int = 1, name: str | None = None, args: tuple[str, ...] = ()) -> subprocess.Popen:
+        """Start a worker with ``concurrency`` pool processes; ``args`` are more ``celery worker`` options."""
         name = name or f"w{len(self.processes)}-{uuid.uuid4().hex[:6]}"
         with open(self.log_dir / f"{name}.log", "wb") as log:
             process = subprocess.Popen(
                 [sys.executable, "-m", "celery", "-A", "workers", "worker", "-Q", f"{self.queue}.validation,{self.queue},{self.queue}.ladder",
                  "-c", str(concurrency),
                  "-P", "prefork", "-n", f"{name}@%h", "--without-gossip", "--without-mingle", "--without-heartbeat",
-                 "-l", "INFO"],
+                 "-l", "INFO", *args],
                 cwd=REPO, env=self.env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
             )
         self.processes.append(process)

@@ -28,7 +28,8 @@ def match_execute(*, match_id: int, worker: str | None = None) -> str:
     try:
         # The lease is renewed while the match is played, however long it lasts.
         with lease_heartbeat.holding(match_id=match_id, token=claim.token):
-            code = code_bytes_cache.get_many([seat.sha256 for seat in claim.seats])
+            with lease_heartbeat.database():  # the heartbeat shares this thread's connection
+                code = code_bytes_cache.get_many([seat.sha256 for seat in claim.seats])
             result = play_match(
                 claim.game,
                 [BotSpec(name=seat.bot_name, code=code[seat.sha256]) for seat in claim.seats],

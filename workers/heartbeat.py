@@ -1,12 +1,17 @@
 """The lease heartbeat: while a worker process plays a match, a thread of that process renews its lease.
 
-One thread per worker process, started on first use (after the pool forked the process), with a database
-connection of its own. The match being played is handed to it with :meth:`LeaseHeartbeat.holding`; the
-thread wakes every ``MATCH_HEARTBEAT_S`` while it holds one and renews the lease with one UPDATE guarded
-by the attempt token (``ladder.services.matches.match_lease_renew``). Handing a match over and taking it
-back only sets a field under a lock: a match shorter than the interval costs no query at all. A renewal
-that fails (database unreachable) is logged and tried again at the next beat; one that finds the claim
-lost stops renewing that match, whose result the recording will refuse.
+One thread per worker process, started on first use (after the pool forked the process). It opens no
+database connection of its own: the process's connection, which the playing thread leaves idle while
+the referee runs, is lent to it for the match (:meth:`LeaseHeartbeat.holding`), so a worker process holds
+one connection however long its matches last. A lock keeps the two threads from using it at once: the
+playing thread takes it (:meth:`LeaseHeartbeat.database`) for any query of its own while it holds a match,
+and getting the match back waits for a renewal under way.
+
+The thread wakes every ``MATCH_HEARTBEAT_S`` while it holds a match and renews the lease with one UPDATE
+guarded by the attempt token (``ladder.services.matches.match_lease_renew``). Handing a match over and
+taking it back only sets a field under a lock: a match shorter than the interval costs no query at all. A
+renewal that fails (database unreachable) is logged and tried again at the next beat; one that finds the
+claim lost stops renewing that match, whose result the recording will refuse.
 """
 
 from __future__ import annotations
@@ -19,7 +24,7 @@ import threading
 import time
 
 from django.conf import settings
-from django.db import DatabaseError, InterfaceError, connection
+from django.db import DEFAULT_DB_ALIAS, DatabaseError, InterfaceError, connections
 
 logger = logging.getLogger(__name__)
 
@@ -29,6 +34,8 @@ class _Held:
     match_id: int
     token: str
     renewed_at: float
+    #: The playing thread's connection (a Django ``DatabaseWrapper``), lent for the match.
+    database: object
 
 
 class LeaseHeartbeat:
@@ -37,6 +44,8 @@ class LeaseHeartbeat:
     def __init__(self, interval_s: float | None = None) -> None:
         self._interval_s = interval_s
         self._condition = threading.Condition()
+        #: Held by whichever thread is using the lent connection.
+        self._database_lock = threading.Lock()
         self._held: _Held | None = None
         self._thread: threading.Thread | None = None
         self._pid = 0
@@ -49,22 +58,34 @@ class LeaseHeartbeat:
 
     @contextlib.contextmanager
     def holding(self, *, match_id: int, token: str):
-        """Renew the lease of ``match_id`` (claimed under ``token``) until the block ends."""
+        """Renew the lease of ``match_id`` (claimed under ``token``) until the block ends, on the calling
+        thread's connection. The caller keeps no transaction open meanwhile (a renewal would join it), and
+        wraps any query it makes inside the block in :meth:`database`."""
         self._ensure_thread()
+        database = connections[DEFAULT_DB_ALIAS]
+        database.inc_thread_sharing()
         with self._condition:
-            self._held = _Held(match_id, token, time.monotonic())
+            self._held = _Held(match_id, token, time.monotonic(), database)
             self._condition.notify()
         try:
             yield
         finally:
-            with self._condition:
+            with self._database_lock, self._condition:
                 self._held = None
                 self._condition.notify()
+            database.dec_thread_sharing()
+
+    @contextlib.contextmanager
+    def database(self):
+        """Use the process's connection from the playing thread while a match is held."""
+        with self._database_lock:
+            yield
 
     def _ensure_thread(self) -> None:
         # A process forked from one whose thread was running has no thread: start one of its own.
         if self._thread is None or self._pid != os.getpid() or not self._thread.is_alive():
             self._condition = threading.Condition()
+            self._database_lock = threading.Lock()
             self._pid = os.getpid()
             self._thread = threading.Thread(target=self._run, name="lease-heartbeat", daemon=True)
             self._thread.start()
@@ -74,8 +95,6 @@ class LeaseHeartbeat:
             with self._condition:
                 held = self._held
                 if held is None:
-                    # Idle: a worker between matches holds no connection for the heartbeat.
-                    connection.close()
                     self._condition.wait()
                     continue
                 due = held.renewed_at + self.interval_s
@@ -89,12 +108,17 @@ class LeaseHeartbeat:
     def _renew(self, held: _Held) -> None:
         from ladder.services.matches import match_lease_renew
 
-        try:
-            renewed = match_lease_renew(match_id=held.match_id, token=held.token)
-        except (DatabaseError, InterfaceError):
-            logger.warning("could not renew the lease of match %s; trying again", held.match_id, exc_info=True)
-            connection.close()
-            return
+        with self._database_lock:
+            if self._held is not held:
+                return  # taken back meanwhile: the connection is no longer lent
+            try:
+                renewed = match_lease_renew(match_id=held.match_id, token=held.token, database=held.database)
+            except (DatabaseError, InterfaceError):
+                logger.warning("could not renew the lease of match %s; trying again", held.match_id,
+                               exc_info=True)
+                # A broken connection is closed here, and the next use reconnects.
+                held.database.close_if_unusable_or_obsolete()
+                return
         self.renewals += 1
         if not renewed:
             logger.warning("match %s: lease lost (taken over or finished); no longer renewed", held.match_id)

@@ -3,12 +3,17 @@
 ``ladder`` never imports ``workers``: it holds its own small Celery client configured from the same
 ``CELERY_`` settings and names tasks as strings. A message that is lost (broker down at send time, a
 flushed Redis) only delays its match: the reconciler compares the queued matches with what the broker
-holds (:func:`broker_queue_length`) and sends it again.
+holds (:func:`broker_match_messages`) and sends it again.
 """
 
 from __future__ import annotations
 
+import base64
+import contextlib
+import dataclasses
+import json
 import logging
+import time
 from collections.abc import Iterable
 
 from celery import Celery
@@ -38,28 +43,114 @@ def broker_queue_length(queue: str | None = None) -> int | None:
     """How many messages wait in ``queue`` (default ``MATCH_QUEUE``) on the broker, not counting those
     workers have taken and not yet acknowledged; None if the broker cannot be asked. Works for every
     Kombu transport that counts its queues (Redis, the filesystem broker, AMQP)."""
-    from kombu.exceptions import ChannelError
-
     queue = queue or settings.MATCH_QUEUE
     try:
-        with celery_client().connection_for_read() as connection:
-            # One try: the reconciler asks again at its next run, and must not hang on a broker that is down.
-            connection.ensure_connection(max_retries=1, interval_start=0, interval_step=0, timeout=5)
-            channel = connection.default_channel
-            try:
-                return int(channel.queue_declare(queue=queue, passive=True).message_count)
-            except ChannelError:
-                return 0  # Redis keeps no empty queue: a flushed or drained queue does not exist
+        with _broker_channel() as channel:
+            return _message_count(channel, queue)
     except Exception:
         logger.warning("could not ask the broker how many messages wait in %s", queue, exc_info=True)
         return None
 
 
-def match_messages_held() -> int | None:
-    """How many match messages wait on the broker, in ``MATCH_QUEUE`` and ``LADDER_QUEUE`` together;
-    None if the broker cannot be asked."""
-    counts = [broker_queue_length(queue) for queue in dict.fromkeys([settings.MATCH_QUEUE, settings.LADDER_QUEUE])]
-    return None if None in counts else sum(counts)
+@dataclasses.dataclass(frozen=True)
+class BrokerMatchMessages:
+    """What the broker holds of a match queue at one look."""
+
+    #: Messages waiting in the queue (not yet taken by any worker).
+    waiting: int
+    #: The matches whose messages workers have taken in the last ``MATCH_LEASE_S`` and not yet
+    #: acknowledged (prefetched, or running now); None when the transport cannot tell (the filesystem
+    #: broker, AMQP). A message held longer may be a dead worker's: its match is not counted as served.
+    reserved: frozenset[int] | None
+
+
+@contextlib.contextmanager
+def _broker_channel():
+    """A channel of the broker, after one connection try (the reconciler asks again at its next run, and
+    must not hang on a broker that is down)."""
+    with celery_client().connection_for_read() as connection:
+        connection.ensure_connection(max_retries=1, interval_start=0, interval_step=0, timeout=5)
+        yield connection.default_channel
+
+
+def _match_id(message: dict) -> int | None:
+    """The match a ``run_match`` message (as Kombu stores it) announces; None for any other message."""
+    try:
+        if message.get("headers", {}).get("task") != RUN_MATCH_TASK:
+            return None
+        body = message["body"]
+        if message.get("properties", {}).get("body_encoding") == "base64":
+            body = base64.b64decode(body)
+        decoded = json.loads(body)
+        args = decoded[0] if isinstance(decoded, list) else decoded["args"]  # task protocol 2, or 1
+        return int(args[0])
+    except (KeyError, IndexError, TypeError, ValueError):
+        return None
+
+
+def match_queues() -> list[str]:
+    """The queues match messages go to: ``MATCH_QUEUE``, then the ladder's ``LADDER_QUEUE``."""
+    return list(dict.fromkeys([settings.MATCH_QUEUE, settings.LADDER_QUEUE]))
+
+
+def broker_match_messages(queue: str | None = None) -> BrokerMatchMessages | None:
+    """How many messages wait in ``queue`` (default: every match queue, :func:`match_queues`, together),
+    and which matches' messages workers hold unacknowledged where the transport keeps them in the broker
+    (Redis); None if the broker cannot be asked."""
+    if queue is None:
+        views = [broker_match_messages(name) for name in match_queues()]
+        if None in views:
+            return None
+        reserved = None if any(v.reserved is None for v in views) else frozenset().union(*(v.reserved for v in views))
+        return BrokerMatchMessages(waiting=sum(v.waiting for v in views), reserved=reserved)
+    from kombu.transport import redis as kombu_redis
+
+    from ladder import broker_redis
+
+    try:
+        with _broker_channel() as channel:
+            waiting = _message_count(channel, queue)
+            reserved = None
+            if isinstance(channel, kombu_redis.Channel):
+                # Read after the count: a message a worker takes between the two reads (it moves from the
+                # queue to the hash) is then counted twice, never missed, and nothing is sent for it.
+                since = time.time() - settings.MATCH_LEASE_S
+                reserved = frozenset(match_id for match_id in map(_match_id, broker_redis.reserved_messages(
+                    channel, queue, since=since)) if match_id is not None)
+            return BrokerMatchMessages(waiting=waiting, reserved=reserved)
+    except Exception:
+        logger.warning("could not ask the broker what %s holds", queue, exc_info=True)
+        return None
+
+
+def broker_waiting_match_ids(queue: str | None = None) -> frozenset[int] | None:
+    """The matches announced by the messages waiting in ``queue`` (default: every match queue); None if
+    the transport cannot list them (only Redis can) or the broker cannot be asked. Reads the whole backlog."""
+    if queue is None:
+        listed = [broker_waiting_match_ids(name) for name in match_queues()]
+        return None if None in listed else frozenset().union(*listed)
+    from kombu.transport import redis as kombu_redis
+
+    from ladder import broker_redis
+
+    try:
+        with _broker_channel() as channel:
+            if not isinstance(channel, kombu_redis.Channel):
+                return None
+            return frozenset(match_id for match_id in map(_match_id, broker_redis.waiting_messages(channel, queue))
+                             if match_id is not None)
+    except Exception:
+        logger.warning("could not list the messages waiting in %s", queue, exc_info=True)
+        return None
+
+
+def _message_count(channel, queue: str) -> int:
+    from kombu.exceptions import ChannelError
+
+    try:
+        return int(channel.queue_declare(queue=queue, passive=True).message_count)
+    except ChannelError:
+        return 0  # Redis keeps no empty queue: a flushed or drained queue does not exist
 
 
 def broker_queue_purge(queue: str) -> int:

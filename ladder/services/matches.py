@@ -13,9 +13,9 @@
    cannot record a stale result, and a result is never recorded twice.
 
 :func:`matches_reconcile` (periodic, every ``RECONCILE_INTERVAL_S``) puts matches whose lease expired
-back in the queue, and sends the messages of queued matches again when the broker holds fewer messages
-than there are queued matches, so a killed worker or a flushed broker delays matches by seconds and
-never loses them.
+back in the queue, and sends again the messages of queued matches the broker holds none for (neither
+waiting nor taken by a worker; ``_queued_without_message``), so a killed worker or a flushed broker
+delays matches by seconds and never loses them, and a message a worker has prefetched is never sent twice.
 """
 
 from __future__ import annotations
@@ -35,7 +35,7 @@ from ladder import seat_logs
 from ladder.models import Match, Tournament
 from ladder.services import match_sql
 from ladder.services.comparisons import comparison_advance, comparison_decided
-from ladder.services.enqueue import match_messages_held, matches_enqueue_on_commit
+from ladder.services.enqueue import broker_match_messages, broker_waiting_match_ids, matches_enqueue_on_commit
 from ladder.services.rating_updates import ratings_compute, ratings_write
 from ladder.services.rotations import rotation_held, rotation_release_next
 from ladder.services.tournaments import tournament_finish_if_done
@@ -79,11 +79,15 @@ def match_claim(*, match_id: int, worker: str = "", now: datetime | None = None)
     at = match_sql.db_datetime(now)
     lease_end = match_sql.db_datetime(now + timedelta(seconds=settings.MATCH_LEASE_S))
     running, queued = Match.Status.RUNNING.value, Match.Status.QUEUED.value
-    with connection.cursor() as claim, connection.cursor() as read:
+    # One transaction, committed with the batch (no round trip of its own): a worker's transactions are
+    # where it drops the wait for the WAL flush (workers/app.py), which a statement in autocommit keeps.
+    with transaction.atomic(), connection.cursor() as claim, connection.cursor() as read, \
+            connection.cursor() as commit:
         with match_sql.statements_batched():
             claim.execute(match_sql.claim_sql(), [running, match_sql.db_token(token), lease_end, at, worker[:200],
                                                   at, match_id, queued, running, at, queued, running])
             read.execute(match_sql.claimed_match_sql(), [match_id])
+            match_sql.commit_batched(commit)
         claimed = claim.rowcount
         rows = read.fetchall()
     if not claimed or not rows:
@@ -104,17 +108,17 @@ def match_claim(*, match_id: int, worker: str = "", now: datetime | None = None)
     )
 
 
-def match_lease_renew(*, match_id: int, token: str, now: datetime | None = None) -> bool:
+def match_lease_renew(*, match_id: int, token: str, now: datetime | None = None, database=None) -> bool:
     """Extend the lease of a running match to ``MATCH_LEASE_S`` from now, if it is still held under
     ``token``; False (nothing changed) once the claim is lost or the match is over. One UPDATE, outside
-    any transaction."""
+    any transaction, on ``database`` (a Django connection; default: the calling thread's)."""
     try:
         token_value = match_sql.db_token(uuid.UUID(str(token)))
     except ValueError:
         return False
     now = now or timezone.now()
     lease_end = match_sql.db_datetime(now + timedelta(seconds=settings.MATCH_LEASE_S))
-    with connection.cursor() as cursor:
+    with (database or connection).cursor() as cursor:
         cursor.execute(match_sql.renew_lease_sql(), [lease_end, match_id, Match.Status.RUNNING.value, token_value])
         return cursor.rowcount == 1
 
@@ -276,7 +280,7 @@ class ReconcileReport:
     failed: int
     #: Messages sent again, for either reason below.
     resent: int
-    #: Of those, queued matches sent again because the broker held fewer messages than matches queued.
+    #: Of those, queued matches sent again because the broker held no message for them.
     lost: int = 0
 
     def to_json(self) -> dict:
@@ -290,9 +294,9 @@ LOST_MESSAGE_RECHECK_S = 0.2
 
 def matches_reconcile(*, now: datetime | None = None) -> ReconcileReport:
     """Recover from lost work: running matches past their lease go back to the queue (or fail after too
-    many attempts); queued matches get their message again when the broker holds fewer messages than
-    there are queued matches (all of them then: duplicates are harmless, the claim skips them), and in
-    any case once they have waited ``MATCH_REQUEUE_AFTER_S`` unclaimed. A held rotation of a rated deal
+    many attempts); queued matches get their message again when the broker holds none for them
+    (``_queued_without_message``; duplicates are harmless, the claim skips them), and in any case once
+    they have waited ``MATCH_REQUEUE_AFTER_S`` unclaimed. A held rotation of a rated deal
     (``rotations.rotation_held``) has no message to lose: it is neither counted nor sent."""
     now = now or timezone.now()
     # First, so that the matches given back below, whose messages go out as each one commits, are not
@@ -347,17 +351,38 @@ def _queued_ids() -> list[int]:
 
 
 def _queued_without_message() -> list[int]:
-    """The queued matches (all of them) if the broker holds fewer messages than there are, twice in a row;
-    else none. Which messages are missing the broker cannot say, and a duplicate costs a skipped claim."""
-    held = match_messages_held()
-    if held is None:
-        return []
-    queued = _queued_ids()
-    if len(queued) <= held:
+    """The queued matches the broker holds no message for, at two looks ``LOST_MESSAGE_RECHECK_S`` apart
+    (a message published as its transaction commits, or moving from the queue to a worker, can be missed
+    by one look, never by both).
+
+    Where the broker keeps the messages workers have taken and not acknowledged (Redis: prefetched and
+    running ones), those matches are not missing, and when the rest outnumber the waiting messages the
+    waiting ones are listed to find exactly which matches have none. A message taken more than
+    ``MATCH_LEASE_S`` ago whose match is still queued counts as missing: the worker that prefetched it
+    may have died (a live one that still holds it then finds the match claimed by whoever took the copy). Elsewhere only the counts can be
+    compared, and a shortfall sends every queued match again (a duplicate costs a skipped claim)."""
+    first = _missing_at_one_look()
+    if not first:
         return []
     time.sleep(LOST_MESSAGE_RECHECK_S)
-    held = match_messages_held()
-    queued = _queued_ids()
-    if held is None or len(queued) <= held:
+    seen_missing = set(first)
+    return [match_id for match_id in _missing_at_one_look() if match_id in seen_missing]
+
+
+def _missing_at_one_look() -> list[int]:
+    view = broker_match_messages()
+    if view is None:
         return []
-    return queued
+    queued = _queued_ids()
+    if view.reserved is None:
+        return queued if len(queued) > view.waiting else []
+    unreserved = [match_id for match_id in queued if match_id not in view.reserved]
+    if len(unreserved) <= view.waiting:
+        return []
+    waiting = broker_waiting_match_ids()
+    if waiting is None:
+        return unreserved
+    # Looked at again after the listing: a message taken while the backlog was read is in the hash now.
+    again = broker_match_messages()
+    reserved_since = (again.reserved or frozenset()) if again is not None else frozenset()
+    return [match_id for match_id in unreserved if match_id not in waiting and match_id not in reserved_since]

@@ -6,7 +6,7 @@ import random
 import pytest
 
 from ladder.models import Match
-from ladder.services.enqueue import broker_queue_length, match_messages_held
+from ladder.services.enqueue import broker_match_messages, broker_queue_length
 from ladder.services.ladder import ladder_tick
 from ladder.services.matches import matches_reconcile
 from ladder.services.tournaments import tournament_create
@@ -25,7 +25,7 @@ def test_ladder_messages_go_to_the_ladder_queue_and_tournament_ones_to_the_match
         tournament_create(created_by=None, game_slug="kingdomino", name="cup", bot_ids=[b.id for b in bots[:2]],
                           players_per_match=2)
     assert (broker_queue_length(settings.LADDER_QUEUE), broker_queue_length(private_queue)) == (5, 1)
-    assert match_messages_held() == 6
+    assert broker_match_messages().waiting == 6
 
 
 def test_the_reconciler_counts_both_queues(bot_factory, settings, private_queue,

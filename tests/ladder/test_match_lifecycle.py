@@ -1,5 +1,6 @@
 """Claim, record, release and reconcile: the rules that make run_match safe to deliver twice or lose."""
 
+import time
 from datetime import timedelta
 
 import pytest
@@ -9,7 +10,7 @@ from django.utils import timezone
 
 from bots.referee import MatchResult, SeatResult
 from ladder.models import Match, Rating, RatingChange, Tournament
-from ladder.services.enqueue import broker_queue_length, matches_send_now
+from ladder.services.enqueue import broker_queue_length, celery_client, matches_send_now
 from ladder.services.matches import (
     match_claim,
     match_lease_renew,
@@ -157,6 +158,55 @@ def test_reconciler_resends_at_once_what_the_broker_lost(three_matches, private_
     assert (report.lost, report.resent, report.expired) == (2, 2, 0)
     assert broker_queue_length(private_queue) == 2
     assert matches_reconcile().resent == 0
+
+
+def test_reconciler_leaves_taken_messages_alone_and_resends_only_the_lost(three_matches, settings, private_queue,
+                                                                         django_capture_on_commit_callbacks):
+    """Messages a worker has prefetched (taken, not acknowledged) are in Kombu's ``unacked`` hash, not in
+    the queue: their matches are not missing. A lost message among them is found, and only it is sent."""
+    if not settings.CELERY_BROKER_URL.startswith("redis://"):
+        pytest.skip("only the Redis broker keeps taken messages where the reconciler can see them")
+    first, second, third = [m.id for m in three_matches]
+    matches_send_now([first, second, third])
+    with celery_client().connection_for_read() as consumer:
+        channel = consumer.channel()
+        # What a worker's prefetch does: two messages delivered and held unacknowledged.
+        taken = [channel.basic_get(private_queue, no_ack=False) for _ in range(2)]
+        announced = {m.payload[0][0] for m in taken}
+        assert broker_queue_length(private_queue) == 1
+        assert matches_reconcile().to_json() == {"expired": 0, "failed": 0, "resent": 0, "lost": 0}
+        broker_queue_purge(private_queue)
+        with django_capture_on_commit_callbacks(execute=True):
+            report = matches_reconcile()
+        (lost,) = {first, second, third} - announced
+        assert (report.lost, report.resent) == (1, 1)
+        assert broker_queue_length(private_queue) == 1
+        assert channel.basic_get(private_queue, no_ack=True).payload[0] == [lost]
+        for message in taken:
+            message.ack()
+        channel.close()
+
+
+def test_a_message_held_longer_than_a_lease_by_a_worker_counts_as_lost(three_matches, settings, private_queue,
+                                                                        django_capture_on_commit_callbacks):
+    """A worker that died with prefetched messages never acknowledges them, and Kombu gives them back only
+    after its visibility timeout: a queued match whose message was taken a lease ago is sent again."""
+    if not settings.CELERY_BROKER_URL.startswith("redis://"):
+        pytest.skip("only the Redis broker keeps taken messages where the reconciler can see them")
+    matches_send_now([m.id for m in three_matches])
+    with celery_client().connection_for_read() as consumer:
+        channel = consumer.channel()
+        held = channel.basic_get(private_queue, no_ack=False)
+        assert matches_reconcile().resent == 0
+        # Taken a lease ago, as the prefetch of a worker killed since.
+        channel.client.zadd(channel.unacked_index_key,
+                            {held.delivery_tag: time.time() - settings.MATCH_LEASE_S - 1}, xx=True)
+        with django_capture_on_commit_callbacks(execute=True):
+            report = matches_reconcile()
+        assert (report.lost, report.resent) == (1, 1)
+        assert matches_reconcile().resent == 0, "sent again at every run"
+        held.ack()
+        channel.close()
 
 
 @pytest.fixture

@@ -1,25 +1,37 @@
-"""Worker processes commit without waiting for PostgreSQL's WAL flush, unless told otherwise."""
+"""Worker processes commit without waiting for PostgreSQL's WAL flush, unless told otherwise, and set it
+per transaction: a connection's session keeps the default, as a pooler in transaction mode needs."""
 
 import pytest
-from django.db import connections
+from django.db import connection, transaction
 from django.db.backends.signals import connection_created
 
-from workers.app import _configure_worker_connections, commit_without_flush_wait
+from workers.app import (
+    _configure_worker_connections,
+    commit_without_flush_wait,
+    transaction_without_flush_wait,
+)
+
+# The transactions below are the test's own, not nested in a test case's.
+pytestmark = pytest.mark.django_db(transaction=True)
 
 
-def _synchronous_commit_of_a_new_connection() -> str:
-    connection = connections.create_connection("default")
-    try:
-        with connection.cursor() as cursor:
-            cursor.execute("SHOW synchronous_commit")
-            return cursor.fetchone()[0]
-    finally:
-        connection.close()
+def _show() -> str:
+    with connection.cursor() as cursor:
+        cursor.execute("SHOW synchronous_commit")
+        return cursor.fetchone()[0]
+
+
+def _in_a_transaction_then_after() -> tuple[str, str]:
+    """``synchronous_commit`` inside a transaction of a new connection, then in its session after it."""
+    connection.close()
+    with transaction.atomic():
+        inside = _show()
+    return inside, _show()
 
 
 @pytest.fixture
 def postgresql():
-    if connections["default"].vendor != "postgresql":
+    if connection.vendor != "postgresql":
         pytest.skip("synchronous_commit is a PostgreSQL setting")
 
 
@@ -28,18 +40,23 @@ def worker_process():
     """What ``worker_process_init`` does in a worker, undone afterwards."""
     yield _configure_worker_connections
     connection_created.disconnect(commit_without_flush_wait)
+    while transaction_without_flush_wait in connection.execute_wrappers:
+        connection.execute_wrappers.remove(transaction_without_flush_wait)
+    connection.close()
 
 
-@pytest.mark.django_db
-def test_a_worker_process_commits_without_waiting_for_the_flush(postgresql, worker_process, settings):
+def test_a_worker_transaction_commits_without_waiting_for_the_flush(postgresql, worker_process, settings):
     settings.MATCH_SYNCHRONOUS_COMMIT = False
-    assert _synchronous_commit_of_a_new_connection() == "on"
+    assert _in_a_transaction_then_after() == ("on", "on")
     worker_process()
-    assert _synchronous_commit_of_a_new_connection() == "off"
+    assert _in_a_transaction_then_after() == ("off", "on")
+    # And again on the same connection: every transaction, not only a connection's first.
+    with transaction.atomic():
+        assert _show() == "off"
+    assert _show() == "on"
 
 
-@pytest.mark.django_db
 def test_match_synchronous_commit_keeps_the_default(postgresql, worker_process, settings):
     settings.MATCH_SYNCHRONOUS_COMMIT = True
     worker_process()
-    assert _synchronous_commit_of_a_new_connection() == "on"
+    assert _in_a_transaction_then_after() == ("on", "on")

@@ -1,4 +1,5 @@
-"""The lease heartbeat thread of a worker process, against the real database (its own connection)."""
+"""The lease heartbeat thread of a worker process, against the real database, on the connection of the
+thread that holds the match."""
 
 import time
 
@@ -10,7 +11,7 @@ from ladder.services.tournaments import tournament_create
 from tests.ladder.test_match_lifecycle import result_for
 from workers.heartbeat import LeaseHeartbeat
 
-# The heartbeat's thread has a connection of its own: it sees only committed rows.
+# The heartbeat renews outside any transaction, which a test's own transaction would otherwise hold open.
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
@@ -54,8 +55,32 @@ def test_a_lost_claim_stops_the_renewals(claimed):
     match, claim = claimed
     heartbeat = LeaseHeartbeat(interval_s=0.1)
     with heartbeat.holding(match_id=match.id, token=claim.token):
-        assert match_record_result(match_id=match.id, token=claim.token, result=result_for(claim)) is True
+        with heartbeat.database():
+            assert match_record_result(match_id=match.id, token=claim.token, result=result_for(claim)) is True
         time.sleep(0.6)
     # The first renewal found the match no longer running under the token and stopped there.
     assert heartbeat.renewals == 1
     assert lease_of(match) is None
+
+
+def test_the_heartbeat_opens_no_connection_of_its_own(claimed):
+    """It renews on the holder's connection: the database sees no new backend while it beats."""
+    from django.db import connection
+
+    match, claim = claimed
+    if connection.vendor != "postgresql":
+        pytest.skip("pg_stat_activity is PostgreSQL's")
+
+    def backends() -> int:
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT count(*) FROM pg_stat_activity WHERE datname = current_database()")
+            return cursor.fetchone()[0]
+
+    heartbeat = LeaseHeartbeat(interval_s=0.1)
+    before = backends()
+    with heartbeat.holding(match_id=match.id, token=claim.token):
+        time.sleep(0.5)
+        with heartbeat.database():
+            during = backends()
+    assert heartbeat.renewals >= 3
+    assert during == before
