@@ -46,16 +46,16 @@ def test_the_ladder_keeps_two_workers_busy_fairly_and_yields_to_a_round_robin(wo
 
         # A round robin now waits behind seconds of queued ladder work, in a queue the workers take first.
         queued_before = ladder.filter(status="queued").count()
-        bots = list(BotFactory._meta.model.objects.order_by("id")[:3])
+        bots = list(BotFactory._meta.model.objects.order_by("id")[:4])
         submitted = timezone.now()
         cup = tournament_create(created_by=None, game_slug="kingdomino", name="cup", bot_ids=[b.id for b in bots],
-                                players_per_match=2)
+                                players_per_match=2, games_per_pairing=2)
+        assert ladder_tick(rng=rng) == {}  # nothing added while the round robin's 12 matches wait
         first_start = wait_until(
             lambda: Match.objects.filter(tournament=cup, started_at__isnull=False).order_by("started_at")
             .values_list("started_at", flat=True).first(), timeout=30, message="the round robin's first match")
         assert queued_before >= 10, queued_before
         assert (first_start - submitted).total_seconds() <= 5.0
-        assert ladder_tick(rng=rng) == {}  # nothing added while the round robin waits
         wait_until(lambda: not Match.objects.filter(tournament=cup, status__in=["queued", "running"]).exists(),
                    timeout=60, message="the round robin to finish")
     except BaseException:
