@@ -21,7 +21,8 @@ ANONYMOUS_PAGES = [
     ("/games/kingdomino/", 7),  # game, ratings, pair records, trends, recent matches + seats, ladder pace
     # bot, versions, rating, history, own seats, their matches + seats, h2h seats, names; ladder players, opponents
     ("/bots/{bot}/", 12),
-    ("/tournaments/{tournament}/", 6),  # tournament, seats, bots, progress, recent matches + seats
+    # tournament, stored standings, head-to-head records, bots, progress, recent matches + seats
+    ("/tournaments/{tournament}/", 7),
     ("/tournaments/", 1),
     ("/tournaments/{tournament}/progress/", 2),
     ("/matches/{match}/", 2),  # match, seats
