@@ -244,7 +244,7 @@ class _History:
                     "SELECT g, a, (a + 1 + floor(random() * (%s - 1))::int) %% %s AS b, random() AS u, "
                     "random() < %s AS forfeit FROM ("
                     "SELECT g, floor(random() * %s)::int AS a FROM generate_series(%s::bigint, %s::bigint) g"
-                    ") picked) drawn) results) seated CROSS JOIN (VALUES (0), (1)) positions(p)) seats",
+                    ") picked) drawn) results CROSS JOIN (VALUES (0), (1)) positions(p)) seats",
                     [bots, versions, Seat.Outcome.TIMEOUT.value, Seat.Outcome.OK.value, draws, draws, draws, count,
                      count, count, forfeits, count, first, last])
                 next_id += step

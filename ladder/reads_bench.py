@@ -96,6 +96,8 @@ def deep_page_url(client: Client, size: int) -> str:
         from ladder.api.pagination import keyset_cursor
     except ImportError:  # a list paged by number
         return f"/api/matches/?page={depth // page_size + 1}&page_size={page_size}"
+    if depth == 0:
+        return f"/api/matches/?page_size={page_size}"
     # The last match of the page before, in the list's order (newest first).
     before = Match.objects.order_by("-id").values_list("id", flat=True)[depth - 1]
     return f"/api/matches/?page_size={page_size}&cursor={keyset_cursor(ordering='-id', value=before, id=before)}"
