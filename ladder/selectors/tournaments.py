@@ -1,9 +1,12 @@
 """Reading tournaments: one tournament, the list, progress, standings and crosstable.
 
-The standings are computed here once, for the API and the site alike: the seats of the finished matches
-(``matches.finished_seat_results``) go through the pure functions of ``ladder.services.ratings``
-(``standings``, ``crosstable``, the Bradley-Terry fit), and every bot entered in the tournament is listed,
-those still waiting for their first match last with 0 games and a prior-wide rating interval.
+The standings are read here once, for the API and the site alike, from the rows the recorder keeps as
+results come in (``ladder.services.tournament_records``: each bot's line, each pair's head-to-head record,
+the count of finished matches), so that a tournament's page costs the same after a million matches as
+after ten. The rows hold what ``ladder.services.ratings`` (``standings``, ``crosstable``) computes from the
+finished matches, and the pairs' sums are the sufficient statistics of its Bradley-Terry fit. Every bot
+entered in the tournament is listed, those still waiting for their first match last with 0 games and a
+prior-wide rating interval.
 """
 
 from __future__ import annotations
