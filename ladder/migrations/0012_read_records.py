@@ -4,7 +4,6 @@ import django.db.models.deletion
 from django.db import migrations, models
 from django.utils import timezone
 
-
 # The rules of ladder.services.tournament_records (ratings.standings and ratings.crosstable read from the
 # stored seats), frozen here as that module stated them when this migration was written.
 _PLACED = (
