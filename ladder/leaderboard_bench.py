@@ -203,6 +203,7 @@ class _History:
         history and no actions, which no measured read needs."""
         if connection.vendor != "postgresql":
             self.grow_to(size)
+            self._standings_rebuild()
             return
         from django.core.management.color import no_style
 
@@ -261,14 +262,17 @@ class _History:
                 f"JOIN {match} m ON m.id = s.match_id WHERE m.tournament_id = %s GROUP BY s.bot_id) c "
                 "WHERE r.bot_id = c.bot_id AND r.game_id = %s", [self.tournament.id, self.game.id])
         pair_records_rebuild(game_id=self.game.id, now=timezone.now())
+        self._standings_rebuild()
+        with connection.cursor() as cursor:
+            cursor.execute("ANALYZE")
+
+    def _standings_rebuild(self) -> None:
+        """The tournament's stored standings from its seats, where the code keeps them."""
         try:
             from ladder.services.tournament_records import records_rebuild
         except ImportError:  # code from before the standings were stored: its reads compute them
-            pass
-        else:
-            records_rebuild(tournament_ids=[self.tournament.id], now=timezone.now())
-        with connection.cursor() as cursor:
-            cursor.execute("ANALYZE")
+            return
+        records_rebuild(tournament_ids=[self.tournament.id], now=timezone.now())
 
     def fit_from_history(self) -> None:
         """The fit as a request would have to make it without pair records: every rated seat read and
