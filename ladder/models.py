@@ -308,10 +308,15 @@ class Match(TimeStampedModel):
         ]
         indexes = [
             models.Index(fields=["status", "lease_expires_at"], name="match_status_lease"),
-            models.Index(fields=["tournament", "status"], name="match_tournament_status"),
+            # Counts by status of one tournament, and its newest finished matches (by id) on its page.
+            models.Index(fields=["tournament", "status", "id"], name="match_tournament_status_id"),
             models.Index(fields=["comparison", "status"], name="match_comparison_status"),
             # The ladder's pace on its game's page: matches of one tournament finished since a moment.
             models.Index(fields=["tournament", "finished_at"], name="match_tournament_finished"),
+            # A tournament's first start (its progress' estimate): the least of one tournament's, found at once.
+            models.Index(fields=["tournament", "started_at"], name="match_tournament_started"),
+            # The match list's keyset pages when ordered by finish time.
+            models.Index(fields=["finished_at", "id"], name="match_finished_id"),
         ]
 
     def __str__(self) -> str:
@@ -510,3 +515,76 @@ class LadderEntry(models.Model):
 
     def __str__(self) -> str:
         return f"bot {self.bot_id} on ladder {self.tournament_id}: {self.scheduled} games"
+
+
+class TournamentStanding(models.Model):
+    """One bot's line of a tournament's table, summed over the tournament's finished matches of two or more
+    seats: what the tournament's pages and routes read (``ladder.selectors.tournaments``) instead of every
+    match, so that they cost the same after a million matches as after ten. Added to in the transaction
+    that records a match (``ladder.services.tournament_records``), rebuilt from the history by that
+    module's rebuild. The counts are those of ``ladder.services.ratings.standings``.
+    """
+
+    tournament = models.ForeignKey(Tournament, on_delete=models.CASCADE, related_name="+")
+    bot = models.ForeignKey(Bot, on_delete=models.CASCADE, related_name="+")
+    games = models.PositiveIntegerField(default=0)
+    # Points by place (N-1 .. 0, shared places share): multiples of 1/2, exact in a float.
+    points = models.FloatField(default=0.0)
+    wins = models.PositiveIntegerField(default=0)
+    draws = models.PositiveIntegerField(default=0)
+    losses = models.PositiveIntegerField(default=0)
+    forfeits = models.PositiveIntegerField(default=0)
+    #: The game's own points summed over the bot's matches (the table shows their average).
+    score = models.BigIntegerField(default=0)
+    # Where the bot was first seen (the finished match of lowest id, and its seat there): the table lists
+    # bots whose records tie in that order.
+    first_match_id = models.BigIntegerField()
+    first_position = models.PositiveSmallIntegerField()
+    updated_at = models.DateTimeField()
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["tournament", "bot"], name="tournamentstanding_unique_bot"),
+            models.CheckConstraint(condition=Q(forfeits__lte=F("games")), name="tournamentstanding_forfeits_played"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.bot_id} in tournament {self.tournament_id}: {self.points} points"
+
+
+class TournamentHeadToHead(models.Model):
+    """The pairwise results between two bots in one tournament, summed (its crosstable and its
+    Bradley-Terry fit read these). One row per tournament and pair, the lower bot id first; the counts are
+    that bot's, ``weight`` and ``score`` as in :class:`PairRecord` (2/N per pair of an N-player match)."""
+
+    tournament = models.ForeignKey(Tournament, on_delete=models.CASCADE, related_name="+")
+    bot_low = models.ForeignKey(Bot, on_delete=models.CASCADE, related_name="+")
+    bot_high = models.ForeignKey(Bot, on_delete=models.CASCADE, related_name="+")
+    wins = models.PositiveIntegerField(default=0)
+    draws = models.PositiveIntegerField(default=0)
+    losses = models.PositiveIntegerField(default=0)
+    weight = models.FloatField(default=0.0)
+    score = models.FloatField(default=0.0)
+    updated_at = models.DateTimeField()
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["tournament", "bot_low", "bot_high"], name="tournamenth2h_unique_pair"),
+            models.CheckConstraint(condition=Q(bot_low__lt=F("bot_high")), name="tournamenth2h_low_first"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.bot_low_id} vs {self.bot_high_id}: +{self.wins} ={self.draws} -{self.losses}"
+
+
+class TournamentTally(models.Model):
+    """How many of a tournament's matches finished, counted as they are recorded: the progress of a
+    tournament (its page, its route, the lists and the home page) reads it instead of counting a history
+    that grows without bound. The other statuses are counted from the matches: queued and running ones
+    are the live queue, failed ones are rare."""
+
+    tournament = models.OneToOneField(Tournament, on_delete=models.CASCADE, primary_key=True, related_name="tally")
+    finished = models.PositiveIntegerField(default=0)
+
+    def __str__(self) -> str:
+        return f"tournament {self.tournament_id}: {self.finished} finished"

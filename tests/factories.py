@@ -216,14 +216,15 @@ class FinishedMatchFactory(factory.django.DjangoModelFactory):
 
 
 def big_history() -> dict:
-    """10,000 finished two-player Kingdomino matches between 20 bots, with seats, rating changes, ratings
-    and pair records, built with ``bulk_create``. Returns ``{"game", "tournament", "bots", "match_ids"}``.
+    """10,000 finished two-player Kingdomino matches between 20 bots, with seats, rating changes, ratings,
+    pair records and the tournament's standings, built with ``bulk_create``. Returns ``{"game", "tournament", "bots", "match_ids"}``.
 
     The one history not recorded match by match through ``match_record_result`` (as :func:`finished_match`
     records): it exists for its volume, which the query-count tests read and that path would take minutes
     to write."""
     from ladder.models import Game, Match, Rating, RatingChange, Seat
     from ladder.services.pair_records import pair_records_rebuild
+    from ladder.services.tournament_records import records_rebuild
 
     game = Game.objects.get(slug="kingdomino")
     bots = [BotFactory(game=game, name=f"many-{i:02d}") for i in range(20)]
@@ -258,6 +259,7 @@ def big_history() -> dict:
         games = sum(1 for s in seats if s.bot_id == bot.id)
         Rating.objects.filter(bot=bot).update(elo=elo[bot.id], games=games, wins=wins, losses=games - wins)
     pair_records_rebuild(game_id=game.id, now=timezone.now())
+    records_rebuild(tournament_ids=[tournament.id], now=timezone.now())
     return {"game": game, "tournament": tournament, "bots": bots, "match_ids": [m.id for m in matches]}
 
 

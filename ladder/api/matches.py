@@ -15,6 +15,7 @@ from rest_framework.views import APIView
 from ladder.api.errors import error_responses
 from ladder.api.filters import MatchFilter
 from ladder.api.limits import MatchLimitsSerializer
+from ladder.api.pagination import KeysetPagination
 from ladder.models import Match, Seat
 from ladder.selectors.matches import match_bundle, match_get, match_replay, matches_listed
 from ladder.services import access
@@ -93,6 +94,8 @@ _MATCH_EXAMPLE = {"id": 31, "game": "kingdomino", "rules_version": 2, "tournamen
 
 class MatchListApi(ListAPIView):
     serializer_class = MatchSerializer
+    # The one list that grows with every match played: pages by keyset, at the same cost at any depth.
+    pagination_class = KeysetPagination
     filter_backends = (DjangoFilterBackend, OrderingFilter)
     filterset_class = MatchFilter
     ordering_fields = ("id", "created_at", "finished_at", "duration_s")
@@ -105,9 +108,13 @@ class MatchListApi(ListAPIView):
         operation_id="matches_list",
         summary="List matches",
         description="Filter by game, bot, tournament, status and date (created_/finished_ after/before); order "
-                    "by id, created_at, finished_at or duration_s (prefix - for descending). Newest first.",
+                    "by id, created_at, finished_at or duration_s (prefix - for descending; one field, then id "
+                    "in the same direction; matches without a value of the field come last). Newest first. "
+                    "Pages by cursor: follow next and previous (page numbers past 1 are refused), each page as "
+                    "fast as the first however deep; count is exact up to 10000 matches and an estimate past "
+                    "that (count_exact).",
         responses={200: MatchSerializer(many=True), **error_responses(400, 404)},
-        examples=[OpenApiExample("matches", value={"count": 1, "next": None, "previous": None,
+        examples=[OpenApiExample("matches", value={"count": 1, "count_exact": True, "next": None, "previous": None,
                                                    "results": [_MATCH_EXAMPLE]},
                                  response_only=True, status_codes=["200"])],
     )

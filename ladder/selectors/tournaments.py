@@ -1,9 +1,12 @@
 """Reading tournaments: one tournament, the list, progress, standings and crosstable.
 
-The standings are computed here once, for the API and the site alike: the seats of the finished matches
-(``matches.finished_seat_results``) go through the pure functions of ``ladder.services.ratings``
-(``standings``, ``crosstable``, the Bradley-Terry fit), and every bot entered in the tournament is listed,
-those still waiting for their first match last with 0 games and a prior-wide rating interval.
+The standings are read here once, for the API and the site alike, from the rows the recorder keeps as
+results come in (``ladder.services.tournament_records``: each bot's line, each pair's head-to-head record,
+the count of finished matches), so that a tournament's page costs the same after a million matches as
+after ten. The rows hold what ``ladder.services.ratings`` (``standings``, ``crosstable``) computes from the
+finished matches, and the pairs' sums are the sufficient statistics of its Bradley-Terry fit. Every bot
+entered in the tournament is listed, those still waiting for their first match last with 0 games and a
+prior-wide rating interval.
 """
 
 from __future__ import annotations
@@ -11,14 +14,14 @@ from __future__ import annotations
 import dataclasses
 from datetime import datetime, timedelta
 
-from django.db.models import Count, Exists, Min, OuterRef, Q, QuerySet
+from django.db.models import Count, Exists, OuterRef, Q, QuerySet, Subquery
+from django.db.models.functions import Coalesce
 from django.utils import timezone
 
-from ladder.models import Bot, Match, Tournament
+from ladder.models import Bot, Match, Tournament, TournamentHeadToHead, TournamentStanding, TournamentTally
 from ladder.selectors.matches import finished_seat_results, recent_matches
 from ladder.services import ratings
 from ladder.services.errors import ServiceError
-from ladder.services.ratings import PlacedSeat
 
 # Bots shown in a tournament page's crosstable (the best by standing); a wider table is unreadable.
 CROSSTABLE_BOTS = 16
@@ -37,12 +40,33 @@ def tournaments_with_entrants() -> QuerySet[Tournament]:
     return Tournament.objects.select_related("game", "created_by").prefetch_related("bots")
 
 
+def _progress_counts() -> dict:
+    """Annotations of a Tournament queryset: its matches ``queued``, ``running``, ``failed`` and
+    ``finished``, and ``first_start`` (its first match's start). None counts the history: finished
+    matches come from the tally kept as they are recorded (``TournamentTally``), the others from the
+    (tournament, status) index, which holds only the live queue and the rare failures; the first start
+    is the head of the (tournament, started_at) index."""
+
+    def count(status: str):
+        matches = (Match.objects.filter(tournament=OuterRef("pk"), status=status).order_by()
+                   .values("tournament").annotate(n=Count("id")).values("n"))
+        return Coalesce(Subquery(matches), 0)
+
+    return {
+        "queued": count(Match.Status.QUEUED),
+        "running": count(Match.Status.RUNNING),
+        "failed": count(Match.Status.FAILED),
+        "finished": Coalesce(Subquery(TournamentTally.objects.filter(tournament=OuterRef("pk")).values("finished")), 0),
+        "first_start": Subquery(Match.objects.filter(tournament=OuterRef("pk"), started_at__isnull=False)
+                                .order_by("started_at").values("started_at")[:1]),
+    }
+
+
 def _with_match_counts(tournaments):
-    rows = list(tournaments.select_related("game").annotate(
-        total=Count("matches"),
-        done=Count("matches", filter=Q(matches__status__in=[Match.Status.FINISHED, Match.Status.FAILED])),
-    ))
+    rows = list(tournaments.select_related("game").annotate(**_progress_counts()))
     for row in rows:
+        row.done = row.finished + row.failed
+        row.total = row.done + row.queued + row.running
         row.percent = percent_done(row.done, row.total)
     return rows
 
@@ -79,15 +103,10 @@ class Progress:
 
 
 def tournament_progress(*, tournament: Tournament, now: datetime | None = None) -> Progress:
-    """Counts of matches by status, and an estimated finish from the rate of matches done so far."""
-    counts = tournament.matches.aggregate(
-        total=Count("id"),
-        queued=Count("id", filter=Q(status=Match.Status.QUEUED)),
-        running=Count("id", filter=Q(status=Match.Status.RUNNING)),
-        finished=Count("id", filter=Q(status=Match.Status.FINISHED)),
-        failed=Count("id", filter=Q(status=Match.Status.FAILED)),
-        first_start=Min("started_at"),
-    )
+    """Counts of matches by status, and an estimated finish from the rate of matches done so far. One
+    query, as fast for the ladder after millions of matches as for a new round robin."""
+    counts = Tournament.objects.filter(pk=tournament.pk).values(**_progress_counts()).get()
+    counts["total"] = counts["queued"] + counts["running"] + counts["finished"] + counts["failed"]
     now = now or timezone.now()
     started = counts.pop("first_start") or None
     done = counts["finished"] + counts["failed"]
@@ -121,21 +140,34 @@ def tournament_progress_summary(*, tournament: Tournament) -> dict:
 
 @dataclasses.dataclass(frozen=True)
 class _Results:
-    """A tournament's finished matches as ratings match data, the names of every bot seated or entered,
-    and the entered bots by id."""
+    """A tournament's stored standings (``TournamentStanding``) in table order, as ``ratings.Standing``
+    lines, its head-to-head records by pair of bots (lower id first, that bot's counts), the names of
+    every bot that played or entered, and the entered bots by id."""
 
-    matches: list[list[PlacedSeat]]
+    table: list[ratings.Standing]
+    pairs: dict[tuple[int, int], TournamentHeadToHead]
     names: dict[int, str]
     entrants: list[int]
-    match_ids: list[int]
 
 
 def _results(tournament: Tournament) -> _Results:
-    """Two queries: the seats of finished matches, and the bots seated or entered."""
-    by_match = {match_id: seats for match_id, seats in finished_seat_results(Q(match__tournament=tournament)).items()
-                if len(seats) >= 2}
-    matches = list(by_match.values())
-    seated = {seat.bot_id for match in matches for seat in match}
+    """Three queries, each as long as the tournament has bots (or pairs of bots), not matches: the stored
+    standings, the head-to-head records, and the bots seated or entered."""
+    lines = list(TournamentStanding.objects.filter(tournament=tournament))
+    # ratings.standings' order: points, then pairwise wins, then fewest losses; full ties in the order
+    # the bots were first seen in the finished matches (by id, then seat).
+    lines.sort(key=lambda line: (-line.points, -line.wins, line.losses, line.first_match_id, line.first_position))
+    table = []
+    for position, line in enumerate(lines, start=1):
+        tied_above = position > 1 and _order_key(lines[position - 2]) == _order_key(line)
+        table.append(ratings.Standing(
+            bot_id=line.bot_id, rank=table[-1].rank if tied_above else position, games=line.games,
+            points=line.points, wins=line.wins, draws=line.draws, losses=line.losses, forfeits=line.forfeits,
+            average_score=line.score / line.games,
+        ))
+    pairs = {(pair.bot_low_id, pair.bot_high_id): pair
+             for pair in TournamentHeadToHead.objects.filter(tournament=tournament)}
+    seated = [line.bot_id for line in table]
     entered = Tournament.bots.through.objects.filter(tournament=tournament, bot=OuterRef("pk"))
     bots = (
         Bot.objects.filter(Q(pk__in=seated) | Q(tournaments=tournament))
@@ -148,15 +180,31 @@ def _results(tournament: Tournament) -> _Results:
         names[bot_id] = name
         if is_entrant:
             entrants.append(bot_id)
-    return _Results(matches=matches, names=names, entrants=sorted(entrants), match_ids=list(by_match))
+    return _Results(table=table, pairs=pairs, names=names, entrants=sorted(entrants))
+
+
+def _order_key(line: TournamentStanding) -> tuple[float, int, int]:
+    return (-line.points, -line.wins, line.losses)
+
+
+def _crosstable(results: _Results) -> dict[int, dict[int, ratings.HeadToHead]]:
+    """``ratings.crosstable`` from the stored pairs: ``table[a][b]`` is a's record against b."""
+    table: dict[int, dict[int, ratings.HeadToHead]] = {}
+    for (low, high), pair in results.pairs.items():
+        table.setdefault(low, {})[high] = ratings.HeadToHead(pair.wins, pair.draws, pair.losses)
+        table.setdefault(high, {})[low] = ratings.HeadToHead(pair.losses, pair.draws, pair.wins)
+    return table
 
 
 def _standings(results: _Results) -> list[dict]:
-    table = ratings.standings(results.matches)
+    table = results.table
     played = {line.bot_id for line in table}
     waiting = [bot_id for bot_id in results.entrants if bot_id not in played]
+    # The pairs' sums are the fit's sufficient statistics: the same fit as from every pairwise result.
     fitted = ratings.fit_bradley_terry(
-        ratings.match_pairwise_results(results.matches), bots=[line.bot_id for line in table] + waiting
+        [ratings.PairwiseResult(low, high, min(1.0, pair.score / pair.weight), pair.weight)
+         for (low, high), pair in results.pairs.items() if pair.weight > 0],
+        bots=[line.bot_id for line in table] + waiting,
     )
     lines = [dataclasses.asdict(line) for line in table]
     last_rank = len(lines) + 1
@@ -177,17 +225,22 @@ def tournament_standings(*, tournament: Tournament) -> list[dict]:
     ``points``, ``wins``, ``draws``, ``losses``, ``forfeits``, ``average_score``) with the bot's name as
     ``bot`` and its Bradley-Terry ``rating`` for this tournament, ``rating_stderr`` and the 95% interval
     ``rating_low``..``rating_high``. Every entered bot that has not finished a match yet is listed last,
-    sharing the rank after the others, with zeros and a prior-wide interval. Two queries."""
+    sharing the rank after the others, with zeros and a prior-wide interval. Read from the stored
+    standings and head-to-head records (``ladder.services.tournament_records``): three queries, whose
+    cost follows the bots, not the matches."""
     return _standings(_results(tournament))
 
 
-def _deals(tournament: Tournament, results: _Results) -> list[dict]:
+def _deals(tournament: Tournament, names: dict[int, str]) -> list[dict]:
     if not tournament.duplicate:
         return []
-    deal_of = dict(Match.objects.filter(id__in=results.match_ids).exclude(deal=None).values_list("id", "deal"))
+    # A duplicate tournament is a round robin, whose size its creation bounds: read from its matches.
+    by_match = {match_id: seats for match_id, seats in finished_seat_results(Q(match__tournament=tournament)).items()
+                if len(seats) >= 2}
+    deal_of = dict(Match.objects.filter(id__in=list(by_match)).exclude(deal=None).values_list("id", "deal"))
     points: dict[int, dict] = {}
     games: dict[int, int] = {}
-    for match_id, seats in zip(results.match_ids, results.matches, strict=True):
+    for match_id, seats in by_match.items():
         deal = deal_of.get(match_id)
         if deal is None:
             continue
@@ -198,7 +251,7 @@ def _deals(tournament: Tournament, results: _Results) -> list[dict]:
     return [
         {"deal": deal, "games": games[deal], "rotations": tournament.players_per_match,
          "complete": games[deal] == tournament.players_per_match,
-         "bots": [{"bot_id": bot_id, "bot": results.names.get(bot_id, ""), "points": points[deal][bot_id]}
+         "bots": [{"bot_id": bot_id, "bot": names.get(bot_id, ""), "points": points[deal][bot_id]}
                   for bot_id in sorted(points[deal])]}
         for deal in sorted(points)
     ]
@@ -212,7 +265,8 @@ def tournament_deals(*, tournament: Tournament) -> list[dict]:
     that is not duplicate. Three queries (none for a tournament that is not duplicate)."""
     if not tournament.duplicate:
         return []
-    return _deals(tournament, _results(tournament))
+    names = dict(Bot.objects.filter(seats__match__tournament=tournament).distinct().values_list("id", "name"))
+    return _deals(tournament, names)
 
 
 def tournament_crosstable(*, tournament: Tournament) -> dict:
@@ -220,11 +274,11 @@ def tournament_crosstable(*, tournament: Tournament) -> dict:
 
     ``{"bots": [{"id", "name"}] in standings order, "rows": [{"bot_id", "bot", "results": [{"opponent_id",
     "wins", "draws", "losses", "games", "score"}]}]}``; only bots that played are listed, and a row lists
-    only opponents it met, in the same order as ``bots``.
+    only opponents it met, in the same order as ``bots``. Read from the stored records.
     """
     results = _results(tournament)
-    order = [line.bot_id for line in ratings.standings(results.matches)]
-    table = ratings.crosstable(results.matches)
+    order = [line.bot_id for line in results.table]
+    table = _crosstable(results)
     rows = []
     for bot_id in order:
         met = table.get(bot_id, {})
@@ -246,7 +300,7 @@ def tournament_page(*, tournament_id: int) -> dict:
     standings = _standings(results)
     played = [line["bot_id"] for line in standings if line["games"]]
     shown = played[:CROSSTABLE_BOTS]
-    cross = ratings.crosstable(results.matches)
+    cross = _crosstable(results)
     bots = {bot_id: {"id": bot_id, "name": results.names.get(bot_id, "")} for bot_id in shown}
     crosstable = [
         {"bot": bots[a], "cells": [None if a == b else cross.get(a, {}).get(b) for b in shown]} for a in shown
@@ -258,6 +312,6 @@ def tournament_page(*, tournament_id: int) -> dict:
         "crosstable": crosstable,
         "crosstable_bots": [bots[b] for b in shown],
         "crosstable_cut": len(played) > CROSSTABLE_BOTS,
-        "deals": _deals(tournament, results),
+        "deals": _deals(tournament, results.names),
         "recent": recent_matches(tournament=tournament),
     }

@@ -172,10 +172,10 @@ def finish_sql() -> str:
 @_statement
 def seats_sql() -> str:
     """Params: match id. Rows: seat id, bot id, game id, tournament id, tournament kind, whether the
-    tournament is rated, comparison id, deal, in seat order. A comparison's match has no tournament: NULL
-    tournament id, kind and rated (unrated)."""
+    tournament is rated, comparison id, deal, seat position, in seat order. A comparison's match has no
+    tournament: NULL tournament id, kind and rated (unrated)."""
     return (
-        f"SELECT s.id, s.bot_id, m.game_id, m.tournament_id, t.kind, t.rated, m.comparison_id, m.deal "
+        f"SELECT s.id, s.bot_id, m.game_id, m.tournament_id, t.kind, t.rated, m.comparison_id, m.deal, s.position "
         f"FROM {_table(Seat)} s "
         f"JOIN {_table(Match)} m ON m.id = s.match_id LEFT JOIN {_table(Tournament)} t ON t.id = m.tournament_id "
         "WHERE s.match_id = %s ORDER BY s.position"

@@ -8,7 +8,8 @@
 2. The referee plays the match outside any transaction (no Django there), while the worker renews the
    lease (:func:`match_lease_renew`, every ``MATCH_HEARTBEAT_S``): the lease is short, so the match of a
    worker that died is played again within seconds, and a long match that is alive keeps it.
-3. :func:`match_record_result` writes the actions, the seats and the rating changes in one transaction,
+3. :func:`match_record_result` writes the actions, the seats, the rating changes and the tournament's
+   standings (``tournament_records``) in one transaction,
    and only if the match is still running under the same token: a worker whose lease was taken over
    cannot record a stale result, and a result is never recorded twice.
 
@@ -32,8 +33,8 @@ from django.db.models import Q
 from django.utils import timezone
 
 from ladder import seat_logs
-from ladder.models import Match, Tournament
-from ladder.services import match_sql
+from ladder.models import Match, Seat, Tournament
+from ladder.services import match_sql, tournament_records
 from ladder.services.comparisons import comparison_advance, comparison_decided
 from ladder.services.enqueue import broker_match_messages, broker_waiting_match_ids, matches_enqueue_on_commit
 from ladder.services.rating_updates import ratings_compute, ratings_write
@@ -197,7 +198,7 @@ def match_record_result(*, match_id: int, token: str, result) -> bool:
             others_queued = queued_left.fetchone()[0]
         if len(result.seats) != len(rows) or not rows:
             raise ValueError(f"match {match_id} has {len(rows)} seats, the result {len(result.seats)}")
-        game_id, tournament_id, kind, rated, comparison_id, deal = rows[0][2:]
+        game_id, tournament_id, kind, rated, comparison_id, deal = rows[0][2:8]
         seats = [_RecordedSeat(id=seat_id, bot_id=bot_id, played=played, logs=logs)
                  for (seat_id, bot_id, *_), played, logs in zip(rows, result.seats, packed_logs, strict=True)]
         may_finish_tournament = kind == Tournament.Kind.ROUND_ROBIN and not others_queued
@@ -219,6 +220,13 @@ def match_record_result(*, match_id: int, token: str, result) -> bool:
                      seat.logs,
                      seat.rating_before, seat.rating_after, seat.id) for seat in seats
                 ])
+                if tournament_id is not None:
+                    standings, head_to_head = tournament_records.match_record_rows(
+                        tournament_id=tournament_id, match_id=match_id, now=now,
+                        seats=[(row[8], seat.bot_id, seat.place, seat.played.score, Seat.outcome_forfeits(seat.outcome))
+                               for row, seat in zip(rows, seats, strict=True)])
+                    tournament_records.records_write(tournament_id=tournament_id, standings=standings,
+                                                     head_to_head=head_to_head)
                 if not follow_up:
                     match_sql.commit_batched(commit)
         if releases_rotation:

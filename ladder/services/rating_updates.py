@@ -15,7 +15,7 @@ from django.db.models import F, Min
 from django.utils import timezone
 
 from ladder.models import Match, Rating, RatingChange, Seat
-from ladder.services import match_sql, pair_records, ratings
+from ladder.services import match_sql, pair_records, ratings, tournament_records
 from ladder.services.games import game_get
 from ladder.services.rated_play import RATED_MATCHES
 
@@ -122,8 +122,9 @@ def _locked_ratings(game_id: int, bot_ids: list[int]) -> dict[int, dict]:
 @transaction.atomic
 def ratings_rebuild(*, game_slug: str) -> int:
     """Recompute every rating of a game from its finished rated matches, in the order they were first
-    applied (their oldest history row; matches never rated come last, by finish time), and its pair
-    records. Returns the matches replayed. Seats of unrated matches lose any rating they carry (from
+    applied (their oldest history row; matches never rated come last, by finish time), its pair
+    records and its tournaments' standings (``tournament_records``; recordings of its unrated
+    tournaments, which lock no rating row, should be held off meanwhile). Returns the matches replayed. Seats of unrated matches lose any rating they carry (from
     before the rule).
 
     Equals the incremental result: matches that share a bot are replayed in the order their rating rows
@@ -175,4 +176,8 @@ def ratings_rebuild(*, game_slug: str) -> int:
     for bot_id, entry in state.items():
         Rating.objects.update_or_create(bot_id=bot_id, game=game, defaults=entry)
     pair_records.pair_records_rebuild(game_id=game.id, now=timezone.now())
+    # The standings read the same results: recomputed with them, so a history changed by hand is read
+    # the same way by every table.
+    tournament_records.records_rebuild(tournament_ids=list(game.tournaments.values_list("id", flat=True)),
+                                       now=timezone.now())
     return len(matches)

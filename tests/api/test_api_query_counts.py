@@ -23,9 +23,10 @@ ANONYMOUS_READS = [
     ("/api/bots/{bot}/ratings/", 3),  # bot, count, the page of changes
     ("/api/bots/{bot}/head-to-head/{opponent}/", 3),  # the two bots, the shared seats
     ("/api/tournaments/", 3),  # count, the page, entered bots
-    ("/api/tournaments/{tournament}/", 5),  # tournament, entered bots, progress, seats, bot names
-    ("/api/tournaments/{tournament}/standings/", 3),  # tournament, seats, bot names
-    ("/api/tournaments/{tournament}/crosstable/", 3),  # tournament, seats, bot names
+    # tournament, entered bots, progress, stored standings, head-to-head records, bot names
+    ("/api/tournaments/{tournament}/", 6),
+    ("/api/tournaments/{tournament}/standings/", 4),  # tournament, standings, head-to-head, bot names
+    ("/api/tournaments/{tournament}/crosstable/", 4),  # tournament, standings, head-to-head, bot names
     ("/api/matches/", 3),  # count, the page, seats
     ("/api/matches/?bot={bot}", 3),
     ("/api/matches/{match}/", 2),  # match, seats

@@ -7,7 +7,7 @@ import pytest
 from django.utils import timezone
 
 import engines
-from ladder.models import Game
+from ladder.models import Game, Match
 from tests.api.helpers import error_of
 from tests.factories import BotFactory, MatchFactory, SeatFactory, TournamentFactory, finished_match
 
@@ -138,3 +138,65 @@ def test_date_filters_refuse_moments_beyond_year_9999(api_client):
     response = api_client.get("/api/matches/", {"finished_after": "9999-12-31T23:59:00-23:00"})
     assert response.status_code == 400
     assert "out of range" in error_of(response)["fields"]["finished_after"][0]
+
+
+def _walk(client, url: str, *, link: str = "next") -> list[list[int]]:
+    pages = []
+    while url:
+        body = client.get(url).json()
+        pages.append([row["id"] for row in body["results"]])
+        url = body[link]
+    return pages
+
+
+@pytest.mark.parametrize("ordering", ["-id", "id", "finished_at", "-finished_at", "duration_s", "-duration_s"])
+def test_the_list_pages_by_keyset_in_every_ordering_both_ways(api_client, ordering):
+    """Walking ``next`` then ``previous`` visits every match once, in the ordering (then id the same way,
+    matches without a value last), whatever ties and missing values the ordering field has."""
+    bots = BotFactory.create_batch(2)
+    tournament = TournamentFactory(bots=bots)
+    played = [finished_match(bots=bots, tournament=tournament) for _ in range(5)]
+    queued = [MatchFactory(tournament=tournament) for _ in range(2)]  # no finish time, no duration
+    Match.objects.filter(pk__in=[m.pk for m in played[:3]]).update(duration_s=1.0)  # a tie of three
+    field = ordering.lstrip("-")
+    rows = list(Match.objects.values_list("id", field))
+    present = sorted((r for r in rows if r[1] is not None), key=lambda r: (r[1], r[0]),
+                     reverse=ordering.startswith("-"))
+    absent = sorted((r for r in rows if r[1] is None), key=lambda r: r[0], reverse=ordering.startswith("-"))
+    expected = [r[0] for r in present + absent]
+    assert len(expected) == len(played) + len(queued)
+    pages = _walk(api_client, f"/api/matches/?ordering={ordering}&page_size=2")
+    assert [i for page in pages for i in page] == expected
+    assert [len(page) for page in pages] == [2, 2, 2, 1]
+    # From the last page back to the first with the previous links.
+    last = api_client.get(f"/api/matches/?ordering={ordering}&page_size=2").json()
+    while last["next"]:
+        last = api_client.get(last["next"]).json()
+    back = _walk(api_client, last["previous"], link="previous")
+    assert [i for page in reversed(back) for i in page] == expected[:-1]
+
+
+def test_the_list_counts_exactly_up_to_a_bound_and_estimates_past_it(api_client, monkeypatch):
+    from ladder.api import pagination
+
+    bots = BotFactory.create_batch(2)
+    for _ in range(3):
+        finished_match(bots=bots)
+    body = api_client.get("/api/matches/").json()
+    assert (body["count"], body["count_exact"]) == (3, True)
+    monkeypatch.setattr(pagination, "COUNT_EXACT_UP_TO", 2)
+    body = api_client.get("/api/matches/").json()
+    assert body["count_exact"] is False and body["count"] >= 3
+
+
+def test_deep_page_numbers_and_foreign_cursors_are_400s(api_client):
+    assert api_client.get("/api/matches/?page=1").status_code == 200
+    response = api_client.get("/api/matches/?page=2")
+    assert response.status_code == 400 and "page" in error_of(response)["fields"]
+    response = api_client.get("/api/matches/?cursor=garbage")
+    assert response.status_code == 400 and "cursor" in error_of(response)["fields"]
+    from ladder.api.pagination import keyset_cursor
+
+    other = keyset_cursor(ordering="finished_at", value=None, id=5)
+    response = api_client.get(f"/api/matches/?cursor={other}")
+    assert response.status_code == 400 and "cursor" in error_of(response)["fields"]

@@ -62,8 +62,13 @@ def test_every_route_is_documented_with_examples_and_error_responses(schema):
 
 def test_schema_names_the_filters_and_pagination(schema):
     params = {p["name"] for p in schema["paths"]["/api/matches/"]["get"]["parameters"]}
+    # The match list pages by cursor (keyset), the others by page number.
     assert params >= {"game", "bot", "tournament", "status", "created_after", "finished_before", "ordering",
-                      "page", "page_size"}
+                      "cursor", "page_size"}
+    assert "page" in {p["name"] for p in schema["paths"]["/api/tournaments/"]["get"]["parameters"]}
+    listed = schema["paths"]["/api/matches/"]["get"]["responses"]["200"]["content"]["application/json"]["schema"]
+    page = schema["components"]["schemas"][listed["$ref"].rsplit("/", 1)[1]]
+    assert set(page["required"]) == {"count", "count_exact", "next", "previous", "results"}
 
 
 @pytest.mark.parametrize("path", ["/api/docs/", "/api/redoc/"])

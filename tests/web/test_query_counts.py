@@ -22,7 +22,8 @@ ANONYMOUS_PAGES = [
     # bot, versions, rating, history, own seats, their matches + seats, h2h seats, names; ladder players, opponents;
     # its ladder entry
     ("/bots/{bot}/", 13),
-    ("/tournaments/{tournament}/", 6),  # tournament, seats, bots, progress, recent matches + seats
+    # tournament, stored standings, head-to-head records, bots, progress, recent matches + seats
+    ("/tournaments/{tournament}/", 7),
     ("/tournaments/", 1),
     ("/tournaments/{tournament}/progress/", 2),
     ("/matches/{match}/", 2),  # match, seats

@@ -1,10 +1,12 @@
 """``manage.py bench [--json]``: throughput figures measured side by side in one run, as ratios.
 
 ``sandbox.*``, ``match.*`` and ``pause.*`` come from ``bots.bench`` (sandbox start-up, sandboxed against
-in-process matches, with the bots paused between their turns and without); ``pipeline.*`` and ``ladder.*`` from ``ladder.pipeline_bench`` (the referee alone against the same
-matches through Celery, the broker and the database, two worker processes against one, and the ladder alone
-against a round robin on the same two processes); ``leaderboard.*`` from
-``ladder.leaderboard_bench`` (the leaderboard and its certainty on a small and a large generated history).
+in-process matches, with the bots paused between their turns and without); ``pipeline.*`` and ``ladder.*`` from
+``ladder.pipeline_bench`` (the referee alone against the same matches through Celery, the broker and the
+database, two worker processes against one, and the ladder alone against a round robin on the same two
+processes); ``leaderboard.*`` from ``ladder.leaderboard_bench`` (the leaderboard and its certainty on a small
+and a large generated history); ``reads.*`` from ``ladder.reads_bench`` (every page and route of the site's
+reads on a small and a large generated history, and their ratios).
 """
 
 import json
@@ -37,6 +39,10 @@ class Command(BaseCommand):
                                  "ascending (default: 10000,100000)")
         parser.add_argument("--skip-leaderboard", action="store_true",
                             help="leave out the leaderboard figures (leaderboard.*)")
+        parser.add_argument("--reads-matches", default="10000,100000",
+                            help="sizes of the generated histories of the reads figures, comma-separated, ascending "
+                                 "(default: 10000,100000; e.g. 10000,1000000 for the million)")
+        parser.add_argument("--skip-reads", action="store_true", help="leave out the reads figures (reads.*)")
 
     def handle(self, *args, **options):
         figures: dict = {}
@@ -55,6 +61,11 @@ class Command(BaseCommand):
 
             sizes = tuple(int(size) for size in options["leaderboard_matches"].split(","))
             figures.update(bench_leaderboard(sizes=sizes))
+        if not options["skip_reads"]:
+            from ladder.reads_bench import bench_reads
+
+            sizes = tuple(int(size) for size in options["reads_matches"].split(","))
+            figures.update(bench_reads(sizes=sizes))
         if options["json"]:
             self.stdout.write(json.dumps(figures, sort_keys=True))
             return

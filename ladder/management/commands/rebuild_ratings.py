@@ -5,7 +5,8 @@ from ladder.services.rating_updates import ratings_rebuild
 
 
 class Command(BaseCommand):
-    help = "Recompute every rating of GAME from its match history, in the order the matches were rated."
+    help = ("Recompute every rating of GAME from its match history, in the order the matches were rated, with "
+            "its pair records and its tournaments' standings.")
 
     def add_arguments(self, parser):
         parser.add_argument("game")
