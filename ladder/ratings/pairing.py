@@ -11,8 +11,9 @@ ratings (``p`` the expected score, ``c = ln 10 / 400`` per Elo point), which shr
 
 * The anchor is the bot that waited longer than ``max_wait_s`` the longest, if any (no bot starves);
   else a bot still short of ``provisional_games`` or ``settling_games`` games, the fewest first: a new bot
-  or version plays at once and keeps playing in most groups until its online Elo has had the games it
-  needs to forget where it started (:data:`SETTLING_GAMES`), however the rest of the field stands;
+  or version plays at once, in every group while it has the fewest games, until its online Elo has had
+  the games it needs to forget where it started (:data:`SETTLING_GAMES`), however the rest of the field
+  stands;
   otherwise a bot drawn with probability proportional to its rank doubt times its deviation, so that the
   bots whose places are least certain play most and every uncertain bot has a chance (exploration).
 * The others join one by one, each the bot with the largest ``misorder x p (1 - p) x (dev_a^2 + dev_b^2)``
