@@ -1,8 +1,8 @@
 """A ladder played by synthetic bots of known strength, without a sandbox: how fast does each pairing rule
 settle the order? Used by the pairing tests; each rule sees what the real ladder sees (online Elo, the
 deviation :func:`candidate_deviations` gives from the pairwise totals so far, seat counts, owners, games,
-the time since each bot's last game) and, as the ladder's tick does, chooses a batch of groups that are
-all played before it chooses again.
+the time since each bot's last game, counted in matches) and, as the ladder's tick does, chooses a batch
+of groups that are all played before it chooses again.
 """
 
 from __future__ import annotations
