@@ -10,18 +10,20 @@ ratings (``p`` the expected score, ``c = ln 10 / 400`` per Elo point), which shr
 ``select_groups`` builds groups one at a time:
 
 * The anchor is the bot that waited longer than ``max_wait_s`` the longest, if any (no bot starves);
-  else a bot still short of ``provisional_games`` games, the fewest first (a new bot or version plays its
-  first games at once); otherwise a bot drawn with probability proportional to its rank doubt times its
-  deviation, so that the bots whose places are least certain play most and every uncertain bot has a
-  chance (exploration).
+  else a bot still short of ``provisional_games`` or ``settling_games`` games, the fewest first: a new bot
+  or version plays at once, in every group while it has the fewest games, until its online Elo has had
+  the games it needs to forget where it started (:data:`SETTLING_GAMES`), however the rest of the field
+  stands;
+  otherwise a bot drawn with probability proportional to its rank doubt times its deviation, so that the
+  bots whose places are least certain play most and every uncertain bot has a chance (exploration).
 * The others join one by one, each the bot with the largest ``misorder x p (1 - p) x (dev_a^2 + dev_b^2)``
   summed over the members so far: close in rating (a game whose result is in doubt), whose order against
   the group is in doubt, and whose ratings the game would move most. Never two bots of one owner.
 * The seats go to the order that puts each bot where it has sat least so far (``seat_counts``).
 * The group's games are then counted as if played: their information is added to the members'
-  deviations and their seats to the members' counts, so the next group of the same call looks elsewhere
-  while these results are still to come. A bot may therefore appear in several groups of one call, as
-  often as its doubt warrants.
+  deviations and their seats and games to the members' counts, so the next group of the same call looks
+  elsewhere while these results are still to come. A bot may therefore appear in several groups of one
+  call, as often as its doubt warrants.
 """
 
 from __future__ import annotations
@@ -107,6 +109,14 @@ def candidate_deviations(elo: Mapping[int, float], pairs: Iterable[tuple[int, in
     return {bot: math.hypot(deviation_from_information(i), jitter) for bot, i in information.items()}
 
 
+#: The games after which a new bot is paired by its doubt like the rest. The online Elo forgets its start
+#: by a factor ``exp(-K c / 4)`` per even game (K = 32: 4.5% a game); a bot that may start anywhere in the
+#: prior's spread (:data:`PRIOR_DEVIATION`) has its start error worn down to the online jitter in about
+#: ``4 ln(350 / 30) / (K c) = 53`` games. Until then the doubt draw, which sees only the games played and
+#: not how far the online Elo still has to travel, would seat it about as often as any other bot.
+SETTLING_GAMES = 50
+
+
 def misorder_probabilities(elo: np.ndarray, deviation: np.ndarray) -> np.ndarray:
     """``m[i, j]``: the probability that bots ``i`` and ``j`` are truly in the other order (0 on the diagonal)."""
     spread = np.sqrt(deviation[:, None] ** 2 + deviation[None, :] ** 2)
@@ -128,8 +138,12 @@ def select_groups(
     rng: random.Random,
     max_wait_s: float = math.inf,
     provisional_games: int = 0,
+    settling_games: int = SETTLING_GAMES,
 ) -> list[tuple[int, ...]]:
     """Up to ``count`` groups of ``players`` bots of distinct owners, as seat orders (module docstring).
+
+    ``provisional_games`` is the rating system's provisional phase; ``settling_games`` the games a bot
+    anchors before its doubt alone decides (0 turns that off).
 
     None when fewer than ``players`` owners have candidates. Deterministic for a given ``rng`` state.
     The field is held as dense matrices: a few thousand candidates per call at most.
@@ -141,7 +155,7 @@ def select_groups(
     field = _Field(candidates, players)
     groups: list[tuple[int, ...]] = []
     while len(groups) < count:
-        members = [field.anchor(max_wait_s, provisional_games, rng)]
+        members = [field.anchor(max_wait_s, max(provisional_games, settling_games), rng)]
         while len(members) < players:
             # Always found: fewer than ``players`` owners are seated and at least ``players`` exist.
             members.append(field.best_joiner(members, rng))
@@ -169,13 +183,13 @@ class _Field:
         self.misorder = misorder_probabilities(self.elo, self.deviation)
         self.doubt = self.misorder.sum(axis=1)
 
-    def anchor(self, max_wait_s: float, provisional_games: int, rng: random.Random) -> int:
-        """The longest-waiting bot past the bound, else the provisional bot with the fewest games, else
-        one drawn in proportion to its rank doubt times its deviation."""
+    def anchor(self, max_wait_s: float, first_games: int, rng: random.Random) -> int:
+        """The longest-waiting bot past the bound, else the bot short of ``first_games`` with the fewest
+        games, else one drawn in proportion to its rank doubt times its deviation."""
         overdue = np.flatnonzero(self.waited > max_wait_s)
         if overdue.size:
             return int(overdue[np.argmax(self.waited[overdue])])
-        provisional = np.flatnonzero(self.games < provisional_games)
+        provisional = np.flatnonzero(self.games < first_games)
         if provisional.size:
             fewest = provisional[self.games[provisional] == self.games[provisional].min()]
             return int(fewest[rng.randrange(len(fewest))])

@@ -1,6 +1,8 @@
 """A ladder played by synthetic bots of known strength, without a sandbox: how fast does each pairing rule
 settle the order? Used by the pairing tests; each rule sees what the real ladder sees (online Elo, the
-deviation implied by the games played so far, seat counts, owners).
+deviation :func:`candidate_deviations` gives from the pairwise totals so far, seat counts, owners, games,
+the time since each bot's last game, counted in matches) and, as the ladder's tick does, chooses a batch
+of groups that are all played before it chooses again.
 """
 
 from __future__ import annotations
@@ -12,10 +14,11 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ladder.ratings.pairing import Candidate, deviation_from_information, expected_score, select_groups
+from ladder.ratings.pairing import Candidate, candidate_deviations, expected_score, select_groups
 from ladder.services.ratings import fit_bradley_terry
 from ladder.services.scheduling import ladder_pairings
 
+# The service's defaults (settings.RATING_K, RATING_PROVISIONAL_K, RATING_PROVISIONAL_GAMES).
 K, PROVISIONAL_K, PROVISIONAL_GAMES = 32.0, 48.0, 10
 
 
@@ -29,6 +32,7 @@ class Ladder:
     pair_weight: np.ndarray = None  # weighted pairwise results between each two bots
     pair_score: np.ndarray = None  # weighted points of the row bot against the column bot
     seat_counts: list[list[int]] = field(default_factory=list)
+    last_match: list[float] = field(default_factory=list)  # the match count at each bot's last game
     matches: int = 0
 
     def __post_init__(self):
@@ -39,6 +43,7 @@ class Ladder:
         self.pair_weight = np.zeros((n, n))
         self.pair_score = np.zeros((n, n))
         self.seat_counts = [[0] * self.players for _ in range(n)]
+        self.last_match = [-math.inf] * n
 
     def add_bot(self, strength: float, owner: int) -> int:
         self.strengths = list(self.strengths) + [strength]
@@ -52,22 +57,19 @@ class Ladder:
         grown[:-1, :-1] = self.pair_score
         self.pair_score = grown
         self.seat_counts.append([0] * self.players)
+        self.last_match.append(-math.inf)
         return len(self.elo) - 1
 
-    def deviations(self) -> list[float]:
-        elo = np.array(self.elo)
-        p = expected_score(elo[:, None], elo[None, :])
-        information = (self.pair_weight * p * (1.0 - p)).sum(axis=1)
-        return [deviation_from_information(i) for i in information]
-
-    def candidates(self, centre: str = "fit", jitter: float = 30.0) -> list[Candidate]:
-        if centre == "fit":
-            fitted = self.fit()
-            return [Candidate(i, self.owners[i], fitted[i].rating, fitted[i].stderr, 0.0,
-                              tuple(self.seat_counts[i]), self.games[i]) for i in range(len(self.elo))]
-        return [Candidate(i, self.owners[i], self.elo[i], math.hypot(d, jitter), 0.0, tuple(self.seat_counts[i]),
-                          self.games[i])
-                for i, d in enumerate(self.deviations())]
+    def candidates(self) -> list[Candidate]:
+        """The candidates as the ladder builds them: online Elo, its deviation from the pairwise totals."""
+        first, second = np.nonzero(np.triu(self.pair_weight, 1))
+        deviation = candidate_deviations(
+            dict(enumerate(self.elo)),
+            zip(first.tolist(), second.tolist(), self.pair_weight[first, second].tolist()),
+        )
+        return [Candidate(i, self.owners[i], self.elo[i], deviation[i], self.matches - self.last_match[i],
+                          tuple(self.seat_counts[i]), self.games[i])
+                for i in range(len(self.elo))]
 
     def play(self, group: Sequence[int], rng: random.Random) -> None:
         """One match: places drawn from the true strengths (Plackett-Luce), online Elo moved as the ladder does."""
@@ -93,6 +95,7 @@ class Ladder:
             self.elo[b] += deltas[b]
             self.games[b] += 1
             self.seat_counts[b][seat] += 1
+            self.last_match[b] = self.matches
         for i, a in enumerate(group):
             for b in group[i + 1:]:
                 self.pair_weight[a, b] += 2.0 / n
@@ -122,13 +125,8 @@ Pairing = Callable[[Ladder, int, random.Random], list[tuple[int, ...]]]
 
 
 def informative(ladder: Ladder, count: int, rng: random.Random) -> list[tuple[int, ...]]:
-    """The ladder's rule: ``select_groups`` on the online Elo and the deviation of the games played."""
-    return select_groups(ladder.candidates("online"), players=ladder.players, count=count, rng=rng,
-                         provisional_games=PROVISIONAL_GAMES)
-
-
-def informative_fit(ladder: Ladder, count: int, rng: random.Random) -> list[tuple[int, ...]]:
-    return select_groups(ladder.candidates("fit"), players=ladder.players, count=count, rng=rng,
+    """The ladder's rule: ``select_groups`` on the candidates the ladder builds."""
+    return select_groups(ladder.candidates(), players=ladder.players, count=count, rng=rng,
                          provisional_games=PROVISIONAL_GAMES)
 
 
@@ -149,9 +147,16 @@ def uniform(ladder: Ladder, count: int, rng: random.Random) -> list[tuple[int, .
 
 
 def matches_to_settle(pairing: Pairing, strengths: Sequence[float], *, seed: int, players: int = 2,
-                      batch: int = 8, resolution: float = 50.0, check_every: int = 40,
+                      batch: int = 8, resolution: float = 50.0, check_every: int | None = None,
                       limit: int = 40_000) -> int:
-    """Matches played until the fitted order is right at ``resolution`` and stays so at the next check."""
+    """Matches played until the fitted order is right at ``resolution`` and stays so at the next check.
+
+    The order is checked every ``check_every`` matches, by default every 40 two-player games' worth of
+    pairwise results (an N-player match holds N - 1 of them), so that every player count is measured as
+    finely for the same amount of evidence.
+    """
+    if check_every is None:
+        check_every = max(1, round(40 / (players - 1)))
     rng = random.Random(seed)
     ladder = Ladder(strengths, players=players)
     settled_at = None
@@ -189,13 +194,3 @@ def newcomer_matches(pairing: Pairing, strengths: Sequence[float], newcomer: flo
             if abs(ladder.elo[new] - (newcomer + offset)) <= tolerance:
                 return ladder.matches - start
     return limit
-
-
-def balanced_fit(ladder: Ladder, count: int, rng: random.Random) -> list[tuple[int, ...]]:
-    return select_groups(ladder.candidates("fit"), players=ladder.players, count=count, rng=rng,
-                         provisional_games=10**9)
-
-
-def balanced_online(ladder: Ladder, count: int, rng: random.Random) -> list[tuple[int, ...]]:
-    return select_groups(ladder.candidates("online"), players=ladder.players, count=count, rng=rng,
-                         provisional_games=10**9)

@@ -19,6 +19,8 @@ from ladder.ratings.pairing import (
     select_groups,
 )
 
+PROVISIONAL = 10
+
 
 def field(owners, *, rng=None, waited=None):
     rng = rng or random.Random(0)
@@ -72,6 +74,17 @@ def test_a_new_bot_plays_its_first_games_at_once():
     groups = select_groups(candidates, players=2, count=12, rng=random.Random(2), provisional_games=10)
     # Its first ten games come first; after them it is one uncertain bot among others.
     assert all(99 in g for g in groups[:10])
+
+
+def test_a_new_bot_keeps_playing_until_its_online_elo_has_settled():
+    settled = [Candidate(i, i, 1200.0 + 30 * i, 45.0, games=400) for i in range(20)]
+    new = Candidate(99, 99, 1500.0, 120.0, games=PROVISIONAL + 5)
+    groups = select_groups(settled + [new], players=2, count=8, rng=random.Random(4), provisional_games=PROVISIONAL)
+    assert all(99 in g for g in groups)
+    # Without the settling games it is one uncertain bot among others.
+    groups = select_groups(settled + [new], players=2, count=8, rng=random.Random(4), provisional_games=PROVISIONAL,
+                           settling_games=0)
+    assert sum(99 in g for g in groups) < 8
 
 
 def test_the_bots_whose_order_is_in_doubt_play_most():
