@@ -386,7 +386,8 @@ LADDER_MAX_BACKLOG: int = env.int("LADDER_MAX_BACKLOG", default=5000)
 LADDER_TARGET_HALF_WIDTH: float = env.float("LADDER_TARGET_HALF_WIDTH", default=30.0)
 LADDER_MAINTENANCE_PER_HOUR: float = env.float("LADDER_MAINTENANCE_PER_HOUR", default=60.0)
 LADDER_MAX_WAIT_S: float = env.float("LADDER_MAX_WAIT_S", default=300.0)
-LADDER_PROVISIONAL_GAMES: int = env.int("LADDER_PROVISIONAL_GAMES", default=20)
+# 50: the games the online Elo (K = 32) needs to wear a start error of the prior's spread down to its wander.
+LADDER_PROVISIONAL_GAMES: int = env.int("LADDER_PROVISIONAL_GAMES", default=50)
 for _name in ("LADDER_INTERVAL_S", "LADDER_LEAD_S", "LADDER_RATE_WINDOW_S", "LADDER_TARGET_HALF_WIDTH",
               "LADDER_MAX_WAIT_S"):
     if not globals()[_name] > 0:

@@ -224,7 +224,8 @@ def _schedule(field: LadderField, *, count: int, now: datetime, rng: random.Rand
     players = field.tournament.players_per_match
     groups = select_groups(field.candidates, players=players, count=count, rng=rng,
                            max_wait_s=settings.LADDER_MAX_WAIT_S,
-                           provisional_games=settings.LADDER_PROVISIONAL_GAMES)
+                           provisional_games=settings.LADDER_PROVISIONAL_GAMES,
+                           settling_games=settings.LADDER_PROVISIONAL_GAMES)
     if not groups:
         return 0
     with transaction.atomic():
