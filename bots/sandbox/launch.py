@@ -76,6 +76,16 @@ def _fail(step: str, exc: BaseException) -> None:
     os._exit(EXIT_SANDBOX_ERROR)
 
 
+#: (step, ``time.monotonic()`` when it ended) of this shell, from the cell's fork on: reported to the host
+#: only when a request asks (``report_steps``, for ``bench``), on the status pipe before it is closed. The
+#: host and the shell read the same clock (no time namespace), so the host can place them among its own.
+_marks: list[tuple[str, float]] = []
+
+
+def _mark(step: str) -> None:
+    _marks.append((step, time.monotonic()))
+
+
 def fork_shell(pid_namespace: int | None) -> int:
     """Fork the next shell; 0 in the shell, its pid in the cell. The cell is single-threaded.
 
@@ -85,6 +95,7 @@ def fork_shell(pid_namespace: int | None) -> int:
     it down, is the largest cost of a bot's start. As an ordinary user the shell makes its namespaces
     itself (:func:`become_shell`).
     """
+    _marks[:] = [("cell.before_fork", time.monotonic())]
     if pid_namespace is None:
         return os.fork()
     linux.unshare(linux.CLONE_NEWPID)
@@ -108,6 +119,7 @@ def become_shell(channel: socket.socket, setup: dict, policy: Policy, seccomp_pr
     sandbox fault.
     """
     step = _Step()
+    _mark("shell.fork")
     try:
         signal.signal(signal.SIGCHLD, signal.SIG_DFL)
         linux.prctl(linux.PR_SET_PDEATHSIG, signal.SIGKILL)
@@ -152,8 +164,10 @@ def become_shell(channel: socket.socket, setup: dict, policy: Policy, seccomp_pr
         step.name = "set the hostname"
         linux.sethostname("bot")
         linux.prctl(linux.PR_SET_PDEATHSIG, signal.SIGKILL)
+        _mark("shell.namespaces")
         step.name = "hand the host the pid namespace's init"
         _announce_init(channel)
+        _mark("shell.announce_init")
         # Everything that does not depend on the bot is done now, while no bot waits for it.
         if not as_root:
             step.name = "drop the capability bounding set"
@@ -162,12 +176,15 @@ def become_shell(channel: socket.socket, setup: dict, policy: Policy, seccomp_pr
             linux.drop_bounding_set()
         step.name = "mount the bot's code folder"
         _mount_code_folder(setup["root_mount_point"] + policy.bot_dir)
+        _mark("shell.mount_code_folder")
         step.name = "measure address space"
         base_vm = _vm_size_bytes()
         _forget_internals()
         _warm_up(setup["sample_bot"])
+        _mark("shell.warm_up")
         step.name = "wait for the bot"
         message, fds, _, _ = socket.recv_fds(channel, MESSAGE_BYTES, 4)
+        _mark("bot.request_received")
     except BaseException as exc:  # noqa: BLE001 - told to the cell, which reports it with the next spawn
         try:
             channel.send(f"sandbox setup failed at '{step.name}': {exc}".encode())
@@ -180,12 +197,17 @@ def become_shell(channel: socket.socket, setup: dict, policy: Policy, seccomp_pr
     for target, fd in enumerate(fds):
         os.dup2(fd, target)
     os.closerange(STATUS_FD + 1, 1 << 16)
+    _mark("bot.descriptors")
     try:
         _finish(json.loads(message), policy, seccomp_program, as_root, step, base_vm)
     except BaseException as exc:  # noqa: BLE001 - any failure here is the sandbox's, reported as such
         _fail(step.name, exc if str(exc) else traceback.format_exc(limit=1))
     os._exit(EXIT_SANDBOX_ERROR)
 
+
+#: What starts the status pipe's text when it reports the start's steps (``report_steps``) rather than a
+#: failure.
+STEPS_PREFIX = b"steps "
 
 #: The first message a shell sends on its channel, with a pidfd of its pid namespace's first process.
 INIT_MESSAGE = b"init"
@@ -263,6 +285,7 @@ def _finish(request: dict, policy: Policy, seccomp_program: bytes | None, as_roo
 
     step.name = "set rlimits"
     _set_rlimits(request, base_vm)
+    _mark("bot.rlimits")
 
     step.name = "drop capabilities"
     uid = policy.inner_id
@@ -279,14 +302,20 @@ def _finish(request: dict, policy: Policy, seccomp_program: bytes | None, as_roo
     # Credential changes clear the parent-death signal: set it again after the last one. The filter then
     # refuses PR_SET_PDEATHSIG, so the bot can never clear it.
     linux.prctl(linux.PR_SET_PDEATHSIG, signal.SIGKILL)
+    _mark("bot.credentials")
     step.name = "install the seccomp filter"
     if seccomp_program is None:
         raise PermissionError(NO_SECCOMP)
     linux.load_seccomp_program(seccomp_program)
+    _mark("bot.seccomp")
     step.name = "verify confinement"
     _verify(policy, request["bot_dir"], uid)
+    _mark("bot.verify")
 
     step.name = "start the bot"
+    if request.get("report_steps"):
+        # Written by the sandbox, before any code of the bot runs: the host may trust it as its own.
+        os.write(STATUS_FD, STEPS_PREFIX + json.dumps(_marks).encode())
     os.close(STATUS_FD)
     os.environ.clear()
     os.environ.update(dict(policy.environment))
@@ -634,12 +663,14 @@ def _enter_root(request: dict, policy: Policy) -> None:
     tree."""
     new_root = request["root_mount_point"]
     _copy_code(request["bot_dir"], new_root + policy.bot_dir)
+    _mark("bot.copy_code")
     linux.mount("tmpfs", new_root + policy.tmp_dir, "tmpfs", linux.MS_NOSUID | linux.MS_NODEV | linux.MS_NOEXEC,
                 f"size={int(request['limits']['tmp_mb'])}m,mode=1777")
     os.chdir(new_root)
     linux.pivot_root(".", ".")
     linux.umount2(".", linux.MNT_DETACH)
     os.chdir("/")
+    _mark("bot.tmp_and_pivot_root")
 
 
 def _set_rlimits(request: dict, base_vm: int) -> None:
