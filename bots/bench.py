@@ -270,11 +270,11 @@ def decision_breakdown(sandbox: ZygoteSandbox, repeats: int) -> dict:
 #: The steps of a warm start on its path (host, then the bot's shell), in order; each part is the time
 #: from the end of the previous step to the end of this one.
 _HOST_STEPS = ("host.cell_and_limits", "host.take_shell", "host.init_pidfd", "host.send_request", "host.handle")
-_SHELL_STEPS = ("bot.descriptors", "bot.copy_code", "bot.tmp_and_pivot_root", "bot.rlimits", "bot.credentials",
+_SHELL_STEPS = ("bot.descriptors", "bot.copy_code", "bot.tmp", "bot.rlimits", "bot.credentials",
                 "bot.seccomp", "bot.verify")
 #: What a cell prepares ahead of the next bot (off the start's path, while the previous bot plays).
 _PREPARE_STEPS = ("shell.fork", "shell.namespaces", "shell.announce_init", "shell.mount_code_folder",
-                  "shell.warm_up")
+                  "shell.warm_up", "shell.pivot_root")
 
 
 def start_breakdown(sandbox: ZygoteSandbox, code: bytes, repeats: int) -> dict:
@@ -288,12 +288,13 @@ def start_breakdown(sandbox: ZygoteSandbox, code: bytes, repeats: int) -> dict:
     shell: ``bot.shell_not_ready`` (how long the request waited for the shell to finish its preparation:
     none if the cell had time enough), ``bot.request_wake`` (from the request sent, or the shell
     prepared if that came later, to the shell awake with it), ``bot.descriptors``,
-    ``bot.copy_code`` (into its tmpfs), ``bot.tmp_and_pivot_root``, ``bot.rlimits``, ``bot.credentials``
+    ``bot.copy_code`` (into its tmpfs), ``bot.tmp`` (its /tmp mounted), ``bot.rlimits``, ``bot.credentials``
     (host uid, capabilities, no_new_privs), ``bot.seccomp``, ``bot.verify``; then ``bot.load_and_ready``
     (from the later of the confinement done and ``start`` written, to ``ready`` read: the SDK reads
     ``start``, imports the bot's module, answers). ``total`` is the median start.
     ``sandbox.prepare_us.<part>`` is what the cell does ahead of need (the shell's fork into its pid
-    namespace, its other namespaces, its init's pidfd sent, its code folder mounted, the warm-up)."""
+    namespace, its other namespaces, its init's pidfd sent, its code folder mounted, the warm-up, the
+    pivot into the runtime root and the host's tree detached)."""
     parts: dict[str, list[float]] = {}
     totals = []
 

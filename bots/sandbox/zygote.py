@@ -725,7 +725,9 @@ class ZygoteSandbox:
         stdout_r, stdout_w = os.pipe()
         stderr_r, stderr_w = os.pipe()
         status_r, status_w = os.pipe()
+        code_fd = -1
         try:
+            code_fd = os.open(bot_dir, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC)
             with self._lock:
                 # The longest-idle cell has had the most time to prepare its shell.
                 cell = self._free.pop(0) if self._free else self._new_cell()
@@ -740,7 +742,7 @@ class ZygoteSandbox:
                     pidfd = _namespace_init(shell, shell_pidfd)
                     marks.append(("host.init_pidfd", time.monotonic()))
                     socket.send_fds(shell, [json.dumps(request).encode()],
-                                    [stdin_r, stdout_w, stderr_w, status_w])
+                                    [stdin_r, stdout_w, stderr_w, status_w, code_fd])
                     marks.append(("host.send_request", time.monotonic()))
                 except OSError as exc:
                     os.close(pidfd)
@@ -755,8 +757,9 @@ class ZygoteSandbox:
                 os.close(fd)
             raise
         finally:
-            for fd in (stdin_r, stdout_w, stderr_w, status_w):
-                os.close(fd)
+            for fd in (stdin_r, stdout_w, stderr_w, status_w, code_fd):
+                if fd >= 0:
+                    os.close(fd)
         bot = ZygoteBot(stdin_w, stdout_r, stderr_r, pidfd, cell, self._release, status_r,
                         pause_mechanism=self.pause_mechanism)
         marks.append(("host.handle", time.monotonic()))

@@ -12,10 +12,10 @@ DECISION_PARTS = [f"sandbox.decision_us.{part}" for part in (
     "bot_work", "exchange", "act_bytes")]
 START_PARTS = [f"sandbox.start_us.{part}" for part in (
     "host.cell_and_limits", "host.take_shell", "host.init_pidfd", "host.send_request", "host.handle",
-    "bot.shell_not_ready", "bot.request_wake", "bot.descriptors", "bot.copy_code", "bot.tmp_and_pivot_root", "bot.rlimits",
+    "bot.shell_not_ready", "bot.request_wake", "bot.descriptors", "bot.copy_code", "bot.tmp", "bot.rlimits",
     "bot.credentials", "bot.seccomp", "bot.verify", "bot.load_and_ready", "total")]
 PREPARE_PARTS = [f"sandbox.prepare_us.{part}" for part in (
-    "fork", "namespaces", "announce_init", "mount_code_folder", "warm_up")]
+    "fork", "namespaces", "announce_init", "mount_code_folder", "warm_up", "pivot_root")]
 
 
 def test_bench_reports_every_figure():
