@@ -25,12 +25,19 @@ figures (``pipeline.referee_matches_per_s``).
 
 from __future__ import annotations
 
+import json
 import os
+import select
 import statistics
+import subprocess
+import sys
 import tempfile
 import time
 
-from bots.referee import BotSpec, Limits, play_match, play_match_in_process
+import engines
+from bots.referee import (BotSpec, Limits, _await_ready, _encode_line, _parse_reply, _Seat, play_match,
+                          play_match_in_process)
+from bots.sandbox import launch
 from bots.sandbox.zygote import ZygoteSandbox, _read_line
 from bots.validate import random_bot_path
 
@@ -105,6 +112,254 @@ def _pause_figures(sandboxes: dict[str, ZygoteSandbox], repeats: int) -> dict:
     return figures
 
 
+# ---------------------------------------------------------------------------------------------------
+# Where the time goes: a decision's parts, a start's parts, and the floor (a bare pipe round trip)
+
+_ECHO = ("import os\n"
+         "while True:\n"
+         "    data = os.read(0, 65536)\n"
+         "    if not data:\n"
+         "        break\n"
+         "    os.write(1, data)\n")
+
+
+def pipe_round_trip_us(samples: int) -> float:
+    """Median microseconds of one line sent to another Python process on this machine and echoed back
+    over two pipes, each side blocked in ``read`` meanwhile: two wake-ups, four system calls, no sandbox.
+    No exchange of a bot's decision can be cheaper."""
+    child = subprocess.Popen([sys.executable, "-I", "-S", "-c", _ECHO], stdin=subprocess.PIPE,
+                             stdout=subprocess.PIPE, bufsize=0)
+    try:
+        to_child, from_child = child.stdin.fileno(), child.stdout.fileno()
+        times = []
+        for _ in range(samples + 20):
+            began = time.perf_counter()
+            os.write(to_child, _ACT)
+            got = os.read(from_child, 65536)
+            times.append((time.perf_counter() - began) * 1e6)
+            if got != _ACT:
+                raise RuntimeError(f"the echo process answered {got[:80]!r}")
+        return statistics.median(times[20:])
+    finally:
+        child.stdin.close()
+        child.stdout.close()
+        child.wait()
+
+
+def _recorded_decisions(seed: int) -> list[tuple[int, dict, list]]:
+    """(player, observation, legal actions) of every decision of one in-process match, as asked."""
+    state = engines.get(BENCH_GAME).new_state(2, seed, None)
+    steps = []
+    while not state.is_terminal():
+        player = state.current_player()
+        legal = state.legal_actions()
+        steps.append((player, state.observation(player), legal))
+        state.apply(legal[len(steps) % len(legal)])
+    return steps
+
+
+def _bot_side_us(code: bytes, steps, lines: list[bytes]) -> list[float]:
+    """What the bot's side of each decision costs without a sandbox: the SDK's parse of the ``act`` line,
+    the random bot's ``act`` and the encoding of its answer, in this process."""
+    from bots import sdk
+    from bots.loader import load_bot
+    from bots.sandbox.codecache import CodeCache
+
+    act = load_bot(CodeCache().path_for(code), game=BENCH_GAME, seat=0, players=2, options={},
+                   module_name="_bench_bot_side")
+    times = []
+    for line in lines:
+        began = time.perf_counter()
+        message = sdk._parse_line(line)
+        action = act(message["observation"], message["legal_actions"])
+        (json.dumps({"type": "action", "action": action}, separators=(",", ":")) + "\n").encode()
+        times.append((time.perf_counter() - began) * 1e6)
+    return times
+
+
+def decision_breakdown(sandbox: ZygoteSandbox, repeats: int) -> dict:
+    """``sandbox.decision_us.<part>``: the referee's steps of a decision (:func:`bots.referee._decide`)
+    timed one by one, median microseconds, over the decisions of ``repeats`` recorded Kingdomino matches
+    replayed to two sandboxed random bots, paused between their turns as in a match.
+
+    ``drain_log`` (both looks at the log pipe), ``encode`` (the ``act`` line), ``write`` (into the pipe,
+    while the bot is still paused), ``wait`` (from the bot resumed to the whole answer in hand: the bot's wake-up, its work, the referee's
+    wake-up and reads), ``memory_check``, ``parse`` (the answer, bounded), ``find_action``;
+    ``pause_resume`` is the freezer's thaw (with what of the line the pipe did not take before) and
+    freeze, averaged over every decision (a seat that moves
+    again is not paused in between); ``total`` the median of whole decisions, ``total_mean`` and
+    ``total_p90`` their mean and 90th percentile. Of ``wait``,
+    ``bot_work`` is what the bot's side (the SDK's parse, a random ``act``, its answer's encoding) costs
+    in this process, and ``exchange`` the rest: what the pipes and the wake-ups cost, to be set against
+    ``sandbox.pipe_round_trip_us``."""
+    code = random_bot_path(BENCH_GAME).read_bytes()
+    limits = Limits()
+    parts = ("drain_log", "encode", "write", "resume", "wait", "memory_check", "parse", "find_action", "pause")
+    times: dict[str, list[float]] = {part: [] for part in parts}
+    totals: list[float] = []
+    lines: list[bytes] = []
+    all_steps = []
+    for seed in range(repeats):
+        steps = _recorded_decisions(seed)
+        all_steps.extend(steps)
+        seats = [_Seat(index, BotSpec("random", code), limits) for index in range(2)]
+        try:
+            for seat in seats:
+                seat.process = sandbox.spawn(code, limits)
+            _await_ready(seats, BENCH_GAME, {})
+            for step, (player, observation, legal) in enumerate(steps):
+                seat = seats[player]
+                process = seat.process
+                clock = time.perf_counter
+                t0 = clock()
+                seat.drain_log()
+                t1 = clock()
+                seat.decisions.open(step)
+                seat.deciding = True
+                line = _encode_line({"type": "act", "observation": observation, "legal_actions": legal,
+                                     "time_left_ms": 1000})
+                t2 = clock()
+                pending = seat.offer(line)
+                t3 = clock()
+                process.resume()
+                seat.send_rest(pending, time.monotonic() + 30)
+                t4 = clock()
+                deadline = time.monotonic() + 30
+                while (newline := seat.inbox.find(b"\n")) < 0:
+                    readable, _, _ = select.select([process.from_bot, process.log], [], [], deadline - time.monotonic())
+                    if not readable:
+                        raise RuntimeError("the benchmark bot did not answer")
+                    if process.log in readable:
+                        seat.drain_log()
+                    if process.from_bot in readable:
+                        seat._read_waiting()
+                answer = bytes(seat.inbox[:newline])
+                del seat.inbox[: newline + 1]
+                t5 = clock()
+                seat.drain_log()
+                t6 = clock()
+                seat.check_memory()
+                t7 = clock()
+                reply = _parse_reply(answer, limits.max_message_bytes)
+                t8 = clock()
+                engines.find_action(legal, reply["action"])
+                t9 = clock()
+                if step + 1 == len(steps) or steps[step + 1][0] != player:
+                    process.pause()
+                t10 = clock()
+                lines.append(line)
+                for part, took in zip(parts, (t1 - t0 + t6 - t5, t2 - t1, t3 - t2, t4 - t3, t5 - t4, t7 - t6,
+                                              t8 - t7, t9 - t8, t10 - t9)):
+                    times[part].append(took * 1e6)
+                totals.append((t10 - t0) * 1e6)
+        finally:
+            for seat in seats:
+                seat.stop()
+        sandbox.wait_idle()
+    figures = {f"sandbox.decision_us.{part}": statistics.median(values) for part, values in times.items()
+               if part not in ("resume", "pause")}
+    # Most decisions pause nobody: the median would say 0. The mean says what pausing costs a decision.
+    figures["sandbox.decision_us.pause_resume"] = statistics.fmean(
+        [a + b for a, b in zip(times["resume"], times["pause"])])
+    figures["sandbox.decision_us.total"] = statistics.median(totals)
+    # A match pays the mean, and on a busy machine the slowest tenth (a bot or the referee waiting for a
+    # CPU after its wake-up) outweighs the rest.
+    figures["sandbox.decision_us.total_mean"] = statistics.fmean(totals)
+    figures["sandbox.decision_us.total_p90"] = statistics.quantiles(totals, n=10)[-1]
+    bot_side = _bot_side_us(code, all_steps, lines)
+    figures["sandbox.decision_us.bot_work"] = statistics.median(bot_side)
+    figures["sandbox.decision_us.exchange"] = statistics.median(
+        [wait - work for wait, work in zip(times["wait"], bot_side)])
+    figures["sandbox.decision_us.act_bytes"] = statistics.median(len(line) for line in lines)
+    return figures
+
+
+#: The steps of a warm start on its path (host, then the bot's shell), in order; each part is the time
+#: from the end of the previous step to the end of this one.
+_HOST_STEPS = ("host.cell_and_limits", "host.take_shell", "host.init_pidfd", "host.send_request", "host.handle")
+_SHELL_STEPS = ("bot.descriptors", "bot.copy_code", "bot.tmp", "bot.rlimits", "bot.credentials",
+                "bot.seccomp", "bot.verify")
+#: What a cell prepares ahead of the next bot (off the start's path, while the previous bot plays).
+_PREPARE_STEPS = ("shell.fork", "shell.namespaces", "shell.announce_init", "shell.mount_code_folder",
+                  "shell.warm_up", "shell.pivot_root")
+
+
+def start_breakdown(sandbox: ZygoteSandbox, code: bytes, repeats: int) -> dict:
+    """``sandbox.start_us.<part>``: where a warm start goes, median microseconds over ``repeats`` starts,
+    from the marks the host and the bot's shell take of their steps (``spawn(report_steps=True)``, the
+    same clock on both sides).
+
+    On the host: ``host.cell_and_limits`` (pipes, a free cell, its cgroup limits when they change),
+    ``host.take_shell`` (the cell's prepared shell; waiting here means it was not ready yet),
+    ``host.init_pidfd``, ``host.send_request`` (the request and the bot's pipes), ``host.handle``. In the
+    shell: ``bot.shell_not_ready`` (how long the request waited for the shell to finish its preparation:
+    none if the cell had time enough), ``bot.request_wake`` (from the request sent, or the shell
+    prepared if that came later, to the shell awake with it), ``bot.descriptors``,
+    ``bot.copy_code`` (into its tmpfs), ``bot.tmp`` (its /tmp mounted), ``bot.rlimits``, ``bot.credentials``
+    (host uid, capabilities, no_new_privs), ``bot.seccomp``, ``bot.verify``; then ``bot.load_and_ready``
+    (from the later of the confinement done and ``start`` written, to ``ready`` read: the SDK reads
+    ``start``, imports the bot's module, answers). ``total`` is the median start.
+    ``sandbox.prepare_us.<part>`` is what the cell does ahead of need (the shell's fork into its pid
+    namespace, its other namespaces, its init's pidfd sent, its code folder mounted, the warm-up, the
+    pivot into the runtime root and the host's tree detached)."""
+    parts: dict[str, list[float]] = {}
+    totals = []
+
+    def add(name: str, microseconds: float) -> None:
+        parts.setdefault(name, []).append(microseconds)
+
+    for _ in range(repeats):
+        sandbox.wait_idle()
+        # The reaper asks a cell for its next shell once the previous bot is gone: let it be made, as
+        # it is while a match plays (``bot.shell_not_ready`` tells whether this was enough).
+        time.sleep(0.02)
+        bot = sandbox.spawn(code, Limits(), report_steps=True)
+        try:
+            os.set_blocking(bot.to_bot, True)
+            os.write(bot.to_bot, _START)
+            written = time.monotonic()
+            reply = _read_line(bot.from_bot, 30)
+            ready = time.monotonic()
+            if b'"ready"' not in reply:
+                raise RuntimeError(f"the benchmark bot did not start: {reply[:200]!r}")
+            status = _read_line_or_eof(bot.status)
+        finally:
+            bot.close()
+        if not status.startswith(launch.STEPS_PREFIX):
+            raise RuntimeError(f"the bot's shell reported no steps: {status[:200]!r}")
+        host = dict(bot.spawn_marks)
+        shell = dict(json.loads(status[len(launch.STEPS_PREFIX):]))
+        previous = host["host.begin"]
+        for step in _HOST_STEPS:
+            add(f"sandbox.start_us.{step}", (host[step] - previous) * 1e6)
+            previous = host[step]
+        # A shell still being prepared when its request came reads it once it is done.
+        prepared = shell[_PREPARE_STEPS[-1]]
+        add("sandbox.start_us.bot.shell_not_ready", max(0.0, prepared - host["host.send_request"]) * 1e6)
+        add("sandbox.start_us.bot.request_wake",
+            (shell["bot.request_received"] - max(prepared, host["host.send_request"])) * 1e6)
+        previous = shell["bot.request_received"]
+        for step in _SHELL_STEPS:
+            add(f"sandbox.start_us.{step}", (shell[step] - previous) * 1e6)
+            previous = shell[step]
+        add("sandbox.start_us.bot.load_and_ready", (ready - max(shell["bot.verify"], written)) * 1e6)
+        add("sandbox.start_us.total", (ready - host["host.begin"]) * 1e6)
+        previous = shell["cell.before_fork"]
+        for step in _PREPARE_STEPS:
+            add(f"sandbox.prepare_us.{step.removeprefix('shell.')}", (shell[step] - previous) * 1e6)
+            previous = shell[step]
+    return {name: statistics.median(values) for name, values in parts.items()}
+
+
+def _read_line_or_eof(fd: int) -> bytes:
+    """All a pipe holds until its writer closes it (the status pipe: closed before the bot runs)."""
+    os.set_blocking(fd, True)
+    data = b""
+    while chunk := os.read(fd, 65536):
+        data += chunk
+    return data
+
+
 def bench_sandbox(*, repeats: int = 40) -> dict:
     """The figures above as a flat dict (milliseconds, microseconds and ratios, rounded)."""
     code = random_bot_path(BENCH_GAME).read_bytes()
@@ -146,6 +401,9 @@ def bench_sandbox(*, repeats: int = 40) -> dict:
                         raise RuntimeError(f"a benchmark match went wrong: {result.seats}")
                 decisions.append(len(result.actions))
             pause_figures = _pause_figures(paused, repeats)
+            breakdown = {**decision_breakdown(zygote, max(2, repeats // 4)),
+                         **start_breakdown(zygote, code, repeats)}
+            floor_us = pipe_round_trip_us(max(200, repeats * 20))
         finally:
             fresh.close()
             for sandbox in paused.values():
@@ -159,6 +417,10 @@ def bench_sandbox(*, repeats: int = 40) -> dict:
         "match.sandboxed_unfrozen_ms": statistics.median(sandboxed_ms["none"]),
         "match.decisions": statistics.median(decisions),
         **pause_figures,
+        **breakdown,
+        "sandbox.pipe_round_trip_us": floor_us,
+        # How busy the machine was: the figures above are worth comparing only with runs as busy.
+        "machine.load_1m": os.getloadavg()[0],
     }
     figures["sandbox.start_speedup"] = figures["sandbox.fresh_start_ms"] / figures["sandbox.zygote_start_ms"]
     figures["match.ratio"] = figures["match.sandboxed_ms"] / figures["match.in_process_ms"]
@@ -166,6 +428,12 @@ def bench_sandbox(*, repeats: int = 40) -> dict:
     figures["match.ratio_unfrozen"] = figures["match.sandboxed_unfrozen_ms"] / figures["match.in_process_ms"]
     figures["pause.match_cost_per_decision_us"] = (
         (figures["match.sandboxed_ms"] - figures["match.sandboxed_unfrozen_ms"]) * 1000 / figures["match.decisions"])
+    # What a match pays per decision beyond the in-process match, its two bots' starts left out.
+    figures["sandbox.decision_overhead_us"] = (
+        (figures["match.sandboxed_ms"] - figures["match.in_process_ms"] - 2 * figures["sandbox.zygote_start_ms"])
+        * 1000 / figures["match.decisions"])
+    figures["sandbox.decision_overhead_ratio"] = figures["sandbox.decision_overhead_us"] / floor_us
+    figures["sandbox.exchange_ratio"] = figures["sandbox.decision_us.exchange"] / floor_us
     figures["match.repeats"] = repeats
     return {key: round(value, 2) if isinstance(value, float) else value for key, value in sorted(figures.items())}
 

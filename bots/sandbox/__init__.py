@@ -59,8 +59,9 @@ namespaces, say), :func:`get_sandbox` raises :class:`SandboxUnavailable` naming 
 caller explicitly allows the unsafe mode (:mod:`bots.sandbox.unsafe`), which is then announced loudly.
 
 *Only on its own turn.* A bot that is not on move gets no CPU: the referee pauses each seat after its
-``ready`` and whenever the move passes from it to another seat, and resumes it right before its next
-``act``, whose clock starts once the resume has returned (:meth:`~bots.sandbox.process.BotProcess.pause`).
+``ready`` and whenever the move passes from it to another seat, and resumes it once its next ``act``
+waits in its pipe (as far as the pipe takes it: the bot then wakes once, to its message), whose clock
+starts once the resume has returned (:meth:`~bots.sandbox.process.BotProcess.pause`).
 (A seat that decides twice in a row keeps running through the engine's step in between, which is shorter
 than a pause and resume.) Where the cell has a cgroup freezer (v1 ``freezer.state``, v2
 ``cgroup.freeze``) pausing freezes the cell's group: every process and thread of the bot stops, and none

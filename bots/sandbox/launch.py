@@ -13,15 +13,17 @@ A cell (see :mod:`bots.sandbox.zygote`) keeps one shell ready. :func:`fork_shell
 2. the pid namespace's first process sends the host a pidfd of itself on its channel: the host kills
    the bot through it, which kills the whole namespace, in both paths. It drops the capability
    bounding set (as root the cell has done it once for all its shells), loads
-   a sample bot once (so that the pages a start writes are copied now rather than on the bot's clock)
-   and waits for a request and the bot's three pipes.
+   a sample bot once (so that the pages a start writes are copied now rather than on the bot's clock),
+   then pivots into the runtime root and detaches the host's tree (which makes the kernel wait
+   for an RCU grace period: too slow for a start's path) and waits for a request, the bot's three pipes
+   and a descriptor of the bot's folder in the code cache, the only door out of the root it is given.
 
 When they arrive it finishes, as a straight sequence of steps each of which either succeeds or ends the
 process with the failed step's name written to the status pipe (descriptor 3, closed before any code of
 the bot runs), so that a half-confined bot never runs:
 
-3. copy the bot's code into the tmpfs mounted ahead at ``/bot`` (read-only from then on), mount a small
-   private ``/tmp`` into the runtime root, then ``pivot_root`` into it and detach the host's tree;
+3. copy the bot's code from that descriptor into the tmpfs mounted ahead at ``/bot`` (read-only from
+   then on), close the descriptor, and mount a small private ``/tmp``;
 4. set rlimits; as root, take the bot's own unprivileged host uid and gid (no groups); drop every
    capability, set no_new_privs, the parent-death signal and the seccomp filter (required: without
    libseccomp no bot starts); verify all of it;
@@ -66,6 +68,9 @@ class _Step:
 # The status pipe: the sandbox's own channel to the host, closed before any code of the bot runs, so that
 # a bot can never pass its own failures off as the sandbox's.
 STATUS_FD = 3
+# The bot's folder in the host's code cache, which the shell copies from (it is in the runtime root by
+# then, the host's tree detached): a door out of the root, closed as soon as the copy is made.
+CODE_FD = 4
 
 
 def _fail(step: str, exc: BaseException) -> None:
@@ -74,6 +79,16 @@ def _fail(step: str, exc: BaseException) -> None:
     except OSError:
         pass
     os._exit(EXIT_SANDBOX_ERROR)
+
+
+#: (step, ``time.monotonic()`` when it ended) of this shell, from the cell's fork on: reported to the host
+#: only when a request asks (``report_steps``, for ``bench``), on the status pipe before it is closed. The
+#: host and the shell read the same clock (no time namespace), so the host can place them among its own.
+_marks: list[tuple[str, float]] = []
+
+
+def _mark(step: str) -> None:
+    _marks.append((step, time.monotonic()))
 
 
 def fork_shell(pid_namespace: int | None) -> int:
@@ -85,6 +100,7 @@ def fork_shell(pid_namespace: int | None) -> int:
     it down, is the largest cost of a bot's start. As an ordinary user the shell makes its namespaces
     itself (:func:`become_shell`).
     """
+    _marks[:] = [("cell.before_fork", time.monotonic())]
     if pid_namespace is None:
         return os.fork()
     linux.unshare(linux.CLONE_NEWPID)
@@ -108,6 +124,7 @@ def become_shell(channel: socket.socket, setup: dict, policy: Policy, seccomp_pr
     sandbox fault.
     """
     step = _Step()
+    _mark("shell.fork")
     try:
         signal.signal(signal.SIGCHLD, signal.SIG_DFL)
         linux.prctl(linux.PR_SET_PDEATHSIG, signal.SIGKILL)
@@ -152,8 +169,10 @@ def become_shell(channel: socket.socket, setup: dict, policy: Policy, seccomp_pr
         step.name = "set the hostname"
         linux.sethostname("bot")
         linux.prctl(linux.PR_SET_PDEATHSIG, signal.SIGKILL)
+        _mark("shell.namespaces")
         step.name = "hand the host the pid namespace's init"
         _announce_init(channel)
+        _mark("shell.announce_init")
         # Everything that does not depend on the bot is done now, while no bot waits for it.
         if not as_root:
             step.name = "drop the capability bounding set"
@@ -162,30 +181,44 @@ def become_shell(channel: socket.socket, setup: dict, policy: Policy, seccomp_pr
             linux.drop_bounding_set()
         step.name = "mount the bot's code folder"
         _mount_code_folder(setup["root_mount_point"] + policy.bot_dir)
+        _mark("shell.mount_code_folder")
         step.name = "measure address space"
         base_vm = _vm_size_bytes()
         _forget_internals()
         _warm_up(setup["sample_bot"])
+        _mark("shell.warm_up")
+        step.name = "enter the runtime root"
+        # Ahead of need too: detaching the host's tree makes the kernel wait for an RCU grace period,
+        # the largest single cost of a start. The bot's code comes as a descriptor of its folder.
+        _pivot_into(setup["root_mount_point"])
+        _mark("shell.pivot_root")
         step.name = "wait for the bot"
-        message, fds, _, _ = socket.recv_fds(channel, MESSAGE_BYTES, 4)
+        message, fds, _, _ = socket.recv_fds(channel, MESSAGE_BYTES, 5)
+        _mark("bot.request_received")
     except BaseException as exc:  # noqa: BLE001 - told to the cell, which reports it with the next spawn
         try:
             channel.send(f"sandbox setup failed at '{step.name}': {exc}".encode())
         except OSError:
             pass
         os._exit(EXIT_SANDBOX_ERROR)
-    if not message or len(fds) != 4:
+    if not message or len(fds) != 5:
         os._exit(0)
     channel.close()
+    # Received in ascending order, so none is overwritten before it is moved.
     for target, fd in enumerate(fds):
         os.dup2(fd, target)
-    os.closerange(STATUS_FD + 1, 1 << 16)
+    os.closerange(CODE_FD + 1, 1 << 16)
+    _mark("bot.descriptors")
     try:
         _finish(json.loads(message), policy, seccomp_program, as_root, step, base_vm)
     except BaseException as exc:  # noqa: BLE001 - any failure here is the sandbox's, reported as such
         _fail(step.name, exc if str(exc) else traceback.format_exc(limit=1))
     os._exit(EXIT_SANDBOX_ERROR)
 
+
+#: What starts the status pipe's text when it reports the start's steps (``report_steps``) rather than a
+#: failure.
+STEPS_PREFIX = b"steps "
 
 #: The first message a shell sends on its channel, with a pidfd of its pid namespace's first process.
 INIT_MESSAGE = b"init"
@@ -263,6 +296,7 @@ def _finish(request: dict, policy: Policy, seccomp_program: bytes | None, as_roo
 
     step.name = "set rlimits"
     _set_rlimits(request, base_vm)
+    _mark("bot.rlimits")
 
     step.name = "drop capabilities"
     uid = policy.inner_id
@@ -279,14 +313,20 @@ def _finish(request: dict, policy: Policy, seccomp_program: bytes | None, as_roo
     # Credential changes clear the parent-death signal: set it again after the last one. The filter then
     # refuses PR_SET_PDEATHSIG, so the bot can never clear it.
     linux.prctl(linux.PR_SET_PDEATHSIG, signal.SIGKILL)
+    _mark("bot.credentials")
     step.name = "install the seccomp filter"
     if seccomp_program is None:
         raise PermissionError(NO_SECCOMP)
     linux.load_seccomp_program(seccomp_program)
+    _mark("bot.seccomp")
     step.name = "verify confinement"
     _verify(policy, request["bot_dir"], uid)
+    _mark("bot.verify")
 
     step.name = "start the bot"
+    if request.get("report_steps"):
+        # Written by the sandbox, before any code of the bot runs: the host may trust it as its own.
+        os.write(STATUS_FD, STEPS_PREFIX + json.dumps(_marks).encode())
     os.close(STATUS_FD)
     os.environ.clear()
     os.environ.update(dict(policy.environment))
@@ -521,15 +561,14 @@ def build_memory_root(new_root: str, mounts: list[tuple[str, str, str]], policy:
 
 
 class _MemoryRootBuilder:
-    """The steps of :func:`build_memory_root` (and of :func:`_copy_code`), with their counts: copies into
-    the ramfs or tmpfs at ``new_root``, except the folders of ``hidden`` (left empty), the files named
+    """The steps of :func:`build_memory_root`, with their counts: copies into the ramfs at ``new_root``, except the folders of ``hidden`` (left empty), the files named
     with one of ``unserved`` endings (left out), ``devices`` and files of ``bind_bytes`` or more (bound
     from the host, and the files locked in memory)."""
 
     def __init__(self, new_root: str, hidden: set[str], devices: tuple[str, ...], unserved: tuple[str, ...],
-                 bind_bytes: float, keep_times: bool = True) -> None:
+                 bind_bytes: float) -> None:
         self.new_root, self.hidden, self.devices = new_root, hidden, devices
-        self.unserved, self.bind_bytes, self.keep_times = unserved, bind_bytes, keep_times
+        self.unserved, self.bind_bytes = unserved, bind_bytes
         self.files = self.bytes = self.memory = self.bound_bytes = 0
         self.bound: dict[str, None] = {}
 
@@ -587,8 +626,7 @@ class _MemoryRootBuilder:
                 done = 0
                 while done < size and (sent := os.sendfile(copy, fd, done, size - done)):
                     done += sent
-                if self.keep_times:
-                    os.utime(copy, ns=(status.st_atime_ns, status.st_mtime_ns))
+                os.utime(copy, ns=(status.st_atime_ns, status.st_mtime_ns))
             finally:
                 os.close(copy)
         finally:
@@ -613,8 +651,9 @@ def _mount_code_folder(target: str) -> None:
     linux.mount("tmpfs", target, "tmpfs", _CODE_FLAGS, f"size={_CODE_MB}m,mode=755")
 
 
-def _copy_code(source: str, target: str) -> None:
-    """Show the bot's code at ``target`` (the tmpfs of :func:`_mount_code_folder`) as a copy, read-only.
+def _copy_code(source: int, target: str) -> None:
+    """Show the bot's code, the folder open at descriptor ``source``, at ``target`` (the tmpfs of
+    :func:`_mount_code_folder`) as a copy, read-only.
 
     Two seats running the same upload share its folder of the host's code cache (and so do a bot and
     the next one to run that upload): bound from there, what one read or looked up in it, the other
@@ -622,24 +661,66 @@ def _copy_code(source: str, target: str) -> None:
     counts towards the bot's memory (it is written from the bot's cgroups)."""
     mask = os.umask(0o022)
     try:
-        # The code cache's bytecode is checked by hash, not by its source's time: times need no copying.
-        _MemoryRootBuilder(target, set(), (), (), float("inf"), keep_times=False).tree(source, target)
+        _copy_tree(source, target)
     finally:
         os.umask(mask)
     linux.mount(None, target, None, linux.MS_REMOUNT | linux.MS_BIND | linux.MS_RDONLY | _CODE_FLAGS)
 
 
-def _enter_root(request: dict, policy: Policy) -> None:
-    """Add the bot's code (a copy) and private /tmp to the template root, pivot into it, detach the host's
-    tree."""
-    new_root = request["root_mount_point"]
-    _copy_code(request["bot_dir"], new_root + policy.bot_dir)
-    linux.mount("tmpfs", new_root + policy.tmp_dir, "tmpfs", linux.MS_NOSUID | linux.MS_NODEV | linux.MS_NOEXEC,
-                f"size={int(request['limits']['tmp_mb'])}m,mode=1777")
+def _pivot_into(new_root: str) -> None:
+    """Make the template root this process's root and detach the host's tree (done by the shell while it
+    waits: nothing of the host is visible to it from then on but what the host sends)."""
     os.chdir(new_root)
     linux.pivot_root(".", ".")
     linux.umount2(".", linux.MNT_DETACH)
     os.chdir("/")
+
+
+def _copy_tree(folder: int, target: str) -> None:
+    """Copy what the folder open at ``folder`` holds into the folder ``target``: files (modes kept, less
+    any write bit for others; times not: the code cache's bytecode is checked by hash), folders and
+    symlinks as symlinks (never followed: everything is opened relative to its folder's descriptor, with
+    O_NOFOLLOW). The umask must be 022."""
+    with os.scandir(folder) as entries:
+        listed = list(entries)
+    for entry in listed:
+        place = f"{target}/{entry.name}"
+        if entry.is_symlink():
+            os.symlink(os.readlink(entry.name, dir_fd=folder), place)
+        elif entry.is_dir(follow_symlinks=False):
+            os.mkdir(place, stat.S_IMODE(entry.stat(follow_symlinks=False).st_mode) & 0o755)
+            inner = os.open(entry.name, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=folder)
+            try:
+                _copy_tree(inner, place)
+            finally:
+                os.close(inner)
+        elif entry.is_file(follow_symlinks=False):
+            fd = os.open(entry.name, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=folder)
+            try:
+                size = os.fstat(fd).st_size
+                copy = os.open(place, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC,
+                               stat.S_IMODE(os.fstat(fd).st_mode) & 0o755)
+                try:
+                    done = 0
+                    while done < size and (sent := os.sendfile(copy, fd, done, size - done)):
+                        done += sent
+                finally:
+                    os.close(copy)
+            finally:
+                os.close(fd)
+
+
+def _enter_root(request: dict, policy: Policy) -> None:
+    """Add the bot's code (a copy, from :data:`CODE_FD`, which is then closed) and private /tmp to the root
+    the shell is in (:func:`_pivot_into`)."""
+    try:
+        _copy_code(CODE_FD, policy.bot_dir)
+    finally:
+        os.close(CODE_FD)
+    _mark("bot.copy_code")
+    linux.mount("tmpfs", policy.tmp_dir, "tmpfs", linux.MS_NOSUID | linux.MS_NODEV | linux.MS_NOEXEC,
+                f"size={int(request['limits']['tmp_mb'])}m,mode=1777")
+    _mark("bot.tmp")
 
 
 def _set_rlimits(request: dict, base_vm: int) -> None:

@@ -33,6 +33,7 @@ import stat
 import subprocess
 import sys
 import threading
+import time
 from pathlib import Path
 
 from bots.sandbox import launch, linux
@@ -701,10 +702,15 @@ class ZygoteSandbox:
 
     # run
 
-    def spawn(self, code: bytes, limits: Limits) -> BotProcess:
-        """Start one confined bot for ``code``; :class:`SandboxFault` if the sandbox cannot."""
+    def spawn(self, code: bytes, limits: Limits, *, report_steps: bool = False) -> BotProcess:
+        """Start one confined bot for ``code``; :class:`SandboxFault` if the sandbox cannot.
+
+        ``report_steps`` (for ``bench``): the bot's shell writes when each step of its start ended on the
+        status pipe (:data:`bots.sandbox.launch.STEPS_PREFIX`, then JSON), and the bot's ``spawn_marks``
+        hold the host's own steps; see :func:`bots.bench.start_breakdown`."""
         if self._sock is None:
             raise SandboxFault("the sandbox is not started")
+        marks = [("host.begin", time.monotonic())]
         bot_dir = self.cache.path_for(code)
         uid = self.policy.host_uid_base + next(self._uids) % self.policy.host_uid_span
         self.uids_used.add(uid)
@@ -713,11 +719,15 @@ class ZygoteSandbox:
             "root_mount_point": str(self._root_mount_point), "runtime_dir": str(self._runtime_dir),
             "limits": dataclasses.asdict(limits),
         }
+        if report_steps:
+            request["report_steps"] = True
         stdin_r, stdin_w = os.pipe()
         stdout_r, stdout_w = os.pipe()
         stderr_r, stderr_w = os.pipe()
         status_r, status_w = os.pipe()
+        code_fd = -1
         try:
+            code_fd = os.open(bot_dir, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC)
             with self._lock:
                 # The longest-idle cell has had the most time to prepare its shell.
                 cell = self._free.pop(0) if self._free else self._new_cell()
@@ -725,11 +735,15 @@ class ZygoteSandbox:
             try:
                 if cell.cgroup is not None:
                     cell.cgroup.apply(limits, extra_processes=_CELL_PROCESSES)
+                marks.append(("host.cell_and_limits", time.monotonic()))
                 _, shell, shell_pidfd = cell.take_shell()
+                marks.append(("host.take_shell", time.monotonic()))
                 try:
                     pidfd = _namespace_init(shell, shell_pidfd)
+                    marks.append(("host.init_pidfd", time.monotonic()))
                     socket.send_fds(shell, [json.dumps(request).encode()],
-                                    [stdin_r, stdout_w, stderr_w, status_w])
+                                    [stdin_r, stdout_w, stderr_w, status_w, code_fd])
+                    marks.append(("host.send_request", time.monotonic()))
                 except OSError as exc:
                     os.close(pidfd)
                     raise SandboxFault(_shell_failure(shell, exc)) from None
@@ -743,10 +757,14 @@ class ZygoteSandbox:
                 os.close(fd)
             raise
         finally:
-            for fd in (stdin_r, stdout_w, stderr_w, status_w):
-                os.close(fd)
-        return ZygoteBot(stdin_w, stdout_r, stderr_r, pidfd, cell, self._release, status_r,
-                         pause_mechanism=self.pause_mechanism)
+            for fd in (stdin_r, stdout_w, stderr_w, status_w, code_fd):
+                if fd >= 0:
+                    os.close(fd)
+        bot = ZygoteBot(stdin_w, stdout_r, stderr_r, pidfd, cell, self._release, status_r,
+                        pause_mechanism=self.pause_mechanism)
+        marks.append(("host.handle", time.monotonic()))
+        bot.spawn_marks = marks
+        return bot
 
     def _new_cell(self) -> _Cell:
         """A new cell in fresh cgroups (lock held)."""

@@ -156,6 +156,9 @@ def test_protocol_lines_are_compact_utf8_json_with_string_keys():
     line = _encode_line(message)
     assert line.endswith(b"\n") and line.count(b"\n") == 1
     assert line == json.dumps(message, separators=(",", ":"), ensure_ascii=False).encode() + b"\n"
+    # Without a non-string key (the usual message, encoded on the fast path) the same JSON.
+    del message["observation"][3]
+    assert _encode_line(message) == json.dumps(message, separators=(",", ":"), ensure_ascii=False).encode() + b"\n"
 
 
 def test_an_act_taking_time_left_ms_is_given_its_allowance(sandbox, race):
