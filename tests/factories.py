@@ -10,8 +10,10 @@ would store.
 from __future__ import annotations
 
 import hashlib
+import io
 import random
 import uuid
+import zipfile
 from collections.abc import Sequence
 from datetime import timedelta
 
@@ -302,3 +304,15 @@ def rated_field(*, names: Sequence[str] = ("top", "mid-a", "mid-b", "low"), game
     for i in range(games):
         rated_result(bots=[mid_a, mid_b], places=[1, 2] if i % 2 else [2, 1], tournament=tournament)
     return bots
+
+
+def zip_with_members(*names: str, bot: bytes = FIRST_LEGAL_BOT) -> bytes:
+    """A zip of a good ``bot.py`` (``bot``) and a one-byte member for each of ``names``, written as named:
+    the poisoned uploads and bundles the archive checks must refuse."""
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as archive:
+        archive.writestr("bot.py", bot)
+        for name in names:
+            archive.writestr(name, b"1")
+    return buffer.getvalue()
+

@@ -10,7 +10,6 @@ import dataclasses
 import hashlib
 import io
 import json
-import zipfile
 
 import pytest
 from hypothesis import HealthCheck, event, given, settings
@@ -20,6 +19,7 @@ from sandbox_helpers import FIRST_BOT, GREEDY_BOT, bot_source
 import engines
 from bots.play import BUNDLE_MAX_BYTES, main
 from bots.referee import BotSpec, Limits, play_match
+from tests.factories import zip_with_members
 
 # Answers 1 until it has been asked three times, then 3: what it plays depends on what it remembers.
 COUNTER_BOT = bot_source("""
@@ -260,13 +260,6 @@ def test_without_caps_given_the_local_limits_are_the_caps(race, tmp_path):
 
 # --- Malformed bundles: one line on stderr, exit status 2, never a traceback -----------------------------
 
-def _zip(*names: str) -> bytes:
-    buffer = io.BytesIO()
-    with zipfile.ZipFile(buffer, "w") as archive:
-        archive.writestr("bot.py", FIRST_BOT)
-        for name in names:
-            archive.writestr(name, b"1")
-    return buffer.getvalue()
 
 
 def _zip_code(data: bytes) -> dict:
@@ -299,9 +292,9 @@ MALFORMED = [
                  "is not JSON (str is not valid UTF-8", id="not-utf-8"),
     pytest.param(lambda b: json.dumps(b).replace('"bot": "a"', '"bot": "\\ud800"'),
                  "is not JSON (", id="lone-surrogate"),
-    pytest.param(lambda b: _with_code(b, _zip_code(_zip("."))),
+    pytest.param(lambda b: _with_code(b, _zip_code(zip_with_members(".", bot=FIRST_BOT))),
                  "the code of seat 0 cannot be unpacked: '.': '.' is not allowed in zip paths", id="zip-dot"),
-    pytest.param(lambda b: _with_code(b, _zip_code(_zip("x", "x/y.py"))),
+    pytest.param(lambda b: _with_code(b, _zip_code(zip_with_members("x", "x/y.py", bot=FIRST_BOT))),
                  "the code of seat 0 cannot be unpacked: 'x' is a file and also a folder (of 'x/y.py')",
                  id="zip-file-and-folder"),
     pytest.param(lambda b: _with_code(b, _zip_code(b"PK\x03\x04" + b"\0" * 40)),
@@ -352,7 +345,7 @@ def _places(value):
 def test_any_mutation_of_a_valid_bundle_is_replayed_or_refused_with_one_line(isolated, race, tmp_path, data):
     bundle = copy.deepcopy(_valid(race) | {"seats": [
         {"position": 0, "bot": "a", "version": 1, "outcome": "ok", "code": _code(GREEDY_BOT)},
-        {"position": 1, "bot": "b", "version": 1, "outcome": "ok", "code": _zip_code(_zip("helper.py"))}]})
+        {"position": 1, "bot": "b", "version": 1, "outcome": "ok", "code": _zip_code(zip_with_members("helper.py", bot=FIRST_BOT))}]})
     for _ in range(data.draw(st.integers(1, 3), label="mutations")):
         container, key = data.draw(st.sampled_from(list(_places(bundle))), label="where")
         if data.draw(st.booleans(), label="remove"):

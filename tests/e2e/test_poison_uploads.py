@@ -5,10 +5,8 @@ staying pending with its check re-sent by the reconciler every ``VALIDATION_REQU
 The versions are inserted as an older release stored them, past upload checks that let such zips through.
 """
 
-import io
 import json
 import time
-import zipfile
 
 import pytest
 
@@ -16,7 +14,7 @@ from ladder.models import BotVersion, Game
 from ladder.services.enqueue import versions_validate_now
 from ladder.services.validation import CHECK_FAILED
 from tests.conftest import FIRST_LEGAL_BOT, BotFactory, wait_until
-from tests.factories import BotVersionFactory
+from tests.factories import BotVersionFactory, zip_with_members
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(240)]
 
@@ -24,13 +22,6 @@ pytestmark = [pytest.mark.slow, pytest.mark.timeout(240)]
 DECIDED_WITHIN_S = 20
 
 
-def poison_zip(*names: str) -> bytes:
-    buffer = io.BytesIO()
-    with zipfile.ZipFile(buffer, "w") as archive:
-        archive.writestr("bot.py", FIRST_LEGAL_BOT)
-        for name in names:
-            archive.writestr(name, b"1")
-    return buffer.getvalue()
 
 
 def decided(version_ids):
@@ -48,8 +39,8 @@ def test_versions_whose_check_raised_end_rejected_within_seconds_on_a_real_worke
         versions_validate_now([warm.id])
         assert wait_until(lambda: decided([warm.id]), timeout=120, message="the first check") == {warm.id: "accepted"}
 
-        dot = BotVersionFactory(code=poison_zip("."), kind="zip", validation_status="pending")
-        tree = BotVersionFactory(code=poison_zip("x", "x/y.py"), kind="zip", validation_status="pending")
+        dot = BotVersionFactory(code=zip_with_members("."), kind="zip", validation_status="pending")
+        tree = BotVersionFactory(code=zip_with_members("x", "x/y.py"), kind="zip", validation_status="pending")
         broken = BotVersionFactory(bot=BotFactory(game=Game.objects.get(slug="draftosaurus")),
                                    validation_status="pending")
         ids = [dot.id, tree.id, broken.id]

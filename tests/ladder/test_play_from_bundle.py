@@ -5,18 +5,16 @@ from __future__ import annotations
 
 import base64
 import hashlib
-import io
 import json
 import os
 import subprocess
 import sys
-import zipfile
 
 import pytest
 
 from tests.api.helpers import token_client
 from tests.conftest import LAST_LEGAL_BOT, REPO
-from tests.factories import BotFactory, UserFactory, finished_match
+from tests.factories import BotFactory, UserFactory, finished_match, zip_with_members
 
 pytestmark = [pytest.mark.django_db, pytest.mark.timeout(180)]
 
@@ -95,20 +93,11 @@ def test_the_command_holds_a_bundles_limits_to_the_servers_caps(tmp_path, settin
             f"allows ({settings.BOTS_MAX_MEMORY_MB})") in played.stderr
 
 
-def _zip_with(*names: str) -> bytes:
-    buffer = io.BytesIO()
-    with zipfile.ZipFile(buffer, "w") as archive:
-        archive.writestr("bot.py", LAST_LEGAL_BOT)
-        for name in names:
-            archive.writestr(name, b"1")
-    return buffer.getvalue()
-
-
 def _poisoned(bundle: dict, how: str) -> str:
     """The downloaded bundle, damaged as a hostile file would be."""
     if how == "deep":
         return "[" * 50_000
-    code = _zip_with(*{"dot": (".",), "file-and-folder": ("x", "x/y.py")}[how])
+    code = zip_with_members(*{"dot": (".",), "file-and-folder": ("x", "x/y.py")}[how], bot=LAST_LEGAL_BOT)
     bundle["seats"][0]["code"] = {"kind": "zip", "sha256": hashlib.sha256(code).hexdigest(),
                                   "base64": base64.b64encode(code).decode()}
     return json.dumps(bundle)

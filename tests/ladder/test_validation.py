@@ -1,10 +1,8 @@
 """The workers' side of uploads: a pending version is decided once, whatever its check meets, and a lost
 check is sent again."""
 
-import io
 import logging
 import time
-import zipfile
 from datetime import timedelta
 
 import pytest
@@ -14,8 +12,7 @@ from ladder.checks import sandbox_limits_check
 from ladder.models import BotVersion
 from ladder.services.limits import limits_smoke, match_worst_case_s
 from ladder.services.validation import CHECK_FAILED, bot_version_validate, versions_reconcile
-from tests.conftest import FIRST_LEGAL_BOT
-from tests.factories import BotFactory, BotVersionFactory
+from tests.factories import BotFactory, BotVersionFactory, zip_with_members
 
 pytestmark = pytest.mark.django_db
 
@@ -46,14 +43,6 @@ def test_a_pending_check_is_sent_again_once_per_interval(settings, django_captur
     assert versions_reconcile(now=now + timedelta(seconds=61)) == 2
 
 
-def poison_zip(*names: str) -> bytes:
-    """A zip of a good ``bot.py`` and a member for each name: what the upload checks of before let through."""
-    buffer = io.BytesIO()
-    with zipfile.ZipFile(buffer, "w") as archive:
-        archive.writestr("bot.py", FIRST_LEGAL_BOT)
-        for name in names:
-            archive.writestr(name, b"1")
-    return buffer.getvalue()
 
 
 @pytest.mark.parametrize(("names", "message"), [
@@ -63,7 +52,7 @@ def poison_zip(*names: str) -> bytes:
 def test_a_version_stored_without_todays_path_checks_is_rejected_with_what_to_fix(names, message):
     # Stored as an older release stored it, past checks that let it through; its check raised
     # IsADirectoryError or FileExistsError out of the unpacking, and it stayed pending.
-    version = BotVersionFactory(code=poison_zip(*names), kind="zip", validation_status="pending")
+    version = BotVersionFactory(code=zip_with_members(*names), kind="zip", validation_status="pending")
     assert bot_version_validate(version_id=version.id) == "rejected"
     version.refresh_from_db()
     assert message in version.validation_message and version.validated_at is not None
