@@ -1,13 +1,12 @@
 """Pure scheduling rules (no database): round-robin pairings with balanced seats, duplicate round robins
-(every deal in every seat rotation), derived seeds, ladder pairing by rating.
+(every deal in every seat rotation), derived seeds. The ladder's pairing is ``ladder.ratings.pairing``.
 """
 
 from __future__ import annotations
 
 import hashlib
 import itertools
-import random
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 
 # Seeds are stored as signed 64-bit integers; keep them non-negative and below 2**63.
 _SEED_MASK = (1 << 63) - 1
@@ -86,44 +85,3 @@ def duplicate_round_robin(
                 schedule.append((deal, tuple(combo[shift:] + combo[:shift])))
             deal += 1
     return schedule
-
-
-def ladder_pairings(
-    candidates: Sequence[tuple[int, float, int]],
-    *,
-    players: int,
-    matches: int,
-    rng: random.Random,
-    may_seat: Callable[[Sequence[int]], bool] | None = None,
-) -> list[tuple[int, ...]]:
-    """Up to ``matches`` groups of ``players`` distinct bots for the ladder.
-
-    ``candidates`` are ``(bot_id, elo, games)``. Each group starts from the bot with the fewest games (ties
-    broken at random) and adds the bots closest to it in rating, so new bots get games quickly and games
-    are between bots of similar strength. A bot is used at most once per call.
-
-    ``may_seat`` (bot ids -> whether one match may seat them together; for rated play
-    ``rated_play.seating_owners_distinct``) is asked before each bot joins a group: one that may not is
-    passed over for the next closest, and an anchor for whom no full group can be formed sits this call
-    out (the bots it passed over stay in the pool for the next groups).
-    """
-    pool = list(candidates)
-    rng.shuffle(pool)
-    groups: list[tuple[int, ...]] = []
-    while len(groups) < matches and len(pool) >= players:
-        pool.sort(key=lambda c: c[2])
-        anchor = pool.pop(0)
-        pool.sort(key=lambda c: abs(c[1] - anchor[1]))
-        group, taken = [anchor[0]], set()
-        for position, (bot_id, _, _) in enumerate(pool):
-            if len(group) == players:
-                break
-            if may_seat is None or may_seat([*group, bot_id]):
-                group.append(bot_id)
-                taken.add(position)
-        if len(group) < players:
-            continue
-        pool = [candidate for position, candidate in enumerate(pool) if position not in taken]
-        rng.shuffle(group)
-        groups.append(tuple(group))
-    return groups

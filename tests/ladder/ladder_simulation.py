@@ -16,7 +16,6 @@ import numpy as np
 
 from ladder.ratings.pairing import Candidate, candidate_deviations, expected_score, select_groups
 from ladder.services.ratings import fit_bradley_terry
-from ladder.services.scheduling import ladder_pairings
 
 # The service's defaults (settings.RATING_K, RATING_PROVISIONAL_K, RATING_PROVISIONAL_GAMES).
 K, PROVISIONAL_K, PROVISIONAL_GAMES = 32.0, 48.0, 10
@@ -133,7 +132,7 @@ def informative(ladder: Ladder, count: int, rng: random.Random) -> list[tuple[in
 def today(ladder: Ladder, count: int, rng: random.Random) -> list[tuple[int, ...]]:
     """The rule the ladder used before: fewest games first, closest rating, each bot once per tick."""
     candidates = [(i, ladder.elo[i], ladder.games[i]) for i in range(len(ladder.elo))]
-    return ladder_pairings(candidates, players=ladder.players, matches=count, rng=rng)
+    return previous_rule_groups(candidates, players=ladder.players, matches=count, rng=rng)
 
 
 def uniform(ladder: Ladder, count: int, rng: random.Random) -> list[tuple[int, ...]]:
@@ -194,3 +193,45 @@ def newcomer_matches(pairing: Pairing, strengths: Sequence[float], newcomer: flo
             if abs(ladder.elo[new] - (newcomer + offset)) <= tolerance:
                 return ladder.matches - start
     return limit
+
+
+def previous_rule_groups(
+    candidates: Sequence[tuple[int, float, int]],
+    *,
+    players: int,
+    matches: int,
+    rng: random.Random,
+    may_seat: Callable[[Sequence[int]], bool] | None = None,
+) -> list[tuple[int, ...]]:
+    """The rule the ladder paired by before ``select_groups``, kept as the simulation's baseline: up to
+    ``matches`` groups of ``players`` distinct bots.
+
+    ``candidates`` are ``(bot_id, elo, games)``. Each group starts from the bot with the fewest games (ties
+    broken at random) and adds the bots closest to it in rating, so new bots get games quickly and games
+    are between bots of similar strength. A bot is used at most once per call.
+
+    ``may_seat`` (bot ids -> whether one match may seat them together; for rated play
+    ``rated_play.seating_owners_distinct``) is asked before each bot joins a group: one that may not is
+    passed over for the next closest, and an anchor for whom no full group can be formed sits this call
+    out (the bots it passed over stay in the pool for the next groups).
+    """
+    pool = list(candidates)
+    rng.shuffle(pool)
+    groups: list[tuple[int, ...]] = []
+    while len(groups) < matches and len(pool) >= players:
+        pool.sort(key=lambda c: c[2])
+        anchor = pool.pop(0)
+        pool.sort(key=lambda c: abs(c[1] - anchor[1]))
+        group, taken = [anchor[0]], set()
+        for position, (bot_id, _, _) in enumerate(pool):
+            if len(group) == players:
+                break
+            if may_seat is None or may_seat([*group, bot_id]):
+                group.append(bot_id)
+                taken.add(position)
+        if len(group) < players:
+            continue
+        pool = [candidate for position, candidate in enumerate(pool) if position not in taken]
+        rng.shuffle(group)
+        groups.append(tuple(group))
+    return groups

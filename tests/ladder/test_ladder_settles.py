@@ -9,12 +9,20 @@ compares rules rather than luck; the margins below the targets leave room for th
 
 from __future__ import annotations
 
+import random
 import statistics
 
 import numpy as np
 import pytest
 
-from tests.ladder.ladder_simulation import informative, matches_to_settle, newcomer_matches, today, uniform
+from tests.ladder.ladder_simulation import (
+    informative,
+    matches_to_settle,
+    newcomer_matches,
+    previous_rule_groups,
+    today,
+    uniform,
+)
 
 STRENGTHS = [float(s) for s in np.linspace(1000.0, 2000.0, 30)]
 SEEDS = range(48)
@@ -41,3 +49,20 @@ def test_a_new_bot_reaches_its_strength_in_fewer_matches_than_before():
 
     informed, before = mean_matches(informative), mean_matches(today)
     assert informed < 0.85 * before, (informed, before)
+
+
+# --- The baseline: the rule the ladder used before -------------------------------------------------------
+
+
+def test_the_baseline_rule_pairs_close_ratings_and_starts_from_the_fewest_games():
+    candidates = [(1, 1500, 0), (2, 1900, 50), (3, 1510, 40), (4, 1890, 60)]
+    groups = previous_rule_groups(candidates, players=2, matches=2, rng=random.Random(1))
+    assert {frozenset(g) for g in groups} == {frozenset({1, 3}), frozenset({2, 4})}
+
+
+def test_the_baseline_rule_uses_each_bot_once_per_call():
+    candidates = [(i, 1500 + i, 0) for i in range(7)]
+    groups = previous_rule_groups(candidates, players=3, matches=5, rng=random.Random(2))
+    used = [bot for g in groups for bot in g]
+    assert len(groups) == 2
+    assert len(used) == len(set(used))

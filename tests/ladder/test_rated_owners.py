@@ -12,7 +12,6 @@ from ladder.services.errors import ServiceError
 from ladder.services.examples import examples_owner
 from ladder.services.ladder import bot_ladder_status, ladder_tick, ladder_tournament_get
 from ladder.services.rated_play import bots_sharing_an_owner, rated_owner_keys, seating_owners_distinct
-from ladder.services.scheduling import ladder_pairings
 from ladder.services.tournaments import matches_create, tournament_create
 from tests.factories import BotVersionFactory, StaffFactory
 
@@ -41,20 +40,6 @@ def test_owner_keys_name_the_house_bots_none_and_only_while_nobody_can_log_in(bo
     # An examples account with a password is somebody's: its bots are an owner's like any other.
     type(ada).objects.filter(pk=house.owner_id).update(password=make_password("a-long-passphrase"))
     assert rated_owner_keys(bot_ids=[house.id]) == {house.id: house.owner_id}
-
-
-def test_the_ladder_pairing_passes_over_a_bot_that_may_not_join_and_sits_an_anchor_out():
-    owners = {1: "ada", 2: "ada", 3: "bob", 4: "bob"}
-    candidates = [(1, 1500.0, 0), (2, 1500.0, 1), (3, 1900.0, 2), (4, 1100.0, 3)]
-
-    def may_seat(group):
-        return seating_owners_distinct(group, owners=owners)
-
-    for seed in range(20):
-        groups = ladder_pairings(candidates, players=2, matches=2, rng=random.Random(seed), may_seat=may_seat)
-        assert len(groups) == 2 and all(may_seat(group) for group in groups)
-    # Only ada's two bots: no group at all.
-    assert ladder_pairings(candidates[:2], players=2, matches=3, rng=random.Random(1), may_seat=may_seat) == []
 
 
 # --- The ladder -------------------------------------------------------------------------------------------

@@ -1,6 +1,5 @@
 """Round-robin schedules, derived seeds and ladder pairing (pure, no database)."""
 
-import random
 from collections import Counter
 
 import pytest
@@ -10,7 +9,6 @@ from ladder.services.scheduling import (
     derive_seed,
     duplicate_round_robin,
     duplicate_round_robin_count,
-    ladder_pairings,
     round_robin,
     round_robin_count,
 )
@@ -75,17 +73,3 @@ def test_derived_seeds_are_stable_distinct_and_in_range():
     assert all(0 <= s < 2**63 for s in seeds)
     assert derive_seed(42, 7) == seeds[7]
     assert derive_seed(43, 7) != seeds[7]
-
-
-def test_ladder_pairs_close_ratings_and_starts_from_the_fewest_games():
-    candidates = [(1, 1500, 0), (2, 1900, 50), (3, 1510, 40), (4, 1890, 60)]
-    groups = ladder_pairings(candidates, players=2, matches=2, rng=random.Random(1))
-    assert {frozenset(g) for g in groups} == {frozenset({1, 3}), frozenset({2, 4})}
-
-
-def test_ladder_uses_each_bot_once_per_call():
-    candidates = [(i, 1500 + i, 0) for i in range(7)]
-    groups = ladder_pairings(candidates, players=3, matches=5, rng=random.Random(2))
-    used = [bot for g in groups for bot in g]
-    assert len(groups) == 2
-    assert len(used) == len(set(used))
