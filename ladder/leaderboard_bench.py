@@ -34,11 +34,12 @@ import uuid
 from collections import defaultdict
 from contextlib import contextmanager
 from datetime import timedelta
-from pathlib import Path
 
 from django.db import connection
 from django.test import Client
 from django.utils import timezone
+
+from ladder.scratch_database import scratch_database
 
 BENCH_GAME = "kingdomino"
 HOST = "127.0.0.1"
@@ -49,10 +50,8 @@ def bench_leaderboard(*, sizes: tuple[int, ...] = (10_000, 100_000), bots: int =
     """The leaderboard figures as a flat dict (module docstring); ``sizes`` ascending."""
     from ladder.selectors.leaderboards import _certainty, ladder_pace
 
-    old_name = connection.settings_dict["NAME"]
-    connection.creation.create_test_db(verbosity=0, autoclobber=True, serialize=False)
     figures: dict = {}
-    try:
+    with scratch_database():
         history = _History(bots=bots)
         for size in sizes:
             started = time.perf_counter()
@@ -75,12 +74,6 @@ def bench_leaderboard(*, sizes: tuple[int, ...] = (10_000, 100_000), bots: int =
         figures["leaderboard.bots"] = bots
         for field in FIELD_SIZES:
             figures[f"leaderboard.fit_ms.bots_{field}"] = _best_ms(repeats, _field_fit(field))
-    finally:
-        scratch = connection.settings_dict["NAME"]
-        connection.creation.destroy_test_db(old_name, verbosity=0)
-        if connection.vendor == "sqlite":
-            for suffix in ("-wal", "-shm"):
-                Path(f"{scratch}{suffix}").unlink(missing_ok=True)
     return figures
 
 
@@ -101,7 +94,7 @@ def _field_fit(bots: int):
 def _get(client: Client, url: str) -> None:
     response = client.get(url)
     if response.status_code != 200:
-        raise RuntimeError(f"{url} answered {response.status_code}")
+        raise RuntimeError(f"{url} answered {response.status_code}: {response.content[:300]!r}")
 
 
 def _best_ms(repeats: int, run) -> float:

@@ -42,6 +42,8 @@ from django.conf import settings
 from django.db import connection
 from django.utils import timezone
 
+from ladder.scratch_database import scratch_database
+
 REPO = Path(__file__).resolve().parent.parent
 BENCH_GAME = "kingdomino"
 
@@ -271,9 +273,7 @@ def bench_pipeline(*, matches: int = 100, scaling_matches: int | None = None, re
     """The pipeline figures as a flat dict; runs in a scratch database that is dropped afterwards.
     ``recovery_matches`` 0 leaves out the recovery figures, ``ladder_seconds`` 0 the ladder's."""
     scaling_matches = scaling_matches or matches
-    old_name = connection.settings_dict["NAME"]
-    connection.creation.create_test_db(verbosity=0, autoclobber=True, serialize=False)
-    try:
+    with scratch_database():
         bot_ids = _bots(5)
         started = time.monotonic()
         celery_rate, played = _celery_rate(bot_ids, matches, 1, "bench: 1 worker process")
@@ -298,12 +298,6 @@ def bench_pipeline(*, matches: int = 100, scaling_matches: int | None = None, re
             ladder = {"ladder.matches_per_s": round(ladder_rate, 2), "ladder.ratio": round(ladder_rate / two_rate, 3),
                       "ladder.learning": learning, "ladder.seconds": ladder_seconds}
         failed = Tournament.objects.filter(matches__status="failed").count()
-    finally:
-        scratch = connection.settings_dict["NAME"]
-        connection.creation.destroy_test_db(old_name, verbosity=0)
-        if connection.vendor == "sqlite":
-            for suffix in ("-wal", "-shm"):
-                Path(f"{scratch}{suffix}").unlink(missing_ok=True)
     return {
         "pipeline.matches": played,
         "pipeline.failed_matches": failed,

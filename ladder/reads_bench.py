@@ -18,13 +18,13 @@ database that is dropped afterwards, like the other figures of the bench.
 from __future__ import annotations
 
 import time
-from pathlib import Path
 
 from django.conf import settings
-from django.db import connection
 from django.test import Client, override_settings
 
-from ladder.leaderboard_bench import BENCH_GAME, HOST, _History
+from ladder.api.pagination import keyset_cursor
+from ladder.leaderboard_bench import BENCH_GAME, HOST, _best_ms, _get, _History
+from ladder.scratch_database import scratch_database
 
 #: The routes measured: name -> URL template (``{tournament}``: the ladder, ``{bot}``: a bot of the field).
 ROUTES = {
@@ -50,21 +50,11 @@ def bench_reads(*, sizes: tuple[int, ...] = (10_000, 100_000), bots: int = 20, r
                 routes: tuple[str, ...] | None = None) -> dict:
     """The ``reads.*`` figures as a flat dict (module docstring); ``sizes`` ascending, ``routes`` a subset
     of :data:`ROUTES` (all by default)."""
-    old_name = connection.settings_dict["NAME"]
-    connection.creation.create_test_db(verbosity=0, autoclobber=True, serialize=False)
     # Pages name their static files through the plain storage: the bench needs no collected manifest,
     # and what a page costs does not depend on it.
     plain = {**settings.STORAGES, "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"}}
-    try:
-        history = _History(bots=bots)
-        with override_settings(STORAGES=plain):
-            return measure_reads(history, sizes=sizes, repeats=repeats, routes=routes)
-    finally:
-        scratch = connection.settings_dict["NAME"]
-        connection.creation.destroy_test_db(old_name, verbosity=0)
-        if connection.vendor == "sqlite":
-            for suffix in ("-wal", "-shm"):
-                Path(f"{scratch}{suffix}").unlink(missing_ok=True)
+    with scratch_database(), override_settings(STORAGES=plain):
+        return measure_reads(_History(bots=bots), sizes=sizes, repeats=repeats, routes=routes)
 
 
 def measure_reads(history: _History, *, sizes: tuple[int, ...], repeats: int = 3,
@@ -97,27 +87,9 @@ def deep_page_url(client: Client, size: int) -> str:
 
     page_size = 50
     depth = (3 * size // 4) // page_size * page_size
-    try:
-        from ladder.api.pagination import keyset_cursor
-    except ImportError:  # a list paged by number
-        return f"/api/matches/?page={depth // page_size + 1}&page_size={page_size}"
     if depth == 0:
         return f"/api/matches/?page_size={page_size}"
     # The last match of the page before, in the list's order (newest first).
     before = Match.objects.order_by("-id").values_list("id", flat=True)[depth - 1]
     return f"/api/matches/?page_size={page_size}&cursor={keyset_cursor(ordering='-id', value=before, id=before)}"
 
-
-def _get(client: Client, url: str) -> None:
-    response = client.get(url)
-    if response.status_code != 200:
-        raise RuntimeError(f"{url} answered {response.status_code}: {response.content[:300]!r}")
-
-
-def _best_ms(repeats: int, run) -> float:
-    best = float("inf")
-    for _ in range(repeats):
-        started = time.perf_counter()
-        run()
-        best = min(best, time.perf_counter() - started)
-    return round(best * 1000.0, 1)

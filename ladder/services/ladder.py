@@ -16,7 +16,6 @@ import random
 from datetime import datetime, timedelta
 
 import numpy as np
-
 from django.conf import settings
 from django.db import transaction
 from django.db.models import Count, Exists, Max, OuterRef, Q, QuerySet
@@ -30,8 +29,8 @@ from ladder.ratings.pairing import (
     misorder_probabilities,
     select_groups,
 )
-from ladder.services.rating_confidence import SETTLED_P
 from ladder.services.rated_play import HOUSE_BOTS, rated_owner_keys
+from ladder.services.rating_confidence import SETTLED_P
 from ladder.services.tournaments import LADDER_PRIORITY, current_versions, matches_create
 
 logger = logging.getLogger(__name__)
