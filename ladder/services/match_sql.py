@@ -169,6 +169,61 @@ def finish_sql() -> str:
     )
 
 
+def combined() -> bool:
+    """Whether the recording's statements are combined (:func:`finish_read_sql`, :func:`execute_combined`):
+    where data-modifying statements can run inside a WITH (PostgreSQL). Elsewhere they run one by one."""
+    return connection.vendor == "postgresql"
+
+
+@_statement
+def finish_read_sql() -> str:
+    """:func:`finish_sql`, :func:`seats_sql` and :func:`queued_left_sql` in one statement (PostgreSQL).
+    Params: those of :func:`finish_sql`, then queued. Rows: those of :func:`seats_sql` with a tenth column,
+    :func:`queued_left_sql`'s answer; none unless the match was running under the token; one with a NULL
+    seat for a match without seats. The reads see the database as it was before the UPDATE, which changes
+    no seat and no other match."""
+    match, seat, tournament = _table(Match), _table(Seat), _table(Tournament)
+    return (
+        f"WITH finished AS ({finish_sql()} RETURNING id, game_id, tournament_id, comparison_id, deal) "
+        "SELECT s.id, s.bot_id, f.game_id, f.tournament_id, t.kind, t.rated, f.comparison_id, f.deal, s.position, "
+        f"EXISTS (SELECT 1 FROM {match} q WHERE q.status = %s AND q.tournament_id = f.tournament_id) "
+        f"FROM finished f LEFT JOIN {seat} s ON s.match_id = f.id LEFT JOIN {tournament} t ON t.id = f.tournament_id "
+        "ORDER BY s.position"
+    )
+
+
+def seat_results_part(rows: list[tuple]) -> tuple[str, list]:
+    """The seats' results (rows of :func:`seat_result_sql`'s params) as one UPDATE ... FROM (VALUES ...),
+    a part of :func:`execute_combined`."""
+    casts = ("integer", "integer", "text", "text", "integer", "bytea", "double precision", "double precision",
+             "bigint")
+    first = "(" + ", ".join(f"%s::{cast}" for cast in casts) + ")"
+    rest = "(" + ", ".join(["%s"] * len(casts)) + ")"
+    values = ", ".join([first] + [rest] * (len(rows) - 1))
+    seat = _table(Seat)
+    sql = (
+        f"UPDATE {seat} SET score = v.score, place = v.place, outcome = v.outcome, reason = v.reason, "
+        "time_used_ms = v.time_used_ms, logs = v.logs, rating_before = v.rating_before, rating_after = v.rating_after "
+        f"FROM (VALUES {values}) AS v (score, place, outcome, reason, time_used_ms, logs, rating_before, rating_after, "
+        f"id) WHERE {seat}.id = v.id"
+    )
+    return sql, [value for row in rows for value in row]
+
+
+def execute_combined(parts: list[tuple[str, list]]) -> None:
+    """Run data-modifying statements (``(sql, params)``, none with a RETURNING of its own) as one statement
+    (PostgreSQL: each one a WITH query), in the order given: each is read by the outer SELECT in turn,
+    so rows are locked in the same order as the statements one by one would lock them. Reads nothing
+    back, so that it joins the caller's batch (:func:`statements_batched`)."""
+    if not parts:
+        return
+    names = [f"w{i}" for i in range(len(parts))]
+    sql = ("WITH " + ", ".join(f"{name} AS ({part} RETURNING 1)" for name, (part, _) in zip(names, parts, strict=True))
+           + " SELECT " + ", ".join(f"(SELECT COUNT(*) FROM {name})" for name in names))
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [value for _, params in parts for value in params])
+
+
 @_statement
 def seats_sql() -> str:
     """Params: match id. Rows: seat id, bot id, game id, tournament id, tournament kind, whether the

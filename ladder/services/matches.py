@@ -167,7 +167,10 @@ def match_record_result(*, match_id: int, token: str, result) -> bool:
     match row's lock) with the reads of the seats, of the bots' rating rows (locked in bot-id order) and
     of whether the tournament still has queued matches; then every write, and the COMMIT with them
     (:func:`match_sql.commit_batched`) unless the tournament may be done or the match is a comparison's
-    (``comparisons.comparison_advance``), which take a few more.
+    (``comparisons.comparison_advance``), which take a few more. On PostgreSQL the first is one
+    statement with the lock of the rating rows (:func:`match_sql.finish_read_sql`), and the seats'
+    results with the tournament's records are another (:func:`match_sql.execute_combined`), whatever the
+    number of seats: with the rating writes (``rating_updates.ratings_write``), all of it.
     """
     try:
         token_value = match_sql.db_token(uuid.UUID(str(token)))
@@ -177,25 +180,35 @@ def match_record_result(*, match_id: int, token: str, result) -> bool:
     finished, running = Match.Status.FINISHED.value, Match.Status.RUNNING.value
     # Compressed before the transaction, which holds the match's and the bots' rating rows' locks.
     packed_logs = [seat_logs.pack(played.log or "", list(played.decisions)) for played in result.seats]
+    finish_params = [match_sql.db_json(Match, "actions", list(result.actions)), finished, now, float(result.duration_s),
+                     now, match_id, running, token_value]
     with transaction.atomic():
         with connection.cursor() as finish, connection.cursor() as seat_rows, connection.cursor() as ratings, \
                 connection.cursor() as queued_left:
             with match_sql.statements_batched():
-                finish.execute(match_sql.finish_sql(), [
-                    match_sql.db_json(Match, "actions", list(result.actions)), finished, now,
-                    float(result.duration_s), now, match_id, running, token_value,
-                ])
-                seat_rows.execute(match_sql.seats_sql(), [match_id])
+                if match_sql.combined():
+                    # One statement: the UPDATE, the seats and whether the tournament has matches queued.
+                    finish.execute(match_sql.finish_read_sql(), [*finish_params, Match.Status.QUEUED.value])
+                else:
+                    finish.execute(match_sql.finish_sql(), finish_params)
+                    seat_rows.execute(match_sql.seats_sql(), [match_id])
+                    # Read before this transaction's writes, which change no other match: a match queued now
+                    # that is claimed before the commit is recorded later, and its recording finishes the
+                    # tournament if it is the last.
+                    queued_left.execute(match_sql.queued_left_sql(), [Match.Status.QUEUED.value, match_id])
                 ratings.execute(match_sql.locked_ratings_sql(), [match_id, match_id])
-                # Read before this transaction's writes, which change no other match: a match queued now
-                # that is claimed before the commit is recorded later, and its recording finishes the
-                # tournament if it is the last.
-                queued_left.execute(match_sql.queued_left_sql(), [Match.Status.QUEUED.value, match_id])
-            if not finish.rowcount:
-                return False
-            rows = seat_rows.fetchall()
+            if match_sql.combined():
+                rows = finish.fetchall()
+                if not rows:
+                    return False
+                others_queued = rows[0][9]
+                rows = [row for row in rows if row[0] is not None]
+            else:
+                if not finish.rowcount:
+                    return False
+                rows = seat_rows.fetchall()
+                others_queued = queued_left.fetchone()[0]
             locked = ratings.fetchall()
-            others_queued = queued_left.fetchone()[0]
         if len(result.seats) != len(rows) or not rows:
             raise ValueError(f"match {match_id} has {len(rows)} seats, the result {len(result.seats)}")
         game_id, tournament_id, kind, rated, comparison_id, deal = rows[0][2:8]
@@ -214,19 +227,8 @@ def match_record_result(*, match_id: int, token: str, result) -> bool:
             with match_sql.statements_batched():
                 if rating_writes:
                     ratings_write(*rating_writes)
-                match_sql.execute_many(match_sql.seat_result_sql(), [
-                    (seat.played.score, seat.place, seat.outcome, seat.played.reason or "",
-                     max(0, int(seat.played.time_used_ms or 0)),
-                     seat.logs,
-                     seat.rating_before, seat.rating_after, seat.id) for seat in seats
-                ])
-                if tournament_id is not None:
-                    standings, head_to_head = tournament_records.match_record_rows(
-                        tournament_id=tournament_id, match_id=match_id, now=now,
-                        seats=[(row[8], seat.bot_id, seat.place, seat.played.score, Seat.outcome_forfeits(seat.outcome))
-                               for row, seat in zip(rows, seats, strict=True)])
-                    tournament_records.records_write(tournament_id=tournament_id, standings=standings,
-                                                     head_to_head=head_to_head)
+                _seats_and_records_write(seats=seats, rows=rows, tournament_id=tournament_id, match_id=match_id,
+                                         now=now)
                 if not follow_up:
                     match_sql.commit_batched(commit)
         if releases_rotation:
@@ -236,6 +238,32 @@ def match_record_result(*, match_id: int, token: str, result) -> bool:
         if comparison_id is not None:
             comparison_advance(comparison_id=comparison_id, match_id=match_id)
     return True
+
+
+def _seats_and_records_write(*, seats: list[_RecordedSeat], rows: list[tuple], tournament_id: int | None,
+                             match_id: int, now) -> None:
+    """The seats' results and, for a tournament's match, what it adds to the tournament's standings, head
+    to head and tally (``tournament_records``): one statement where statements combine
+    (``match_sql.combined``), else one per row."""
+    results = [(seat.played.score, seat.place, seat.outcome, seat.played.reason or "",
+                max(0, int(seat.played.time_used_ms or 0)), seat.logs, seat.rating_before, seat.rating_after, seat.id)
+               for seat in seats]
+    standings = head_to_head = None
+    if tournament_id is not None:
+        standings, head_to_head = tournament_records.match_record_rows(
+            tournament_id=tournament_id, match_id=match_id, now=now,
+            seats=[(row[8], seat.bot_id, seat.place, seat.played.score, Seat.outcome_forfeits(seat.outcome))
+                   for row, seat in zip(rows, seats, strict=True)])
+    if match_sql.combined():
+        parts = [match_sql.seat_results_part(results)]
+        if tournament_id is not None:
+            parts += tournament_records.records_parts(tournament_id=tournament_id, standings=standings,
+                                                      head_to_head=head_to_head)
+        match_sql.execute_combined(parts)
+        return
+    match_sql.execute_many(match_sql.seat_result_sql(), results)
+    if tournament_id is not None:
+        tournament_records.records_write(tournament_id=tournament_id, standings=standings, head_to_head=head_to_head)
 
 
 def match_release_after_fault(*, match_id: int, token: str, reason: str) -> str:

@@ -8,7 +8,8 @@ pairwise results of two bots) and ``TournamentTally`` (matches finished).
 Two paths write them, and a test holds them equal to the tables ``ladder.services.ratings`` computes from
 the matches:
 
-* :func:`match_record_rows` and :func:`records_write`: what one match adds, written by the recorder
+* :func:`match_record_rows` and :func:`records_write` (or :func:`records_parts`, the same writes as part of
+  one statement): what one match adds, written by the recorder
   (``ladder.services.matches.match_record_result``) in the transaction, and the batch, that stores the
   result. A match is recorded once (its claim's token), so it is counted once however often it was
   retried.
@@ -80,6 +81,26 @@ def records_write(*, tournament_id: int, standings: list[tuple], head_to_head: l
     match_sql.execute_many(_standing_upsert_sql(), standings)
     match_sql.execute_many(_head_to_head_upsert_sql(), head_to_head)
     match_sql.execute_many(_tally_upsert_sql(), [(tournament_id,)])
+
+
+def records_parts(*, tournament_id: int, standings: list[tuple], head_to_head: list[tuple]) -> list[tuple[str, list]]:
+    """What :func:`records_write` writes, as multi-row statements for ``match_sql.execute_combined`` (one
+    statement with the recorder's other writes), in the same lock order: the standings by bot, the pairs,
+    the tally last. A match adds to each row once (one standing per bot, one record per pair), as a
+    multi-row ON CONFLICT needs."""
+    parts = []
+    for sql, rows in ((_standing_upsert_sql(), standings), (_head_to_head_upsert_sql(), head_to_head),
+                      (_tally_upsert_sql(), [(tournament_id,)])):
+        if rows:
+            parts.append((_rows_values(sql, len(rows)), [value for row in rows for value in row]))
+    return parts
+
+
+def _rows_values(sql: str, count: int) -> str:
+    """A one-row ``INSERT ... VALUES (...)`` statement's text for ``count`` rows."""
+    head, _, tail = sql.partition(" VALUES ")
+    one, _, rest = tail.partition(")")
+    return f"{head} VALUES {', '.join([one + ')'] * count)}{rest}"
 
 
 def _table(model) -> str:

@@ -1,0 +1,436 @@
+"""What recording a result costs, measured side by side in one run (``manage.py bench --recording``, the
+``recording.*`` figures).
+
+Rated ladder matches of one game are scheduled among a field of bots, claimed and recorded through the
+real service functions (``ladder.services.matches``: ``match_claim``, ``match_record_result``) with
+synthetic results of the shape the referee hands over (the actions of matches played in process by the
+game's engine, a decision record per decision of each seat; no sandbox, no broker):
+
+* ``recording.recorded_per_s``: results claimed and recorded per second, ``processes`` recorders at once
+  (the game's one ladder: every recording adds to its standings, the bots' ratings serialise the
+  matches they share);
+* ``recording.bare_insert_per_s``: the same rows (a finished match, its seats with their results and
+  logs, their rating history) written by bare multi-row INSERTs, 100 matches a statement, one process;
+* ``recording.ratio``: recorded over bare (how much of the database's raw pace the recording keeps);
+* ``recording.statements_per_match``: the SQL statements one recording sends (Django's own log of the
+  connection, COMMIT excluded: a transaction's BEGIN is implicit, never sent as a statement), and
+  ``recording.rating_statements_per_match`` of them those of the rating writes (the rating rows'
+  lock and update, the history, the pair records);
+* ``recording.bytes_per_match``: the tables a recording writes (matches, seats, rating history,
+  ratings, pair records, the tournament's standings, head to head and tally) with their indexes and
+  TOAST, after a VACUUM, over the matches (PostgreSQL only; what the field's bots take before the
+  first match is left out);
+* ``recording.wal_bytes_per_match``: WAL written while recording (``pg_current_wal_lsn``'s advance over
+  the recordings alone, claims included), per match (PostgreSQL only);
+* ``recording.bytes_per_match.<game>_<n>p``: the same bytes for other games and table sizes
+  (:data:`OTHER_SHAPES`; no timing).
+
+Everything runs in a scratch database created for the run and dropped afterwards.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import multiprocessing
+import random
+import time
+import uuid
+
+from django.db import connection, connections, transaction
+from django.utils import timezone
+
+from ladder.scratch_database import scratch_database
+
+BENCH_GAME = "kingdomino"
+#: Other (game, players) whose stored bytes per match are reported too.
+OTHER_SHAPES = (("draftosaurus", 5),)
+#: Matches per statement of the bare INSERTs.
+BARE_BATCH = 100
+
+
+def bench_recording(*, matches: int = 2000, processes: int = 2, bots: int = 20) -> dict:
+    """The ``recording.*`` figures as a flat dict (module docstring), in a scratch database."""
+    with scratch_database():
+        return measure_recording(matches=matches, processes=processes, bots=bots)
+
+
+def measure_recording(*, matches: int, processes: int = 2, bots: int = 20, other_matches: int = 200) -> dict:
+    field = RecordingField(game_slug=BENCH_GAME, bots=bots, players=2)
+    statements, rating_statements = field.statements_per_match(samples=20)
+    sizes = field.bytes_and_wal(matches=min(matches, 500))
+    rate = field.recorded_per_s(matches=matches, processes=processes)
+    bare = field.bare_insert_per_s(matches=matches)
+    figures = {
+        "recording.matches": matches,
+        "recording.processes": processes,
+        "recording.recorded_per_s": round(rate, 1),
+        "recording.bare_insert_per_s": round(bare, 1),
+        "recording.ratio": round(rate / bare, 3),
+        "recording.statements_per_match": statements,
+        "recording.rating_statements_per_match": rating_statements,
+        "recording.rows_per_match": field.rows_per_match(),
+        "recording.database": connection.vendor,
+    }
+    if sizes is not None:
+        figures["recording.bytes_per_match"], figures["recording.wal_bytes_per_match"] = sizes
+        for game_slug, players in OTHER_SHAPES:
+            other = RecordingField(game_slug=game_slug, bots=max(bots, players + 1), players=players)
+            figures[f"recording.bytes_per_match.{game_slug}_{players}p"] = other.bytes_and_wal(matches=other_matches)[0]
+    return figures
+
+
+def synthetic_results(*, game_slug: str, players: int, count: int, seed: int = 0) -> list:
+    """``count`` results of the shape ``bots.referee.play_match`` returns for ``game_slug`` at ``players``
+    seats: the actions of matches the game's engine plays in process between bots taking random legal
+    actions (a few distinct ones, reused), each seat with one decision record (``{"step", "ms", "log"}``)
+    per step it moved, an empty log, places from the engine's ranking."""
+    from bots.referee import MatchResult, SeatResult
+    from engines import get as engine_get
+
+    engine = engine_get(game_slug)
+    rng = random.Random(seed)
+    played = []
+    for distinct in range(min(count, 8)):
+        state = engine.new_state(players, seed + distinct, None)
+        actions, movers = [], []
+        while not state.is_terminal():
+            movers.append(state.current_player())
+            action = rng.choice(state.legal_actions())
+            state.apply(action)
+            actions.append(action)
+        played.append((actions, movers, state.scores(), state.ranking()))
+    results = []
+    for i in range(count):
+        actions, movers, scores, ranking = played[i % len(played)]
+        results.append(MatchResult(
+            game=game_slug, players=players, seed=seed + i, options=engine.resolve_options(None), actions=actions,
+            seats=[SeatResult(bot=f"seat{p}", score=scores[p], place=ranking[p], outcome="ok", reason="",
+                              time_used_ms=sum(1 + step % 7 for step, mover in enumerate(movers) if mover == p),
+                              log="", decisions=[{"step": step, "ms": 1 + step % 7, "log": ""}
+                                                 for step, mover in enumerate(movers) if mover == p])
+                   for p in range(players)],
+            duration_s=0.05))
+    return results
+
+
+@dataclasses.dataclass
+class _Scheduled:
+    match_id: int
+    bot_ids: list[int]
+
+
+class RecordingField:
+    """Bots of one game with their rating rows, and its ladder, whose matches this field schedules
+    (queued, seated, as the ladder's tick leaves them) and records."""
+
+    def __init__(self, *, game_slug: str, bots: int, players: int) -> None:
+        from django.contrib.auth import get_user_model
+
+        from engines import get as engine_get
+        from ladder.models import Bot, BotVersion, Game, Rating
+        from ladder.services.ladder import ladder_tournament_get
+        from ladder.services.limits import limits_resolve
+        from ladder.services.worker_time import match_reservation_s
+
+        self.game = Game.objects.get(slug=game_slug)
+        self.players = players
+        self.tournament = ladder_tournament_get(game=self.game)
+        self.rng = random.Random(27)
+        code = b"def act(observation, legal_actions):\n    return legal_actions[0]\n"
+        self.bots, self.versions = [], {}
+        for i in range(bots):
+            # One owner each: a rated match seats bots of different owners (``rated_play``).
+            owner = get_user_model().objects.create_user(f"bench-{uuid.uuid4().hex[:10]}")
+            bot = Bot.objects.create(owner=owner, game=self.game, name=f"rec-{game_slug}-{i:03d}")
+            self.versions[bot.id] = BotVersion.objects.create(
+                bot=bot, number=1, code=code, sha256=hashlib.sha256(code).hexdigest(), size=len(code),
+                validation_status=BotVersion.Validation.ACCEPTED).id
+            Rating.objects.get_or_create(bot=bot, game=self.game)
+            self.bots.append(bot.id)
+        self.next_index = 0
+        self.limits = limits_resolve(game_slug=game_slug, overrides=self.tournament.limits)
+        self.reserved_s = match_reservation_s(game_slug=game_slug, players=players, limits=self.limits)
+        self.rules_version = engine_get(game_slug).rules_version
+        self.results = synthetic_results(game_slug=game_slug, players=players, count=16)
+
+    # --- scheduling and recording -------------------------------------------------------------------
+
+    def schedule(self, count: int) -> list[_Scheduled]:
+        """``count`` queued rated matches of the ladder, each seating ``players`` different bots."""
+        from ladder.models import Match, Seat
+
+        matches, seated = [], []
+        now = timezone.now()
+        for _ in range(count):
+            bot_ids = self.rng.sample(self.bots, self.players)
+            # As ``tournaments.matches_create`` schedules a ladder match, without the broker's message.
+            matches.append(Match(game=self.game, tournament=self.tournament, index=self.next_index,
+                                 players=self.players, seed=self.rng.getrandbits(48), options=self.tournament.options,
+                                 rules_version=self.rules_version, limits=self.limits, reserved_s=self.reserved_s,
+                                 priority=5, enqueued_at=now))
+            seated.append(bot_ids)
+            self.next_index += 1
+        with transaction.atomic():
+            Match.objects.bulk_create(matches)
+            Seat.objects.bulk_create([Seat(match=match, position=p, bot_id=bot_id, bot_version_id=self.versions[bot_id])
+                                      for match, bot_ids in zip(matches, seated, strict=True)
+                                      for p, bot_id in enumerate(bot_ids)])
+        return [_Scheduled(match.id, bot_ids) for match, bot_ids in zip(matches, seated, strict=True)]
+
+    def result_for(self, i: int):
+        return self.results[i % len(self.results)]
+
+    def record(self, scheduled: list[_Scheduled]) -> None:
+        """Claim and record each match, one after another, through the service functions."""
+        from ladder.services.matches import match_claim, match_record_result
+
+        for i, match in enumerate(scheduled):
+            claim = match_claim(match_id=match.match_id, worker="bench")
+            if not match_record_result(match_id=match.match_id, token=claim.token, result=self.result_for(i)):
+                raise RuntimeError(f"match {match.match_id} was not recorded")
+
+    # --- the figures ----------------------------------------------------------------------------------
+
+    def statements_per_match(self, *, samples: int) -> tuple[float, float]:
+        """Statements per recording (COMMIT excluded), and of them the rating writes' (module docstring)."""
+        from django.test.utils import CaptureQueriesContext
+
+        from ladder.services.matches import match_claim, match_record_result
+
+        total = rating = 0
+        for i, match in enumerate(self.schedule(samples)):
+            claim = match_claim(match_id=match.match_id, worker="bench")
+            with CaptureQueriesContext(connection) as queries:
+                match_record_result(match_id=match.match_id, token=claim.token, result=self.result_for(i))
+            statements = recording_statements(queries.captured_queries)
+            total += len(statements)
+            rating += sum(1 for sql in statements if is_rating_statement(sql))
+        return round(total / samples, 2), round(rating / samples, 2)
+
+    def rows_per_match(self) -> int:
+        """Rows one recording inserts or updates in :func:`recording_tables`, by the server's statistics
+        (0 off PostgreSQL)."""
+        from ladder.services.matches import match_claim, match_record_result
+
+        match = self.schedule(1)[0]
+        claim = match_claim(match_id=match.match_id, worker="bench")
+        before = _rows_written()
+        match_record_result(match_id=match.match_id, token=claim.token, result=self.result_for(0))
+        return _rows_written() - before
+
+    def bytes_and_wal(self, *, matches: int, round_size: int = 50) -> tuple[int, int] | None:
+        """Bytes on disk and WAL per recorded match (:func:`storage_per_match`); None off PostgreSQL."""
+        if connection.vendor != "postgresql":
+            return None
+        return storage_per_match(self, matches=matches, round_size=round_size)
+
+    def recorded_per_s(self, *, matches: int, processes: int) -> float:
+        """Results claimed and recorded per second by ``processes`` recorders sharing ``matches`` matches
+        scheduled beforehand (after a warm-up)."""
+        self.record(self.schedule(20))
+        scheduled = self.schedule(matches)
+        shares = [scheduled[p::processes] for p in range(processes)]
+        if processes == 1:
+            began = time.perf_counter()
+            self.record(shares[0])
+            return matches / (time.perf_counter() - began)
+        connections.close_all()
+        context = multiprocessing.get_context("fork")
+        start = context.Event()
+        ready = context.Queue()
+        children = [context.Process(target=_recorder, args=(self, share, start, ready)) for share in shares]
+        for child in children:
+            child.start()
+        for _ in children:
+            ready.get(timeout=60)
+        began = time.perf_counter()
+        start.set()
+        for child in children:
+            child.join()
+        elapsed = time.perf_counter() - began
+        if any(child.exitcode for child in children):
+            raise RuntimeError("a recorder process failed")
+        return matches / elapsed
+
+    def bare_insert_per_s(self, *, matches: int) -> float:
+        """Matches per second written as bare rows: the finished match, its seats with their results and
+        packed logs, and their rating history, by multi-row INSERTs of :data:`BARE_BATCH` matches."""
+        from ladder import seat_logs
+        from ladder.models import Match, RatingChange, Seat
+        from ladder.services import match_sql
+
+        now = match_sql.db_datetime(timezone.now())
+        match_columns = ("created_at", "updated_at", "game_id", "tournament_id", "index", "players", "seed",
+                         "options", "limits", "actions", "status", "priority", "attempts", "started_at",
+                         "finished_at", "duration_s", "worker", "failure_reason")
+        seat_columns = ("match_id", "position", "bot_id", "bot_version_id", "score", "place", "outcome", "reason",
+                        "time_used_ms", "logs", "rating_before", "rating_after")
+        change_columns = ("seat_id", "match_id", "bot_id", "game_id", "before", "after", "delta", "created_at")
+        options = match_sql.db_json(Match, "options", self.game.default_options)
+        limits = match_sql.db_json(Match, "limits", {})
+        elapsed = 0.0
+        done = 0
+        while done < matches:
+            count = min(BARE_BATCH, matches - done)
+            rows = []
+            for i in range(count):
+                result = self.result_for(done + i)
+                rows.append((result, self.rng.sample(self.bots, self.players)))
+            began = time.perf_counter()
+            # What a recording prepares for its rows: the packed logs, the actions as the column stores them.
+            match_rows, packed = [], []
+            for i, (result, _bots) in enumerate(rows):
+                match_rows.append((now, now, self.game.id, self.tournament.id, 10_000_000 + self.next_index + i,
+                                   self.players, i, options, limits, _actions_value(result.actions), "finished", 5, 1,
+                                   now, now, result.duration_s, "bench", ""))
+                packed.append([seat_logs.pack(s.log, list(s.decisions)) for s in result.seats])
+            with transaction.atomic(), connection.cursor() as cursor:
+                match_ids = _insert_returning(cursor, Match, match_columns, match_rows)
+                seat_rows = [(match_id, p, bot_id, self.versions[bot_id], seat.score, seat.place, seat.outcome,
+                              seat.reason, seat.time_used_ms, packed[i][p], 1500.0, 1500.0)
+                             for i, ((result, bot_ids), match_id) in enumerate(zip(rows, match_ids, strict=True))
+                             for p, (seat, bot_id) in enumerate(zip(result.seats, bot_ids, strict=True))]
+                seat_ids = _insert_returning(cursor, Seat, seat_columns, seat_rows)
+                _insert_returning(cursor, RatingChange, change_columns, [
+                    (seat_id, row[0], row[2], self.game.id, 1500.0, 1500.0, 0.0, now)
+                    for seat_id, row in zip(seat_ids, seat_rows, strict=True)], returning=False)
+            elapsed += time.perf_counter() - began
+            self.next_index += count
+            done += count
+        return matches / elapsed
+
+
+def _recorder(field: RecordingField, share: list[_Scheduled], start, ready) -> None:
+    """A recorder process: its own connection, told to start with the others."""
+    connections.close_all()
+    connection.ensure_connection()
+    ready.put(True)
+    start.wait()
+    field.record(share)
+    connections.close_all()
+
+
+def _actions_value(actions: list):
+    from ladder.models import Match
+    from ladder.services import match_sql
+
+    return match_sql.db_json(Match, "actions", list(actions))
+
+
+def _insert_returning(cursor, model, columns: tuple[str, ...], rows: list[tuple], *, returning: bool = True):
+    table = connection.ops.quote_name(model._meta.db_table)
+    names = ", ".join(connection.ops.quote_name(c) for c in columns)
+    one = f"({', '.join(['%s'] * len(columns))})"
+    sql = f"INSERT INTO {table} ({names}) VALUES {', '.join([one] * len(rows))}"
+    params = [value for row in rows for value in row]
+    if not returning:
+        cursor.execute(sql, params)
+        return []
+    cursor.execute(sql + " RETURNING id", params)
+    return [row[0] for row in cursor.fetchall()]
+
+
+def storage_per_match(field: RecordingField, *, matches: int, round_size: int = 50) -> tuple[int, int]:
+    """Bytes on disk (:func:`table_bytes`) and WAL per match, over ``matches`` matches of ``field``
+    scheduled ``round_size`` at a time (as the ladder's tick schedules them) and each claimed and
+    recorded. PostgreSQL only; needs to run outside a transaction (VACUUM).
+
+    A large history's tables as autovacuum leaves them: the tables that grow with every match (matches,
+    seats, rating history) are not vacuumed meanwhile (autovacuum visits a table once a fifth of it has
+    changed: rarely, once it is large), so every row version a recording leaves behind stays on disk
+    unless the page it sits on reuses its space (HOT); the small tables of sums (ratings, pair records,
+    standings) are vacuumed after each round, as autovacuum soon does. Then everything is vacuumed and
+    measured; the bytes are the growth over the field before its first match."""
+    growing = recording_tables()[:3]
+    _vacuum()
+    empty = table_bytes()
+    wal = recorded = 0
+    try:
+        _autovacuum(growing, enabled=False)
+        while recorded < matches:
+            batch = field.schedule(min(round_size, matches - recorded))
+            began = _wal_lsn()
+            field.record(batch)
+            wal += _wal_lsn() - began
+            recorded += len(batch)
+            _vacuum(recording_tables()[3:])
+    finally:
+        _autovacuum(growing, enabled=True)
+    _vacuum()
+    return round((table_bytes() - empty) / matches), round(wal / matches)
+
+
+def _autovacuum(tables: list[str], *, enabled: bool) -> None:
+    with connection.cursor() as cursor:
+        for table in tables:
+            setting = "RESET (autovacuum_enabled)" if enabled else "SET (autovacuum_enabled = false)"
+            cursor.execute(f"ALTER TABLE {connection.ops.quote_name(table)} {setting}")
+
+
+def recording_statements(captured: list[dict]) -> list[str]:
+    """The statements of a recording in Django's log of the connection, COMMIT (and any explicit BEGIN,
+    SAVEPOINT or RELEASE: transaction control) left out."""
+    control = ("COMMIT", "BEGIN", "ROLLBACK", "SAVEPOINT", "RELEASE")
+    return [query["sql"] for query in captured if not query["sql"].strip().upper().startswith(control)]
+
+
+def is_rating_statement(sql: str) -> bool:
+    """Whether ``sql`` is one of the rating writes: the rating rows' lock and update, the rating
+    history, the pair records."""
+    from ladder.models import PairRecord, Rating, RatingChange
+
+    tables = [connection.ops.quote_name(model._meta.db_table) for model in (Rating, RatingChange, PairRecord)]
+    head = sql.lstrip()
+    return any(head.startswith((f"UPDATE {table}", f"INSERT INTO {table}"))
+               or (head.startswith("SELECT") and f"FROM {table}" in head) for table in tables)
+
+
+def recording_tables() -> list[str]:
+    """The tables a recording writes: first those that grow with every match, then the sums."""
+    from ladder.models import (
+        Match,
+        PairRecord,
+        Rating,
+        RatingChange,
+        Seat,
+        TournamentHeadToHead,
+        TournamentStanding,
+        TournamentTally,
+    )
+
+    return [model._meta.db_table for model in (Match, Seat, RatingChange, Rating, PairRecord, TournamentStanding,
+                                                TournamentHeadToHead, TournamentTally)]
+
+
+def table_bytes() -> int:
+    """``pg_total_relation_size`` (heap, indexes, TOAST) summed over :func:`recording_tables`."""
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT SUM(pg_total_relation_size(name::regclass)) FROM unnest(%s::text[]) name",
+                       [recording_tables()])
+        return int(cursor.fetchone()[0])
+
+
+def _vacuum(tables: list[str] | None = None) -> None:
+    with connection.cursor() as cursor:
+        for table in recording_tables() if tables is None else tables:
+            cursor.execute(f"VACUUM {connection.ops.quote_name(table)}")
+
+
+def _wal_lsn() -> int:
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_current_wal_lsn() - '0/0'::pg_lsn")
+        return int(cursor.fetchone()[0])
+
+
+def _rows_written() -> int:
+    """Rows inserted and updated in the recording tables so far, by the server's statistics (flushed
+    first, so that they include this session's last transaction)."""
+    if connection.vendor != "postgresql":
+        return 0
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_stat_force_next_flush()")
+        cursor.execute("SELECT 1")
+        cursor.execute("SELECT COALESCE(SUM(n_tup_ins + n_tup_upd), 0) FROM pg_stat_user_tables "
+                       "WHERE relname = ANY(%s)", [recording_tables()])
+        return int(cursor.fetchone()[0])

@@ -1,0 +1,65 @@
+"""What recording a result costs the database: its statements and the bytes a match keeps on disk.
+
+A worker records every match it plays (``ladder.services.matches.match_record_result``); at thousands of
+results a second for one game, each statement and each byte of every match counts. The matches here are
+rated ladder matches scheduled as the ladder's tick schedules them, recorded with results of the shape the
+referee hands over (``ladder.recording_bench``: the actions of matches the engine played, a decision record
+per decision of each seat).
+"""
+
+from __future__ import annotations
+
+import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+
+from ladder.models import Match, PairRecord, RatingChange, Seat, TournamentStanding, TournamentTally
+from ladder.recording_bench import RecordingField, is_rating_statement, recording_statements
+from ladder.services.matches import match_claim, match_record_result
+
+pytestmark = pytest.mark.django_db
+
+
+
+def _recorded_statements(field: RecordingField) -> list[str]:
+    match = field.schedule(1)[0]
+    claim = match_claim(match_id=match.match_id, worker="tests")
+    with CaptureQueriesContext(connection) as queries:
+        assert match_record_result(match_id=match.match_id, token=claim.token, result=field.result_for(0)) is True
+    return recording_statements(queries.captured_queries)
+
+
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="the statements are combined where PostgreSQL runs")
+def test_a_rated_two_player_match_is_recorded_in_few_statements():
+    """Counted: every statement the recording sends (Django's log of the connection), COMMIT excluded (the
+    BEGIN is implicit, never sent). The rating writes (the rating rows' lock and update, the history, the
+    pair records) are counted apart; the rest of the recording, whatever the number of seats, is two
+    statements: the UPDATE that finishes the match with the reads it needs, and one that writes the
+    seats' results and the tournament's standings, head to head and tally. It was nine (and fifteen with
+    the rating writes): one per seat, per standing, per pair."""
+    field = RecordingField(game_slug="kingdomino", bots=4, players=2)
+    statements = _recorded_statements(field)
+    rating = [sql for sql in statements if is_rating_statement(sql)]
+    others = [sql for sql in statements if not is_rating_statement(sql)]
+    assert len(others) <= 2, others
+    assert len(rating) <= 6, rating
+    five = RecordingField(game_slug="draftosaurus", bots=6, players=5)
+    assert len([sql for sql in _recorded_statements(five) if not is_rating_statement(sql)]) <= 2
+
+
+def test_what_the_few_statements_write_is_all_there():
+    field = RecordingField(game_slug="draftosaurus", bots=6, players=5)
+    scheduled = field.schedule(2)
+    field.record(scheduled)
+    result = field.result_for(1)
+    match = Match.objects.get(id=scheduled[1].match_id)
+    assert match.status == "finished" and match.actions == result.actions
+    seats = list(match.seats.order_by("position"))
+    assert [(s.score, s.place, s.outcome, s.time_used_ms, s.decisions) for s in seats] == [
+        (r.score, r.place, r.outcome, r.time_used_ms, r.decisions) for r in result.seats]
+    assert all(s.rating_after is not None for s in seats)
+    assert RatingChange.objects.filter(match=match).count() == 5
+    assert TournamentTally.objects.get(tournament=field.tournament).finished == 2
+    assert sum(TournamentStanding.objects.filter(tournament=field.tournament).values_list("games", flat=True)) == 10
+    assert PairRecord.objects.filter(game=field.game).exists()
+    assert Seat.objects.filter(match_id__in=[m.match_id for m in scheduled], outcome="").count() == 0
