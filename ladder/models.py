@@ -11,7 +11,7 @@ from django.db import models
 from django.db.models import F, Q
 from django.db.models.functions import Lower
 
-from ladder import seat_logs
+from ladder import packed_actions, seat_logs
 
 INITIAL_ELO = 1500.0
 
@@ -230,6 +230,15 @@ class Comparison(TimeStampedModel):
         return f"comparison {self.pk} of bot {self.bot_id}"
 
 
+class MatchQuerySet(models.QuerySet):
+    def update(self, **kwargs):
+        # ``actions`` (a property: ``Match.actions``) is written as its packed column, as saving it does.
+        if "actions" in kwargs:
+            kwargs["actions_packed"] = packed_actions.pack(list(kwargs.pop("actions")))
+            kwargs["actions_json"] = []
+        return super().update(**kwargs)
+
+
 class Match(TimeStampedModel):
     """One game between seated bot versions: ``(game, players, seed, options, actions)`` replays it.
 
@@ -247,10 +256,11 @@ class Match(TimeStampedModel):
 
     game = models.ForeignKey(Game, on_delete=models.PROTECT, related_name="matches")
     # A match belongs to a tournament or to a version comparison, never both (a constraint holds it).
+    # Neither has an index of its own: the unique (tournament, index) and (comparison, index) lead with it.
     tournament = models.ForeignKey(Tournament, null=True, blank=True, on_delete=models.CASCADE,
-                                   related_name="matches")
+                                   related_name="matches", db_index=False)
     comparison = models.ForeignKey(Comparison, null=True, blank=True, on_delete=models.CASCADE,
-                                   related_name="matches")
+                                   related_name="matches", db_index=False)
     # Position of the match in its tournament's (or comparison's) schedule; in an unrated tournament its
     # seed derives from it.
     index = models.PositiveIntegerField()
@@ -264,7 +274,11 @@ class Match(TimeStampedModel):
     # Every sandbox limit the match is played under, resolved when it was scheduled, so retries and later
     # readers see what it was played under. {} (scheduled before limits were stored): the settings at play time.
     limits = models.JSONField(default=dict, blank=True, db_default={})
-    actions = models.JSONField(default=list, blank=True)
+    # The actions: ``actions_packed`` (``ladder.packed_actions``, compressed) for a match recorded since
+    # they are stored so, else ``actions_json`` (the column ``actions``, which older rows keep); read and
+    # written through :attr:`actions`.
+    actions_json = models.JSONField(default=list, blank=True, db_column="actions")
+    actions_packed = models.BinaryField(null=True, blank=True)
     # The game's ``rules_version`` when the match was scheduled: its actions replay only under those rules.
     # Nullable while code that does not write it may still be deployed (migration 0005 backfills).
     rules_version = models.PositiveIntegerField(null=True, blank=True)
@@ -285,12 +299,16 @@ class Match(TimeStampedModel):
     worker = models.CharField(max_length=200, blank=True, default="")
     failure_reason = models.TextField(blank=True, default="")
 
+    objects = MatchQuerySet.as_manager()
+
     class Meta:
         ordering = ["-id"]
         verbose_name_plural = "matches"
         constraints = [
             models.UniqueConstraint(fields=["tournament", "index"], name="match_unique_index"),
-            models.UniqueConstraint(fields=["comparison", "index"], name="match_unique_comparison_index"),
+            # Partial, like the comparisons' other index: the ladder's and tournaments' matches have no entry.
+            models.UniqueConstraint(fields=["comparison", "index"], condition=Q(comparison__isnull=False),
+                                    name="match_unique_comparison_index"),
             models.CheckConstraint(
                 condition=Q(tournament__isnull=False, comparison__isnull=True)
                 | Q(tournament__isnull=True, comparison__isnull=False),
@@ -306,11 +324,18 @@ class Match(TimeStampedModel):
                 name="match_done_has_time",
             ),
         ]
+        # Every index of the match row costs each of its three row versions (scheduled, claimed, finished)
+        # an entry: only those the reads and the workers need, and partial ones where only queued or
+        # running matches, or a comparison's, are searched. No index holds the lease, so that renewing it
+        # is a HOT update.
         indexes = [
-            models.Index(fields=["status", "lease_expires_at"], name="match_status_lease"),
+            # The queue (queued by priority, then age) and the running matches whose lease the reconciler checks.
+            models.Index(fields=["status", "priority", "id"], condition=Q(status__in=["queued", "running"]),
+                         name="match_waiting"),
             # Counts by status of one tournament, and its newest finished matches (by id) on its page.
             models.Index(fields=["tournament", "status", "id"], name="match_tournament_status_id"),
-            models.Index(fields=["comparison", "status"], name="match_comparison_status"),
+            models.Index(fields=["comparison", "status"], condition=Q(comparison__isnull=False),
+                         name="match_comparison_status"),
             # The ladder's pace on its game's page: matches of one tournament finished since a moment.
             models.Index(fields=["tournament", "finished_at"], name="match_tournament_finished"),
             # A tournament's first start (its progress' estimate): the least of one tournament's, found at once.
@@ -321,6 +346,30 @@ class Match(TimeStampedModel):
 
     def __str__(self) -> str:
         return f"match {self.pk} ({self.game_id}, {self.status})"
+
+    @property
+    def actions(self) -> list:
+        """Every action of the match, in order ([] before it is played)."""
+        packed = self.actions_packed
+        cached = self.__dict__.get("_actions_cache")
+        if cached is None or cached[0] is not packed:
+            cached = (packed, packed_actions.unpack(packed) if packed is not None else self.actions_json)
+            self.__dict__["_actions_cache"] = cached
+        return cached[1]
+
+    @actions.setter
+    def actions(self, value: list) -> None:
+        self.actions_packed = packed_actions.pack(list(value))
+        self.actions_json = []
+        self.__dict__["_actions_cache"] = (self.actions_packed, list(value))
+
+    def save(self, *args, update_fields=None, **kwargs):
+        # ``actions`` is kept in two columns (the packed one and the older JSON one): saving it saves both.
+        if update_fields is not None:
+            update_fields = set(update_fields)
+            if "actions" in update_fields:
+                update_fields = (update_fields - {"actions"}) | {"actions_packed", "actions_json"}
+        super().save(*args, update_fields=update_fields, **kwargs)
 
 
 class Seat(models.Model):
@@ -334,7 +383,8 @@ class Seat(models.Model):
         ILLEGAL_ACTION = "illegal_action"
         BAD_OUTPUT = "bad_output"
 
-    match = models.ForeignKey(Match, on_delete=models.CASCADE, related_name="seats")
+    # No index of its own: the unique (match, position) leads with it.
+    match = models.ForeignKey(Match, on_delete=models.CASCADE, related_name="seats", db_index=False)
     position = models.PositiveSmallIntegerField()
     bot = models.ForeignKey(Bot, on_delete=models.PROTECT, related_name="seats")
     bot_version = models.ForeignKey(BotVersion, on_delete=models.PROTECT, related_name="seats")

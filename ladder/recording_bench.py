@@ -142,7 +142,7 @@ class RecordingField:
         for i in range(bots):
             # One owner each: a rated match seats bots of different owners (``rated_play``).
             owner = get_user_model().objects.create_user(f"bench-{uuid.uuid4().hex[:10]}")
-            bot = Bot.objects.create(owner=owner, game=self.game, name=f"rec-{game_slug}-{i:03d}")
+            bot = Bot.objects.create(owner=owner, game=self.game, name=f"rec-{uuid.uuid4().hex[:8]}-{i:03d}")
             self.versions[bot.id] = BotVersion.objects.create(
                 bot=bot, number=1, code=code, sha256=hashlib.sha256(code).hexdigest(), size=len(code),
                 validation_status=BotVersion.Validation.ACCEPTED).id
@@ -256,19 +256,20 @@ class RecordingField:
     def bare_insert_per_s(self, *, matches: int) -> float:
         """Matches per second written as bare rows: the finished match, its seats with their results and
         packed logs, and their rating history, by multi-row INSERTs of :data:`BARE_BATCH` matches."""
-        from ladder import seat_logs
+        from ladder import packed_actions, seat_logs
         from ladder.models import Match, RatingChange, Seat
         from ladder.services import match_sql
 
         now = match_sql.db_datetime(timezone.now())
         match_columns = ("created_at", "updated_at", "game_id", "tournament_id", "index", "players", "seed",
-                         "options", "limits", "actions", "status", "priority", "attempts", "started_at",
-                         "finished_at", "duration_s", "worker", "failure_reason")
+                         "options", "limits", "actions", "actions_packed", "status", "priority", "attempts",
+                         "started_at", "finished_at", "duration_s", "worker", "failure_reason")
         seat_columns = ("match_id", "position", "bot_id", "bot_version_id", "score", "place", "outcome", "reason",
                         "time_used_ms", "logs", "rating_before", "rating_after")
         change_columns = ("seat_id", "match_id", "bot_id", "game_id", "before", "after", "delta", "created_at")
         options = match_sql.db_json(Match, "options", self.game.default_options)
-        limits = match_sql.db_json(Match, "limits", {})
+        limits = match_sql.db_json(Match, "limits", self.limits)
+        empty_actions = match_sql.db_json(Match, "actions_json", [])
         elapsed = 0.0
         done = 0
         while done < matches:
@@ -282,7 +283,8 @@ class RecordingField:
             match_rows, packed = [], []
             for i, (result, _bots) in enumerate(rows):
                 match_rows.append((now, now, self.game.id, self.tournament.id, 10_000_000 + self.next_index + i,
-                                   self.players, i, options, limits, _actions_value(result.actions), "finished", 5, 1,
+                                   self.players, i, options, limits, empty_actions,
+                                   packed_actions.pack(list(result.actions)), "finished", 5, 1,
                                    now, now, result.duration_s, "bench", ""))
                 packed.append([seat_logs.pack(s.log, list(s.decisions)) for s in result.seats])
             with transaction.atomic(), connection.cursor() as cursor:
@@ -311,13 +313,6 @@ def _recorder(field: RecordingField, share: list[_Scheduled], start, ready) -> N
     connections.close_all()
 
 
-def _actions_value(actions: list):
-    from ladder.models import Match
-    from ladder.services import match_sql
-
-    return match_sql.db_json(Match, "actions", list(actions))
-
-
 def _insert_returning(cursor, model, columns: tuple[str, ...], rows: list[tuple], *, returning: bool = True):
     table = connection.ops.quote_name(model._meta.db_table)
     names = ", ".join(connection.ops.quote_name(c) for c in columns)
@@ -336,28 +331,27 @@ def storage_per_match(field: RecordingField, *, matches: int, round_size: int = 
     scheduled ``round_size`` at a time (as the ladder's tick schedules them) and each claimed and
     recorded. PostgreSQL only; needs to run outside a transaction (VACUUM).
 
-    A large history's tables as autovacuum leaves them: the tables that grow with every match (matches,
-    seats, rating history) are not vacuumed meanwhile (autovacuum visits a table once a fifth of it has
-    changed: rarely, once it is large), so every row version a recording leaves behind stays on disk
-    unless the page it sits on reuses its space (HOT); the small tables of sums (ratings, pair records,
-    standings) are vacuumed after each round, as autovacuum soon does. Then everything is vacuumed and
-    measured; the bytes are the growth over the field before its first match."""
-    growing = recording_tables()[:3]
+    What a match adds: first a warm-up round, so that every row of sums a match adds to (ratings, pair
+    records, standings, head to head, tally) exists and every table has its first pages; then the
+    tables are vacuumed after each round, as autovacuum keeps up with them (autovacuum itself is off
+    meanwhile, so that the figure does not depend on when it comes), and the bytes are their growth
+    over the measured matches. The WAL is what the claims and recordings write, checkpoints' full
+    page images included (so it moves with the server's checkpoints)."""
+    field.record(field.schedule(max(round_size, 2 * len(field.bots))))
     _vacuum()
     empty = table_bytes()
     wal = recorded = 0
     try:
-        _autovacuum(growing, enabled=False)
+        _autovacuum(recording_tables(), enabled=False)
         while recorded < matches:
             batch = field.schedule(min(round_size, matches - recorded))
             began = _wal_lsn()
             field.record(batch)
             wal += _wal_lsn() - began
             recorded += len(batch)
-            _vacuum(recording_tables()[3:])
+            _vacuum()
     finally:
-        _autovacuum(growing, enabled=True)
-    _vacuum()
+        _autovacuum(recording_tables(), enabled=True)
     return round((table_bytes() - empty) / matches), round(wal / matches)
 
 

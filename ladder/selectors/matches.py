@@ -72,7 +72,7 @@ def matches_listed(*, user) -> QuerySet[Match]:
     return (
         Match.objects.filter(access.matches_readable_by(user))
         .select_related("game", "tournament")
-        .defer("actions")
+        .defer("actions_json", "actions_packed")
         .prefetch_related(Prefetch("seats", queryset=_public_seats()))
     )
 

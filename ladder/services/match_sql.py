@@ -160,10 +160,11 @@ def claimed_match_sql() -> str:
 
 @_statement
 def finish_sql() -> str:
-    """Params: actions (JSON), finished, now, duration, now, match id, running, token. Matches no row
-    unless the match is still running under the token; otherwise it takes the match row's lock."""
+    """Params: actions (``ladder.packed_actions.pack``), finished, now, duration, now, match id, running,
+    token. Matches no row unless the match is still running under the token; otherwise it takes the match
+    row's lock."""
     return (
-        f"UPDATE {_table(Match)} SET actions = %s, status = %s, finished_at = %s, duration_s = %s, "
+        f"UPDATE {_table(Match)} SET actions_packed = %s, status = %s, finished_at = %s, duration_s = %s, "
         "attempt_token = NULL, lease_expires_at = NULL, failure_reason = '', updated_at = %s "
         "WHERE id = %s AND status = %s AND attempt_token = %s"
     )

@@ -32,7 +32,7 @@ from django.db import connection, transaction
 from django.db.models import Q
 from django.utils import timezone
 
-from ladder import seat_logs
+from ladder import packed_actions, seat_logs
 from ladder.models import Match, Seat, Tournament
 from ladder.services import match_sql, tournament_records
 from ladder.services.comparisons import comparison_advance, comparison_decided
@@ -178,9 +178,10 @@ def match_record_result(*, match_id: int, token: str, result) -> bool:
         return False  # not a token this service ever handed out
     now = match_sql.db_datetime(timezone.now())
     finished, running = Match.Status.FINISHED.value, Match.Status.RUNNING.value
-    # Compressed before the transaction, which holds the match's and the bots' rating rows' locks.
+    # Compressed before the transaction, which holds the match's and the bots' rating rows' locks (the
+    # actions with them).
     packed_logs = [seat_logs.pack(played.log or "", list(played.decisions)) for played in result.seats]
-    finish_params = [match_sql.db_json(Match, "actions", list(result.actions)), finished, now, float(result.duration_s),
+    finish_params = [packed_actions.pack(list(result.actions)), finished, now, float(result.duration_s),
                      now, match_id, running, token_value]
     with transaction.atomic():
         with connection.cursor() as finish, connection.cursor() as seat_rows, connection.cursor() as ratings, \

@@ -6,12 +6,15 @@ in-process matches, with the bots paused between their turns and without); ``pip
 database, two worker processes against one, and the ladder alone against a round robin on the same two
 processes); ``leaderboard.*`` from ``ladder.leaderboard_bench`` (the leaderboard and its certainty on a small
 and a large generated history); ``reads.*`` from ``ladder.reads_bench`` (every page and route of the site's
-reads on a small and a large generated history, and their ratios).
+reads on a small and a large generated history, and their ratios); with ``--recording``, only
+``recording.*`` from ``ladder.recording_bench`` (results claimed and recorded per second through the
+service functions against bare multi-row INSERTs of the same rows, and the statements, rows, bytes and
+WAL a recorded match costs).
 """
 
 import json
 
-from django.core.management.base import BaseCommand
+from django.core.management.base import BaseCommand, CommandError
 
 
 class Command(BaseCommand):
@@ -43,9 +46,24 @@ class Command(BaseCommand):
                             help="sizes of the generated histories of the reads figures, comma-separated, ascending "
                                  "(default: 10000,100000; e.g. 10000,1000000 for the million)")
         parser.add_argument("--skip-reads", action="store_true", help="leave out the reads figures (reads.*)")
+        parser.add_argument("--recording", action="store_true",
+                            help="measure only the recording figures (recording.*): results recorded per second "
+                                 "against bare INSERTs, statements, rows, bytes and WAL per match")
+        parser.add_argument("--recording-matches", type=int, default=2000,
+                            help="matches recorded for the rate of the recording figures (default: 2000)")
+        parser.add_argument("--recording-processes", type=int, default=2,
+                            help="processes recording at once for the recording figures (default: 2)")
 
     def handle(self, *args, **options):
         figures: dict = {}
+        if options["recording"]:
+            from ladder.recording_bench import bench_recording
+
+            if options["recording_matches"] < 1 or options["recording_processes"] < 1:
+                raise CommandError("--recording-matches and --recording-processes must be at least 1")
+            figures.update(bench_recording(matches=options["recording_matches"],
+                                           processes=options["recording_processes"]))
+            options.update(skip_sandbox=True, skip_pipeline=True, skip_leaderboard=True, skip_reads=True)
         if not options["skip_sandbox"]:
             from bots.bench import bench_sandbox
 
