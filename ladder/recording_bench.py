@@ -55,7 +55,7 @@ def bench_recording(*, matches: int = 2000, processes: int = 2, bots: int = 20) 
         return measure_recording(matches=matches, processes=processes, bots=bots)
 
 
-def measure_recording(*, matches: int, processes: int = 2, bots: int = 20, other_matches: int = 200) -> dict:
+def measure_recording(*, matches: int, processes: int = 2, bots: int = 20, other_matches: int = 500) -> dict:
     field = RecordingField(game_slug=BENCH_GAME, bots=bots, players=2)
     statements, rating_statements = field.statements_per_match(samples=20)
     sizes = field.bytes_and_wal(matches=min(matches, 500))
