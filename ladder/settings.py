@@ -274,12 +274,15 @@ VALIDATION_QUEUE: str = env.str("VALIDATION_QUEUE", default=f"{MATCH_QUEUE}.vali
 # Queue of the ladder's matches, taken only when the other two are empty: the ladder keeps seconds of work
 # queued so that no worker idles, and a tournament scheduled meanwhile must not wait behind it.
 LADDER_QUEUE: str = env.str("LADDER_QUEUE", default=f"{MATCH_QUEUE}.ladder")
-CELERY_TASK_QUEUES = (Queue(VALIDATION_QUEUE), Queue(MATCH_QUEUE), Queue(LADDER_QUEUE))
+# Queue of webhook deliveries (ladder/services/webhooks.py): short HTTP posts, taken after the upload checks
+# and before the matches, so that a notification does not wait behind a tournament.
+WEBHOOKS_QUEUE: str = env.str("WEBHOOKS_QUEUE", default=f"{MATCH_QUEUE}.webhooks")
+CELERY_TASK_QUEUES = (Queue(VALIDATION_QUEUE), Queue(WEBHOOKS_QUEUE), Queue(MATCH_QUEUE), Queue(LADDER_QUEUE))
 if CELERY_BROKER_URL.startswith("redis://"):
     # Kombu orders the queues of its "priority" strategy by a set, so by each process's hash seed: this
     # transport keeps them in this order (ladder/broker_redis.py).
     CELERY_BROKER_TRANSPORT = "ladder.broker_redis:Transport"
-    CELERY_BROKER_TRANSPORT_OPTIONS["queue_order"] = [VALIDATION_QUEUE, MATCH_QUEUE, LADDER_QUEUE]
+    CELERY_BROKER_TRANSPORT_OPTIONS["queue_order"] = [VALIDATION_QUEUE, WEBHOOKS_QUEUE, MATCH_QUEUE, LADDER_QUEUE]
 # Seconds a version may stay pending before the reconciler sends its check again (a lost message).
 VALIDATION_REQUEUE_AFTER_S: int = env.int("VALIDATION_REQUEUE_AFTER_S", default=120)
 # The most of a worker process's time that upload checks may take while matches wait (workers/check_share.py):
@@ -395,6 +398,22 @@ for _name in ("LADDER_INTERVAL_S", "LADDER_LEAD_S", "LADDER_RATE_WINDOW_S", "LAD
 if LADDER_MIN_BACKLOG < 1 or LADDER_MAX_BACKLOG < LADDER_MIN_BACKLOG:
     raise ImproperlyConfigured(f"LADDER_MIN_BACKLOG ({LADDER_MIN_BACKLOG}) must be at least 1 and at most "
                                f"LADDER_MAX_BACKLOG ({LADDER_MAX_BACKLOG})")
+
+# Webhooks (ladder/services/webhooks.py, docs/webhooks.md). Targets that resolve to a private, loopback,
+# link-local or other non-global address are refused, at creation and again at each delivery, unless
+# WEBHOOKS_ALLOW_PRIVATE is on (a closed network whose receivers are all trusted; the tests).
+WEBHOOKS_ALLOW_PRIVATE: bool = env.bool("WEBHOOKS_ALLOW_PRIVATE", default=False)
+# Webhooks one user may hold.
+WEBHOOKS_PER_USER: int = env.int("WEBHOOKS_PER_USER", default=10)
+# Seconds a delivery waits to connect, and for each read of the answer; no redirect is followed.
+WEBHOOKS_TIMEOUT_S: float = env.float("WEBHOOKS_TIMEOUT_S", default=5.0)
+# Attempts of one delivery before it is given up, and the wait before the first retry (seconds): each
+# retry waits four times longer than the one before (10 s, 40 s, 160 s, 640 s, 2560 s at the defaults).
+WEBHOOKS_MAX_ATTEMPTS: int = env.int("WEBHOOKS_MAX_ATTEMPTS", default=6)
+WEBHOOKS_RETRY_BASE_S: float = env.float("WEBHOOKS_RETRY_BASE_S", default=10.0)
+if WEBHOOKS_MAX_ATTEMPTS < 1 or WEBHOOKS_PER_USER < 0 or not WEBHOOKS_TIMEOUT_S > 0 or WEBHOOKS_RETRY_BASE_S < 0:
+    raise ImproperlyConfigured("WEBHOOKS_MAX_ATTEMPTS must be at least 1, WEBHOOKS_PER_USER and "
+                               "WEBHOOKS_RETRY_BASE_S at least 0, WEBHOOKS_TIMEOUT_S above 0")
 
 CELERY_BEAT_SCHEDULE = {
     "reconcile-matches": {"task": "ladder.reconcile", "schedule": RECONCILE_INTERVAL_S},

@@ -19,6 +19,7 @@ from ladder.services.enqueue import versions_validate_on_commit
 from ladder.services.errors import ServiceError
 from ladder.services.games import game_get
 from ladder.services.limits import limit_cap, limits_global, limits_playable, limits_resolve, limits_smoke
+from ladder.services.webhook_events import bot_deactivated
 
 BOT_NAME_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 
@@ -129,9 +130,13 @@ def bot_version_create(*, bot: Bot, data: bytes, filename: str) -> BotVersion:
 
 
 def bot_set_active(*, bot: Bot, active: bool) -> Bot:
-    """Include (True) or exclude (False) the bot from new tournaments and the ladder."""
-    Bot.objects.filter(pk=bot.pk).update(active=active)
-    bot.active = active
+    """Include (True) or exclude (False) the bot from new tournaments and the ladder. Deactivating an
+    active bot tells its owner's webhooks (``bot.deactivated``); doing it twice tells them once."""
+    with transaction.atomic():
+        changed = Bot.objects.filter(pk=bot.pk).exclude(active=active).update(active=active)
+        bot.active = active
+        if changed and not active:
+            bot_deactivated(bot=bot)
     return bot
 
 

@@ -71,6 +71,7 @@ from ladder.services.sequential import (
     sprt_llr,
 )
 from ladder.services.tournaments import TOURNAMENT_PRIORITY, current_versions, entrants_check
+from ladder.services.webhook_events import comparison_finished
 from ladder.services.worker_time import match_reservation_s, matches_reserve
 
 DEFAULT_ELO0 = 0.0
@@ -302,7 +303,8 @@ def _pair_points(comparison: Comparison, deal: int) -> list[float] | None:
 
 
 def _finish(comparison: Comparison, verdict: str) -> None:
-    """Record the verdict and drop the matches not yet claimed: they would only cost the workers."""
+    """Record the verdict and drop the matches not yet claimed: they would only cost the workers; the
+    owner's webhooks hear of it once the transaction commits (``comparison.finished``)."""
     # Locked first: a worker's claim of one of them then waits for this commit and finds it gone, and one
     # claimed a moment before is no longer queued here, so it is played and recorded, not deleted.
     queued = list(Match.objects.select_for_update().filter(comparison=comparison, status=Match.Status.QUEUED)
@@ -312,6 +314,7 @@ def _finish(comparison: Comparison, verdict: str) -> None:
     comparison.verdict = verdict
     comparison.finished_at = timezone.now()
     comparison.save(update_fields=["status", "verdict", "finished_at", "pairs", "llr_history", "updated_at"])
+    comparison_finished(comparison=comparison, elo=tuple(elo_interval(list(comparison.pairs or [0] * 5))))
 
 
 def comparison_decided(*, comparison_id: int) -> bool:
