@@ -26,7 +26,8 @@ class Received:
 class Receiver:
     """``with Receiver(statuses=[500, 200]) as receiver:`` ... ``receiver.url``, ``receiver.received``."""
 
-    def __init__(self, *, statuses=(200,), body: bytes = b"ok", host: str = "127.0.0.1") -> None:
+    def __init__(self, *, statuses=(200,), body: bytes = b"ok", host: str = "127.0.0.1", on_post=None) -> None:
+        """``on_post(received)``, when given, runs in the server's thread before each answer."""
         self.statuses = list(statuses)
         self.body = body
         self.received: list[Received] = []
@@ -39,6 +40,8 @@ class Receiver:
                 with receiver._lock:
                     receiver.received.append(Received(self.path, dict(self.headers.items()), data))
                     status = receiver.statuses.pop(0) if len(receiver.statuses) > 1 else receiver.statuses[0]
+                if on_post is not None:
+                    on_post(receiver.received[-1])
                 self.send_response(status)
                 self.send_header("Content-Length", str(len(receiver.body)))
                 if 300 <= status < 400:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import socket
+import uuid
 from datetime import timedelta
 
 import pytest
@@ -24,6 +25,7 @@ from ladder.services.webhooks import (
     webhooks_emit,
 )
 from tests.api.helpers import check_pending_uploads, token_client, upload
+from tests.conftest import broker_queue_purge
 from tests.factories import TournamentFactory, UserFactory
 from tests.webhook_receiver import Receiver
 
@@ -296,3 +298,37 @@ def test_two_workers_attempting_one_delivery_at_once_post_it_once(allow_private)
     assert statuses == ["delivered", "skipped"] and len(receiver.received) == 1
 
 
+
+
+def test_the_secret_survives_a_key_rotation_through_the_fallbacks_and_fails_closed_without(allow_private, settings):
+    owner = UserFactory()
+    with Receiver() as receiver:
+        webhook, secret = webhook_create(owner=owner, url=receiver.url, events=["bot.deactivated"])
+        old_key = settings.SECRET_KEY
+        settings.SECRET_KEY, settings.SECRET_KEY_FALLBACKS = "a-new-key-" + "x" * 40, [old_key]
+        assert webhook_delivery_attempt(delivery_id=emit_one(owner).id) == "delivered"
+        settings.SECRET_KEY_FALLBACKS = []
+        assert webhook_delivery_attempt(delivery_id=emit_one(owner).id) == "pending"
+    assert len(receiver.received) == 1 and receiver.received[0].signed_by(secret)
+    assert WebhookAttempt.objects.latest("id").error.startswith("not sent: the webhook's secret cannot be opened")
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_webhook_deleted_while_its_delivery_is_posted_ends_the_attempt_quietly(allow_private, settings, request):
+    from django.db import connection
+
+    # Committed for real, the delivery's message is published: to a queue of this test's own.
+    settings.WEBHOOKS_QUEUE = f"test-{uuid.uuid4().hex[:10]}.webhooks"
+    request.addfinalizer(lambda: broker_queue_purge(settings.WEBHOOKS_QUEUE))
+    owner = UserFactory()
+
+    def delete_the_webhook(_received):
+        Webhook.objects.filter(owner=owner).delete()  # the receiver's thread: another connection, committed
+        connection.close()
+
+    with Receiver(on_post=delete_the_webhook) as receiver:
+        webhook_create(owner=owner, url=receiver.url, events=["bot.deactivated"])
+        delivery = emit_one(owner)
+        assert webhook_delivery_attempt(delivery_id=delivery.id) == "missing"
+    assert len(receiver.received) == 1
+    assert not WebhookDelivery.objects.exists() and not WebhookAttempt.objects.exists()
