@@ -45,6 +45,8 @@ EVENTS = ("bot.validated", "comparison.finished", "tournament.finished", "bot.de
 SIGNATURE_HEADER = "X-Ladder-Signature"
 #: Seconds past its due time (or its lease) after which a pending delivery's message counts as lost.
 LOST_AFTER_S = 30.0
+#: Deliveries kept per webhook, the newest (with their attempts): older ones go as new ones are written.
+DELIVERIES_KEPT = 500
 
 
 # --- The secret, sealed at rest ----------------------------------------------------------------------
@@ -162,7 +164,18 @@ def webhooks_emit(*, event: str, owner_id: int | None, data: dict) -> int:
         WebhookDelivery(webhook_id=webhook_id, event=event, event_id=event_id, body=body, next_attempt_at=now,
                         sent_at=now) for webhook_id in webhook_ids)
     webhook_deliveries_send_on_commit([delivery.id for delivery in deliveries])
+    for webhook_id in webhook_ids:
+        _deliveries_trim(webhook_id)
     return len(deliveries)
+
+
+def _deliveries_trim(webhook_id: int) -> None:
+    """Drop the deliveries of ``webhook_id`` older than its newest :data:`DELIVERIES_KEPT`, so that its
+    record (and the attempts listed) stays bounded however many events it hears of."""
+    oldest_kept = list(WebhookDelivery.objects.filter(webhook_id=webhook_id).order_by("-id")
+                       .values_list("id", flat=True)[DELIVERIES_KEPT - 1:DELIVERIES_KEPT])
+    if oldest_kept:
+        WebhookDelivery.objects.filter(webhook_id=webhook_id, id__lt=oldest_kept[0]).delete()
 
 
 # --- Deliveries (on the workers) ---------------------------------------------------------------------

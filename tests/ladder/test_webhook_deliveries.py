@@ -332,3 +332,13 @@ def test_a_webhook_deleted_while_its_delivery_is_posted_ends_the_attempt_quietly
         assert webhook_delivery_attempt(delivery_id=delivery.id) == "missing"
     assert len(receiver.received) == 1
     assert not WebhookDelivery.objects.exists() and not WebhookAttempt.objects.exists()
+
+
+def test_a_webhook_keeps_its_newest_deliveries_only(allow_private, monkeypatch):
+    from ladder.services import webhooks
+
+    monkeypatch.setattr(webhooks, "DELIVERIES_KEPT", 3)
+    owner = UserFactory()
+    webhook, _ = webhook_create(owner=owner, url="http://127.0.0.1:9/", events=["bot.deactivated"])
+    emitted = [emit_one(owner).id for _ in range(5)]
+    assert sorted(webhook.deliveries.values_list("id", flat=True)) == emitted[-3:]
