@@ -26,7 +26,8 @@ class Received:
 class Receiver:
     """``with Receiver(statuses=[500, 200]) as receiver:`` ... ``receiver.url``, ``receiver.received``."""
 
-    def __init__(self, *, statuses=(200,), body: bytes = b"ok", host: str = "127.0.0.1", on_post=None) -> None:
+    def __init__(self, *, statuses=(200,), body: bytes = b"ok", host: str = "127.0.0.1", on_post=None,
+                 tls=None) -> None:
         """``on_post(received)``, when given, runs in the server's thread before each answer."""
         self.statuses = list(statuses)
         self.body = body
@@ -53,6 +54,9 @@ class Receiver:
                 pass
 
         self._server = ThreadingHTTPServer((host, 0), Handler)
+        if tls is not None:
+            # https: the handshake runs as each connection is accepted, under ``tls`` (an SSLContext).
+            self._server.socket = tls.wrap_socket(self._server.socket, server_side=True)
         self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
 
     @property

@@ -342,3 +342,61 @@ def test_a_webhook_keeps_its_newest_deliveries_only(allow_private, monkeypatch):
     webhook, _ = webhook_create(owner=owner, url="http://127.0.0.1:9/", events=["bot.deactivated"])
     emitted = [emit_one(owner).id for _ in range(5)]
     assert sorted(webhook.deliveries.values_list("id", flat=True)) == emitted[-3:]
+
+
+def self_signed_tls(tmp_path, names_seen: list[str]):
+    """A server SSLContext with a self-signed certificate for ``rebind.test``, which records the server
+    name (SNI) each client asks for."""
+    import datetime
+    import ssl
+
+    from cryptography import x509
+    from cryptography.hazmat.primitives import hashes, serialization
+    from cryptography.hazmat.primitives.asymmetric import ec
+    from cryptography.x509.oid import NameOID
+
+    key = ec.generate_private_key(ec.SECP256R1())
+    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "rebind.test")])
+    now = datetime.datetime.now(datetime.UTC)
+    cert = (x509.CertificateBuilder().subject_name(name).issuer_name(name).public_key(key.public_key())
+            .serial_number(x509.random_serial_number()).not_valid_before(now - datetime.timedelta(days=1))
+            .not_valid_after(now + datetime.timedelta(days=1))
+            .add_extension(x509.SubjectAlternativeName([x509.DNSName("rebind.test")]), critical=False)
+            .sign(key, hashes.SHA256()))
+    (tmp_path / "cert.pem").write_bytes(cert.public_bytes(serialization.Encoding.PEM))
+    (tmp_path / "key.pem").write_bytes(key.private_bytes(serialization.Encoding.PEM,
+                                                         serialization.PrivateFormat.PKCS8,
+                                                         serialization.NoEncryption()))
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    context.load_cert_chain(tmp_path / "cert.pem", tmp_path / "key.pem")
+    context.sni_callback = lambda sock, server_name, ctx: names_seen.append(server_name)
+    return context
+
+
+def test_an_https_delivery_names_the_host_in_tls_and_checks_its_certificate(allow_private, rebinding_dns, tmp_path):
+    names_seen: list[str] = []
+    rebinding_dns[0] = "127.0.0.1"
+    owner = UserFactory()
+    with Receiver(tls=self_signed_tls(tmp_path, names_seen)) as receiver:
+        webhook_create(owner=owner, url=f"https://rebind.test:{receiver.port}/hook", events=["bot.deactivated"])
+        assert webhook_delivery_attempt(delivery_id=emit_one(owner).id) == "pending"
+    # Connected to the checked address, the TLS server name is the URL's host, and a certificate no
+    # authority signed is refused before anything is sent.
+    assert names_seen == ["rebind.test"] and receiver.received == []
+    error = WebhookAttempt.objects.get().error
+    assert error.startswith("TLS failed") and "CERTIFICATE_VERIFY_FAILED" in error
+
+
+def test_an_https_delivery_to_a_trusted_certificate_is_posted(allow_private, rebinding_dns, tmp_path, monkeypatch):
+    names_seen: list[str] = []
+    rebinding_dns[0] = "127.0.0.1"
+    owner = UserFactory()
+    tls = self_signed_tls(tmp_path, names_seen)
+    monkeypatch.setenv("SSL_CERT_FILE", str(tmp_path / "cert.pem"))  # the one authority the client trusts
+    with Receiver(tls=tls) as receiver:
+        _, secret = webhook_create(owner=owner, url=f"https://rebind.test:{receiver.port}/hook",
+                                   events=["bot.deactivated"])
+        assert webhook_delivery_attempt(delivery_id=emit_one(owner).id) == "delivered"
+    [got] = receiver.received
+    assert names_seen == ["rebind.test"] and got.headers["Host"] == f"rebind.test:{receiver.port}"
+    assert got.signed_by(secret)
