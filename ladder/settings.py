@@ -189,6 +189,7 @@ REST_FRAMEWORK = {
         "registrations": env.str("API_THROTTLE_REGISTRATIONS", default="20/hour"),
         "tournaments": env.str("API_THROTTLE_TOURNAMENTS", default="30/hour"),
         "logins": env.str("API_THROTTLE_LOGINS", default="100/hour"),
+        "exports": env.str("API_THROTTLE_EXPORTS", default="60/hour"),
     },
 }
 

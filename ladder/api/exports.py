@@ -15,11 +15,12 @@ from rest_framework.permissions import AllowAny
 from rest_framework.views import APIView
 
 from ladder.api.errors import error_responses
+from ladder.api.throttles import ExportThrottle
 from ladder.selectors.exports import AFTER_MAX, export_game_get, exported_matches
 
 _LINE_EXAMPLE = {
-    "id": 31, "game": "kingdomino", "rules_version": 2, "tournament_id": 3, "rated": True, "players": 2,
-    "seed": 8841305791, "options": {"harmony": True}, "finished_at": "2026-05-01T12:00:09Z",
+    "id": 31, "game": "kingdomino", "rules_version": 2, "tournament_id": 3, "rated": True, "deal": None,
+    "players": 2, "seed": 8841305791, "options": {"harmony": True}, "finished_at": "2026-05-01T12:00:09Z",
     "seats": [{"position": 0, "bot": "greedy", "bot_id": 7, "version": 2, "owner": "ada", "score": 41,
                "place": 1, "outcome": "ok"},
               {"position": 1, "bot": "random", "bot_id": 8, "version": 1, "owner": "bob", "score": 17,
@@ -30,12 +31,13 @@ _LINE_EXAMPLE = {
 _DESCRIPTION = (
     "Every finished public match of the game (the ladder's and tournaments'; never a version comparison's), "
     "in id order, one JSON object per line (`application/x-ndjson`): id, game, rules_version, tournament_id, "
-    "rated, players, seed, options, finished_at, seats (position, bot, bot_id, version, owner, score, place, "
+    "rated, deal, players, seed, options, finished_at, seats (position, bot, bot_id, version, owner, score, place, "
     "outcome) and actions. `engines.get(game).new_state(players, seed, options)` with the actions applied "
     "in order replays a match under the same rules_version. A rated match's seed is secret until it is "
     "shown elsewhere: a rotation of a rated duplicate deal appears once its tournament finished. The same "
     "for every reader, logged in or not: no code, logs or forfeit reasons. Streamed: to resume an "
-    "interrupted download, send `after` = the last id received. Not throttled, like the other reads."
+    "interrupted download, send `after` = the last id received. Throttled per user (per client address "
+    "when anonymous; scope `exports`): each request counts, a resumed one too."
 )
 
 
@@ -51,6 +53,7 @@ def _lines(matches):
 
 class GameMatchesExportApi(APIView):
     permission_classes = (AllowAny,)
+    throttle_classes = (ExportThrottle,)
 
     @extend_schema(
         operation_id="exports_matches",
@@ -63,7 +66,7 @@ class GameMatchesExportApi(APIView):
                        OpenApiTypes.STR, description="One match per line.",
                        examples=[OpenApiExample("line", value=_LINE_EXAMPLE, response_only=True,
                                                 status_codes=["200"])]),
-                   **error_responses(400, 404)},
+                   **error_responses(400, 404, 429)},
         auth=[],
     )
     def get(self, request, game: str):

@@ -46,13 +46,13 @@ def export_game_get(*, slug: str) -> Game:
 def exported_matches(*, game: Game, after: int = 0, chunk: int = EXPORT_CHUNK) -> Iterator[dict]:
     """Each exportable match of ``game`` with an id above ``after``, in id order:
 
-    ``{"id", "game", "rules_version", "tournament_id", "rated", "players", "seed", "options", "finished_at",
-    "seats": [{"position", "bot", "bot_id", "version", "owner", "score", "place", "outcome"}], "actions"}``
+    ``{"id", "game", "rules_version", "tournament_id", "rated", "deal", "players", "seed", "options",
+    "finished_at", "seats": [{"position", "bot", "bot_id", "version", "owner", "score", "place", "outcome"}], "actions"}``
 
     A match finished after the export began is included if its id comes later than the chunk being read;
     a client resumes with ``after`` set to the last id it stored.
     """
-    columns = ("id", "rules_version", "tournament_id", "tournament__rated", "players", "seed", "options",
+    columns = ("id", "rules_version", "tournament_id", "tournament__rated", "deal", "players", "seed", "options",
                "finished_at", "actions")
     while True:
         rows = list(Match.objects.filter(EXPORTABLE, game=game, id__gt=after).order_by("id")
@@ -66,9 +66,9 @@ def exported_matches(*, game: Game, after: int = 0, chunk: int = EXPORT_CHUNK) -
                                              "bot__owner__username", "score", "place", "outcome")):
             seats.setdefault(match_id, []).append(dict(zip(
                 ("position", "bot", "bot_id", "version", "owner", "score", "place", "outcome"), seat)))
-        for match_id, rules_version, tournament_id, rated, players, seed, options, finished_at, actions in rows:
+        for match_id, rules_version, tournament_id, rated, deal, players, seed, options, finished_at, actions in rows:
             yield {"id": match_id, "game": game.slug, "rules_version": rules_version,
-                   "tournament_id": tournament_id, "rated": rated, "players": players, "seed": seed,
+                   "tournament_id": tournament_id, "rated": rated, "deal": deal, "players": players, "seed": seed,
                    "options": options, "finished_at": finished_at, "seats": seats.get(match_id, []),
                    "actions": actions}
         after = rows[-1][0]

@@ -60,8 +60,8 @@ def test_the_export_holds_each_finished_public_match_once_in_id_order(history, a
     assert [line["id"] for line in lines] == history["public"]
     assert history["comparison"] not in {line["id"] for line in lines}
     first = lines[0]
-    assert set(first) == {"id", "game", "rules_version", "tournament_id", "rated", "players", "seed", "options",
-                          "finished_at", "seats", "actions"}
+    assert set(first) == {"id", "game", "rules_version", "tournament_id", "rated", "deal", "players", "seed",
+                          "options", "finished_at", "seats", "actions"}
     match = Match.objects.get(pk=first["id"])
     assert (first["game"], first["seed"], first["options"], first["rules_version"], first["rated"]) == (
         "kingdomino", match.seed, match.options, match.rules_version, True)
@@ -118,3 +118,16 @@ def test_an_unknown_game_is_a_404(api_client):
     response = api_client.get("/api/exports/chess/matches/")
     assert response.status_code == 404 and "chess" in error_of(response)["detail"]
     assert api_client.get("/api/exports/../matches/").status_code == 404
+
+
+def test_exports_are_throttled_per_reader_with_the_wait(api_client, auth_client, settings):
+    settings.REST_FRAMEWORK = {**settings.REST_FRAMEWORK, "DEFAULT_THROTTLE_RATES": {
+        **settings.REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"], "exports": "2/hour"}}
+    for _ in range(2):
+        assert exported(api_client) == []
+    response = api_client.get("/api/exports/kingdomino/matches/")
+    assert response.status_code == 429 and int(response["Retry-After"]) > 3500
+    body = error_of(response)
+    assert body["code"] == "throttled" and "too many exports: at most 2 per hour" in body["detail"]
+    # Another reader (a user, counted by account) has exports of their own left.
+    assert exported(auth_client) == []
