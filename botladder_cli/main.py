@@ -116,9 +116,13 @@ def cmd_login(args, out: Output) -> int:
 # --- upload -------------------------------------------------------------------------------------------
 
 
+def _version_text(version: dict) -> str:
+    text = f"version {version['number']}: {version['validation_status']}"
+    return text + (f": {version['validation_message']}" if version.get("validation_message") else "")
+
+
 def _version_line(bot: dict, version: dict) -> str:
-    line = f"bot {bot['id']} ({bot['name']}) version {version['number']}: {version['validation_status']}"
-    return line + (f": {version['validation_message']}" if version.get("validation_message") else "")
+    return f"bot {bot['id']} ({bot['name']}) {_version_text(version)}"
 
 
 def cmd_upload(args, out: Output) -> int:
@@ -166,12 +170,23 @@ def cmd_upload(args, out: Output) -> int:
     return OK
 
 
+def cmd_bot(args, out: Output) -> int:
+    bot = _client(args, token_needed=False).get(f"/api/bots/{args.bot}/")
+    current = bot.get("current_version") or {}
+    lines = [f"bot {bot['id']} ({bot['name']}, {bot['game']}, owner {bot['owner']}): "
+             f"{'active' if bot['active'] else 'inactive'}, plays version {current.get('number', 'none')}"]
+    lines += ["  " + _version_text(version) for version in bot["versions"]]
+    out.result(bot, "\n".join(lines))
+    return OK
+
+
 # --- compare ------------------------------------------------------------------------------------------
 
 
-def _elo(elo: dict) -> str:
+def _elo(elo: dict, games: int) -> str:
     if elo.get("estimate") is None:
-        return "Elo ?"
+        # Null before the first pair, and when every pair went one way (the estimate is infinite).
+        return "Elo ?" if not games else "Elo unbounded"
     low = "-inf" if elo.get("low") is None else f"{elo['low']:+.0f}"
     high = "+inf" if elo.get("high") is None else f"{elo['high']:+.0f}"
     return f"Elo {elo['estimate']:+.0f} [{low}, {high}]"
@@ -181,7 +196,7 @@ def comparison_line(body: dict) -> str:
     """``games 24/200  LLR 1.31 in [-2.94, 2.94]  Elo +120 [+40, +210]``, with the verdict once done."""
     llr = body["llr"]
     line = (f"comparison {body['id']}: games {body['games']}/{body['max_games']}  LLR {llr['value']:.2f} in "
-            f"[{llr['lower']:.2f}, {llr['upper']:.2f}]  {_elo(body['elo'])}")
+            f"[{llr['lower']:.2f}, {llr['upper']:.2f}]  {_elo(body['elo'], body['games'])}")
     return line + (f"  -> {body['verdict']}" if body.get("verdict") else "")
 
 
@@ -384,6 +399,10 @@ def parser() -> argparse.ArgumentParser:
     upload.add_argument("--bot", type=int, help="a new version of your bot with this id")
     upload.add_argument("--wait", action="store_true", help="wait for the check: exit 0 accepted, 6 rejected")
     upload.set_defaults(run=cmd_upload)
+
+    bot = commands.add_parser("bot", parents=[common], help="a bot: the version that plays, every version's check")
+    bot.add_argument("bot", type=int, help="the bot's id")
+    bot.set_defaults(run=cmd_bot)
 
     compare = commands.add_parser("compare", parents=[common, waiting], help="is version M of your bot better "
                                   "than version N?")

@@ -126,6 +126,8 @@ def test_a_folder_is_zipped_and_one_with_a_symbolic_link_is_refused_before_any_r
 
     version = BotVersion.objects.get(bot__name="folder")
     assert zipfile.ZipFile(io.BytesIO(bytes(version.code))).namelist() == ["bot.py", "lib/plan.py"]
+    run = cli("bot", str(version.bot_id))
+    assert run.status == 0 and "plays version none" in run.out and "  version 1: pending" in run.out
 
     (tmp_path / "secret.txt").write_text("not for upload")
     (folder / "lib" / "data.txt").symlink_to(tmp_path / "secret.txt")
