@@ -90,15 +90,28 @@ class Client:
     def post(self, path: str, *, json: dict | None = None, data: dict | None = None, files: dict | None = None):
         return self._json(self._send("POST", path, json=json, data=data, files=files))
 
-    def stream(self, path: str, **params) -> Iterator[bytes]:
-        """The body of a streamed answer, chunk by chunk; a broken connection midway is an ApiError."""
+    def stream(self, path: str, **params) -> Streamed:
+        """A streamed answer, once its status and headers came (an error status is an ApiError here)."""
         response = self._send("GET", path, stream=True, params={k: v for k, v in params.items() if v is not None})
+        return Streamed(self.url, response)
+
+
+class Streamed:
+    """The headers of a streamed answer, and its body chunk by chunk (:meth:`chunks`); a connection
+    broken midway is an ApiError."""
+
+    def __init__(self, url: str, response: requests.Response) -> None:
+        self.url = url
+        self.headers = response.headers
+        self._response = response
+
+    def chunks(self) -> Iterator[bytes]:
         try:
-            yield from response.iter_content(chunk_size=65536)
+            yield from self._response.iter_content(chunk_size=65536)
         except requests.RequestException as error:
             raise ApiError(f"the download from {self.url} broke off: {_reason(error)}") from error
         finally:
-            response.close()
+            self._response.close()
 
 
 def _reason(error: Exception) -> str:

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import argparse
 import getpass
-import itertools
 import json
+import os
 import sys
 import time
 from pathlib import Path
@@ -344,27 +344,37 @@ def cmd_export(args, out: Output) -> int:
             raise Failure("--resume goes on with the file of -o FILE", status=USAGE)
         path = Path(args.output)
         after = _resume_point(path) if path.exists() else 0
-    chunks = client.stream(f"/api/exports/{args.game}/matches/", after=after or None)
-    # The file is opened once the server answered: a refusal leaves an earlier export as it was.
-    first = next(chunks, b"")
-    target = open(args.output, "ab" if args.resume else "wb") if args.output else sys.stdout.buffer
-    count, pending, last = 0, b"", after
+    target, count, last = None, 0, after
     try:
-        # Only complete lines are written, so that an interrupted download leaves a file --resume continues.
-        for chunk in itertools.chain([first], chunks):
-            pending += chunk
-            *lines, pending = pending.split(b"\n")
-            for line in lines:
-                target.write(line + b"\n")
-                count += 1
-            if lines:
-                last = json.loads(lines[-1])["id"]
-                if args.output:
-                    out.progress(f"{count} matches exported (last id {last})")
+        # One response holds at most X-Export-Limit matches: as many, and the next ones follow after the last.
+        while True:
+            page = client.stream(f"/api/exports/{args.game}/matches/", after=last or None)
+            # The file is opened once the server answered: a refusal leaves an earlier export as it was.
+            if target is None:
+                target = open(args.output, "ab" if args.resume else "wb") if args.output else sys.stdout.buffer
+            limit, in_page, pending = int(page.headers.get("X-Export-Limit") or 0), 0, b""
+            try:
+                # Only complete lines are written, so that a download cut short leaves a file --resume continues.
+                for chunk in page.chunks():
+                    *lines, pending = (pending + chunk).split(b"\n")
+                    for line in lines:
+                        target.write(line + b"\n")
+                    if lines:
+                        count, in_page, last = count + len(lines), in_page + len(lines), json.loads(lines[-1])["id"]
+                        if args.output:
+                            out.progress(f"{count} matches exported (last id {last})")
+                if pending:
+                    raise ApiError(f"the download from {client.url} ended in the middle of a line")
+            except ApiError as error:
+                hint = "; run the same command with --resume to go on" if args.output else ""
+                raise ApiError(f"{error.message} after {count} matches (last id {last}){hint}") from None
+            if not limit or in_page < limit:
+                break
     finally:
-        target.flush()
-        if args.output:
-            target.close()
+        if target is not None:
+            target.flush()
+            if args.output:
+                target.close()
     if args.output:
         out.result({"game": args.game, "matches": count, "last_id": last, "file": args.output},
                    f"{count} {args.game} matches written to {args.output} (last id {last})")
@@ -476,6 +486,10 @@ def main(argv: list[str] | None = None) -> int:
         return _fail(out, error.message, {"error": error.message, **(error.body or {})}, error.status)
     except ConfigError as error:
         return _fail(out, str(error), {"error": str(error), "config": str(config_path())}, FAILURE)
+    except BrokenPipeError:
+        # The reader of standard output went away (`botladder export GAME | head`): stop quietly.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 141
     except OSError as error:  # a file of ours: -o into a missing folder, a full disk
         message = f"{error.filename}: {error.strerror}" if error.filename else str(error)
         return _fail(out, message, {"error": message}, FAILURE)

@@ -7,6 +7,7 @@ streams the lines as the selector yields them, so the response never holds the w
 from __future__ import annotations
 
 import orjson
+from django.conf import settings
 from django.http import StreamingHttpResponse
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiExample, OpenApiParameter, OpenApiResponse, extend_schema
@@ -36,14 +37,31 @@ _DESCRIPTION = (
     "in order replays a match under the same rules_version. A rated match's seed is secret until it is "
     "shown elsewhere: a rotation of a rated duplicate deal appears once its tournament finished. The same "
     "for every reader, logged in or not: no code, logs or forfeit reasons. Streamed: to resume an "
-    "interrupted download, send `after` = the last id received. Throttled per user (per client address "
-    "when anonymous; scope `exports`): each request counts, a resumed one too."
+    "interrupted download, send `after` = the last id received. One response holds at most `limit` "
+    "matches (by default and at most the server's EXPORT_MATCHES_PER_RESPONSE, 5000 by default), and says "
+    "how many it may hold in `X-Export-Limit`: fewer lines is the end of the history; as many, ask again "
+    "with `after` = the last id. Throttled per user (per client address when anonymous; scope `exports`): "
+    "each request counts, a resumed one too."
 )
 
 
 class ExportQuerySerializer(serializers.Serializer):
     after = serializers.IntegerField(min_value=0, max_value=AFTER_MAX, required=False, default=0,
                                      help_text="Only matches with a larger id (the last id you received).")
+    limit = serializers.IntegerField(min_value=1, required=False,
+                                     help_text="At most this many matches (the server's cap, "
+                                               "EXPORT_MATCHES_PER_RESPONSE, by default and at most).")
+
+    def validate_limit(self, value: int) -> int:
+        cap = settings.EXPORT_MATCHES_PER_RESPONSE
+        if value > cap:
+            raise serializers.ValidationError(f"at most {cap} matches a response: leave out limit, and "
+                                              "ask again with after = the last id for the next ones")
+        return value
+
+
+#: The header naming the most lines the response may hold.
+LIMIT_HEADER = "X-Export-Limit"
 
 
 def _lines(matches):
@@ -61,7 +79,13 @@ class GameMatchesExportApi(APIView):
         description=_DESCRIPTION,
         parameters=[OpenApiParameter("after", OpenApiTypes.INT, required=False,
                                      description="Only matches with a larger id (resume after the last one "
-                                                 "received); 0 by default.")],
+                                                 "received); 0 by default."),
+                    OpenApiParameter("limit", OpenApiTypes.INT, required=False,
+                                     description="At most this many matches; the server's cap by default "
+                                                 "and at most."),
+                    OpenApiParameter(LIMIT_HEADER, OpenApiTypes.INT, location=OpenApiParameter.HEADER,
+                                     response=[200], description="The most lines this response may hold: "
+                                                                 "fewer means the history ends here.")],
         responses={(200, "application/x-ndjson"): OpenApiResponse(
                        OpenApiTypes.STR, description="One match per line.",
                        examples=[OpenApiExample("line", value=_LINE_EXAMPLE, response_only=True,
@@ -73,8 +97,11 @@ class GameMatchesExportApi(APIView):
         query = ExportQuerySerializer(data=request.query_params)
         query.is_valid(raise_exception=True)
         exported = export_game_get(slug=game)
-        matches = exported_matches(game=exported, after=query.validated_data["after"])
+        limit = query.validated_data.get("limit") or settings.EXPORT_MATCHES_PER_RESPONSE
+        matches = exported_matches(game=exported, after=query.validated_data["after"], limit=limit)
         response = StreamingHttpResponse(_lines(matches), content_type="application/x-ndjson")
+        # What the lines may number: fewer is the end of the history; as many, ask again after the last.
+        response[LIMIT_HEADER] = str(limit)
         response["Content-Disposition"] = f'attachment; filename="{exported.slug}-matches.jsonl"'
         response["Cache-Control"] = "no-store"
         return response

@@ -43,8 +43,10 @@ def export_game_get(*, slug: str) -> Game:
     return game
 
 
-def exported_matches(*, game: Game, after: int = 0, chunk: int = EXPORT_CHUNK) -> Iterator[dict]:
-    """Each exportable match of ``game`` with an id above ``after``, in id order:
+def exported_matches(*, game: Game, after: int = 0, limit: int | None = None,
+                     chunk: int = EXPORT_CHUNK) -> Iterator[dict]:
+    """Each exportable match of ``game`` with an id above ``after``, in id order, ``limit`` at most (None:
+    to the end):
 
     ``{"id", "game", "rules_version", "tournament_id", "rated", "deal", "players", "seed", "options",
     "finished_at", "seats": [{"position", "bot", "bot_id", "version", "owner", "score", "place", "outcome"}], "actions"}``
@@ -54,11 +56,15 @@ def exported_matches(*, game: Game, after: int = 0, chunk: int = EXPORT_CHUNK) -
     """
     columns = ("id", "rules_version", "tournament_id", "tournament__rated", "deal", "players", "seed", "options",
                "finished_at", "actions")
-    while True:
+    left = limit
+    while left is None or left > 0:
+        size = chunk if left is None else min(chunk, left)
         rows = list(Match.objects.filter(EXPORTABLE, game=game, id__gt=after).order_by("id")
-                    .values_list(*columns)[:chunk])
+                    .values_list(*columns)[:size])
         if not rows:
             return
+        if left is not None:
+            left -= len(rows)
         seats: dict[int, list[dict]] = {}
         for match_id, *seat in (Seat.objects.filter(match_id__in=[row[0] for row in rows])
                                 .order_by("match_id", "position")

@@ -107,11 +107,26 @@ def test_the_export_reads_in_chunks_until_the_history_ends(history, api_client, 
         assert [m["id"] for m in exports.exported_matches(game=game, chunk=1)] == history["public"]
 
 
-@pytest.mark.parametrize("query", ["?after=x", "?after=-1", f"?after={1 << 63}", "?after=1.5"])
-def test_a_bad_after_is_a_400_naming_it(api_client, query):
+def test_a_response_holds_at_most_its_limit_and_says_so(history, api_client, settings):
+    settings.EXPORT_MATCHES_PER_RESPONSE = 2
+    public = history["public"]
+    response = api_client.get("/api/exports/kingdomino/matches/")
+    assert response["X-Export-Limit"] == "2"
+    assert [line["id"] for line in exported(api_client)] == public[:2]
+    # As many lines as the limit: the client asks again after the last, and fewer lines end the history.
+    assert [line["id"] for line in exported(api_client, query=f"?after={public[1]}")] == public[2:]
+    assert [line["id"] for line in exported(api_client, query="?limit=1")] == public[:1]
+    response = api_client.get("/api/exports/kingdomino/matches/?limit=3")
+    assert response.status_code == 400 and "at most 2 matches a response" in error_of(response)["fields"]["limit"][0]
+
+
+@pytest.mark.parametrize(("query", "field"), [
+    ("?after=x", "after"), ("?after=-1", "after"), (f"?after={1 << 63}", "after"), ("?after=1.5", "after"),
+    ("?limit=0", "limit"), ("?limit=many", "limit")])
+def test_a_bad_after_or_limit_is_a_400_naming_it(api_client, query, field):
     response = api_client.get(f"/api/exports/kingdomino/matches/{query}")
     assert response.status_code == 400
-    assert "after" in error_of(response)["fields"]
+    assert field in error_of(response)["fields"]
 
 
 def test_an_unknown_game_is_a_404(api_client):

@@ -177,7 +177,9 @@ def test_a_bundle_is_saved_for_manage_py_play(cli, logged_in, tmp_path):
     assert bundle["seats"][1]["code"] is None
 
 
-def test_the_export_goes_to_a_file_and_resumes_after_its_last_complete_line(cli, tmp_path):
+def test_the_export_goes_to_a_file_and_resumes_after_its_last_complete_line(cli, tmp_path, settings):
+    # Two matches a response: the command asks again after a full one, until one holds fewer.
+    settings.EXPORT_MATCHES_PER_RESPONSE = 2
     bots = BotFactory.create_batch(2)
     ids = [finished_match(bots=bots).id for _ in range(3)]
     path = tmp_path / "kingdomino.jsonl"
