@@ -98,6 +98,8 @@ def _poll(fetch, done, *, interval: float, timeout: float | None, what: str):
 
 def cmd_login(args, out: Output) -> int:
     config = config_load(url=args.url)
+    if args.password_stdin and not args.username:
+        raise Failure("with --password-stdin, give --username too", status=USAGE)
     username = args.username or input("username: ").strip()
     if args.password_stdin:
         password = sys.stdin.readline().rstrip("\r\n")
@@ -486,6 +488,13 @@ def main(argv: list[str] | None = None) -> int:
         return _fail(out, error.message, {"error": error.message, **(error.body or {})}, error.status)
     except ConfigError as error:
         return _fail(out, str(error), {"error": str(error), "config": str(config_path())}, FAILURE)
+    except (KeyError, TypeError, IndexError, StopIteration) as error:
+        # An answer without what the ladder's API always sends: another server, or another version of it.
+        message = (f"the server's answer lacks what botladder expects ({type(error).__name__}: {error}): is "
+                   f"{config_load(url=getattr(args, 'url', None)).url} a bot ladder of this version?")
+        return _fail(out, message, {"error": message}, FAILURE)
+    except EOFError:
+        return _fail(out, "standard input ended before the answer was read", {"error": "end of input"}, FAILURE)
     except BrokenPipeError:
         # The reader of standard output went away (`botladder export GAME | head`): stop quietly.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
