@@ -65,17 +65,14 @@ def test_a_throttled_request_says_how_long_to_wait(cli, settings, monkeypatch):
     assert body["status"] == 429 and body["code"] == "throttled" and 3500 < body["retry_after_s"] <= 3600
 
 
-def test_commands_that_need_a_token_say_how_to_log_in(cli, cli_env, tmp_path):
+def test_commands_that_need_a_token_say_how_to_log_in(cli, cli_env, tmp_path, monkeypatch):
     (tmp_path / "bot.py").write_bytes(FIRST_LEGAL_BOT)
     run = cli("upload", str(tmp_path / "bot.py"), "--game", "kingdomino", "--name", "x")
     assert run.status == 1 and run.err == f"botladder: not logged in to {cli_env}: run `botladder login` (or set " \
                                           "BOTLADDER_TOKEN)\n"
     # A token the server does not know: its 401 message.
-    os.environ["BOTLADDER_TOKEN"] = "0" * 40
-    try:
-        run = cli("logs", "1")
-    finally:
-        del os.environ["BOTLADDER_TOKEN"]
+    monkeypatch.setenv("BOTLADDER_TOKEN", "0" * 40)
+    run = cli("logs", "1")
     assert run.status == 1 and "Invalid token" in run.err
 
 
