@@ -189,6 +189,7 @@ REST_FRAMEWORK = {
         "registrations": env.str("API_THROTTLE_REGISTRATIONS", default="20/hour"),
         "tournaments": env.str("API_THROTTLE_TOURNAMENTS", default="30/hour"),
         "logins": env.str("API_THROTTLE_LOGINS", default="100/hour"),
+        "exports": env.str("API_THROTTLE_EXPORTS", default="60/hour"),
     },
 }
 
@@ -371,6 +372,10 @@ WORKER_SECONDS_PER_DAY: int = env.int("WORKER_SECONDS_PER_DAY", default=2 * 8640
 COMPARISON_DEFAULT_MAX_GAMES: int = env.int("COMPARISON_DEFAULT_MAX_GAMES", default=2000)
 COMPARISON_MAX_GAMES: int = env.int("COMPARISON_MAX_GAMES", default=5000)
 COMPARISON_PAIRS_IN_FLIGHT: int = env.int("COMPARISON_PAIRS_IN_FLIGHT", default=6)
+# The most matches one response of the bulk export streams (ladder/api/exports.py): a client asks again
+# with ?after= for the next ones. Small enough that a response ends well inside gunicorn's WEB_TIMEOUT_S,
+# which stops a sync worker whose request lasts longer (docs/operations.md has the rate measured).
+EXPORT_MATCHES_PER_RESPONSE: int = env.int("EXPORT_MATCHES_PER_RESPONSE", default=5000)
 
 # The continuous ladder (ladder/services/ladder.py): every LADDER_INTERVAL_S the beat task tops the ladder's
 # queue up to what the workers finish in LADDER_LEAD_S at the pace of the last LADDER_RATE_WINDOW_S, while

@@ -4,7 +4,7 @@ viewers."""
 from django.urls import path, re_path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 
-from ladder.api import auth, bots, comparisons, games, matches, tournaments, webhooks
+from ladder.api import auth, bots, comparisons, exports, games, matches, tournaments, webhooks
 from ladder.api.docs import LocalRedocView
 from ladder.api.errors import api_not_found
 
@@ -45,6 +45,7 @@ urlpatterns = [
     path("webhooks/<int:webhook_id>/", webhooks.WebhookDetailApi.as_view(), name="api-webhook"),
     path("webhooks/<int:webhook_id>/deliveries/", webhooks.WebhookDeliveryListApi.as_view(),
          name="api-webhook-deliveries"),
+    path("exports/<slug:game>/matches/", exports.GameMatchesExportApi.as_view(), name="api-export-matches"),
     # Last: anything else under /api/ is a JSON 404, not the site's HTML page.
     re_path(r"", api_not_found),
 ]

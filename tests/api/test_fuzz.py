@@ -55,7 +55,7 @@ def api_schema(db, settings, _connection_kept_across_requests):
         **settings.REST_FRAMEWORK,
         # High enough that fuzzing exercises the writes, not only the 429s (which the tests of each route cover).
         "DEFAULT_THROTTLE_RATES": {"uploads": "100000/hour", "registrations": "100000/hour",
-                                   "tournaments": "100000/hour", "logins": "100000/hour"},
+                                   "tournaments": "100000/hour", "logins": "100000/hour", "exports": "100000/hour"},
     }
     owner = UserFactory()
     bots = BotFactory.create_batch(3, owner=owner)
