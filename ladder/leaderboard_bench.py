@@ -83,7 +83,7 @@ FIELD_SIZES = (20, 100, 200)
 
 def _field_fit(bots: int):
     """The fit alone (``board_certainty``) on a field of ``bots`` bots where every pair met 10 times."""
-    from ladder.services.rating_confidence import board_certainty
+    from ladder.ratings.confidence import board_certainty
 
     rng = random.Random(bots)
     pairs = [(a, b, 10.0, float(rng.randint(0, 10))) for a in range(bots) for b in range(a + 1, bots)]
@@ -141,8 +141,8 @@ class _History:
         from django.core.management.color import no_style
 
         from ladder.models import Match, Rating, Seat
+        from ladder.ratings.elo import expected_score
         from ladder.services.pair_records import pair_records_rebuild
-        from ladder.services.ratings import expected_score
 
         start = timezone.now() - timedelta(days=30)
         options = Match._meta.get_field("options").get_db_prep_value(self.game.default_options, connection)
@@ -271,9 +271,9 @@ class _History:
         """The fit as a request would have to make it without pair records: every rated seat read and
         summed per pair, then the same fit."""
         from ladder.models import Match, Rating, Seat
-        from ladder.services import ratings
+        from ladder.ratings.bradley_terry import match_pairwise_results
+        from ladder.ratings.confidence import board_certainty
         from ladder.services.rated_play import RATED_MATCHES
-        from ladder.services.rating_confidence import board_certainty
 
         rated = Match.objects.filter(RATED_MATCHES, game=self.game, status=Match.Status.FINISHED)
         by_match = defaultdict(list)
@@ -281,7 +281,7 @@ class _History:
                                                  .values_list("match_id", "bot_id", "place", "outcome")):
             by_match[match_id].append((bot_id, place, 0, Seat.outcome_forfeits(outcome)))
         totals = defaultdict(lambda: [0.0, 0.0])
-        for a, b, score_a, weight in ratings.match_pairwise_results(by_match.values()):
+        for a, b, score_a, weight in match_pairwise_results(by_match.values()):
             totals[a, b][0] += weight
             totals[a, b][1] += weight * score_a
         elos = dict(Rating.objects.filter(game=self.game).order_by("-elo").values_list("bot_id", "elo"))
