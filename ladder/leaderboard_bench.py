@@ -26,11 +26,9 @@ that is dropped afterwards.
 
 from __future__ import annotations
 
-import hashlib
 import random
 import statistics
 import time
-import uuid
 from collections import defaultdict
 from contextlib import contextmanager
 from datetime import timedelta
@@ -39,7 +37,7 @@ from django.db import connection
 from django.test import Client
 from django.utils import timezone
 
-from ladder.scratch_database import scratch_database
+from ladder.scratch_database import bench_bots, scratch_database
 
 BENCH_GAME = "kingdomino"
 HOST = "127.0.0.1"
@@ -110,23 +108,15 @@ class _History:
     """The generated history: bots of spread strengths, matches added in bulk."""
 
     def __init__(self, *, bots: int) -> None:
-        from django.contrib.auth import get_user_model
-
-        from ladder.models import Bot, BotVersion, Game, Rating
+        from ladder.models import Game
         from ladder.services.ladder import ladder_tournament_get
 
         self.game = Game.objects.get(slug=BENCH_GAME)
         self.tournament = ladder_tournament_get(game=self.game)
         self.rng = random.Random(31)
-        code = b"def act(observation, legal_actions):\n    return legal_actions[0]\n"
         self.bots, self.versions, self.strength, self.elo = [], {}, {}, {}
-        for i in range(bots):
-            owner = get_user_model().objects.create_user(f"bench-{uuid.uuid4().hex[:10]}")
-            bot = Bot.objects.create(owner=owner, game=self.game, name=f"bench-{i:03d}")
-            self.versions[bot.id] = BotVersion.objects.create(
-                bot=bot, number=1, code=code, sha256=hashlib.sha256(code).hexdigest(), size=len(code),
-                validation_status=BotVersion.Validation.ACCEPTED)
-            Rating.objects.get_or_create(bot=bot, game=self.game)
+        for i, (bot, version) in enumerate(bench_bots(self.game, bots)):
+            self.versions[bot.id] = version
             self.bots.append(bot)
             self.strength[bot.id] = 400.0 * (i / max(1, bots - 1) - 0.5)  # -200 .. +200 Elo
             self.elo[bot.id] = 1500.0

@@ -209,8 +209,8 @@ def match_record_result(*, match_id: int, token: str, result) -> bool:
         with connection.cursor() as commit:
             with match_sql.statements_batched():
                 if rated:
-                    # First in the batch: it takes the game's recording lock (shared) before any write
-                    # that the rebuild's swap also writes (``rating_updates.ratings_rebuild``).
+                    # First in the batch: it takes the game's recording lock (shared) before the standings'
+                    # writes, which the rebuild's standings rebuild also writes (``rating_updates.rebuild_sums``).
                     pending_add(match_id=match_id, game_id=game_id)
                 match_sql.execute_many(match_sql.seat_result_sql(), [
                     (seat.played.score, seat.place, seat.outcome, seat.played.reason or "",

@@ -10,10 +10,11 @@ bound, never formatted into the text.
 Two advisory locks per game, keyed ``(namespace, game id)``:
 
 * ``APPLY``: held by the game's one applier for the transaction of a batch (``pg_try_advisory_xact_lock``:
-  a worker that does not get it leaves the batch to the holder), and by the rebuild's swap.
+  a worker that does not get it leaves the batch to the holder), and by the rebuild's swap and its
+  pair-records rebuild, which so hold off the application (never the recording) of results.
 * ``RECORD``: taken *shared* by every recording of a rated match of the game (shared locks never wait
-  for one another), and exclusively by the rebuild's swap, which so holds off the rated recordings of the
-  game for the swap's short transaction only.
+  for one another), and exclusively by the rebuild's standings rebuild, which so holds off the game's
+  rated recordings (they write the standings) for that transaction.
 """
 
 from __future__ import annotations
@@ -58,11 +59,15 @@ def try_apply_lock_sql() -> str:
     return f"SELECT pg_try_advisory_xact_lock({APPLY_LOCK}, CAST(%s AS integer))"
 
 
-def swap_locks_sql() -> str:
-    """Params: game id, game id. Waits for the game's ``RECORD`` lock (exclusive: rated recordings in
-    flight finish first, new ones wait) and then its ``APPLY`` lock (the running batch ends first)."""
-    return (f"SELECT pg_advisory_xact_lock({RECORD_LOCK}, CAST(%s AS integer)), "
-            f"pg_advisory_xact_lock({APPLY_LOCK}, CAST(%s AS integer))")
+def apply_lock_sql() -> str:
+    """Params: game id. Waits for the game's ``APPLY`` lock."""
+    return f"SELECT pg_advisory_xact_lock({APPLY_LOCK}, CAST(%s AS integer))"
+
+
+def record_lock_sql() -> str:
+    """Params: game id. Waits for the game's ``RECORD`` lock, exclusive: rated recordings in flight finish
+    first, new ones wait."""
+    return f"SELECT pg_advisory_xact_lock({RECORD_LOCK}, CAST(%s AS integer))"
 
 
 def pending_batch_sql() -> str:
@@ -119,11 +124,12 @@ def history_sql(*, after: bool) -> str:
     )
 
 
-def never_rated_sql(rated_sql: str) -> str:
-    """Params: those of ``rated_sql`` (the ids of the game's finished rated matches). Rows: match id, game
-    id of the matches it selects that have no history and are not pending, by finish time then id."""
+def never_rated_insert_sql(rated_sql: str) -> str:
+    """Params: those of ``rated_sql`` (the ids of the game's finished rated matches). Marks pending, by
+    finish time then id, the matches it selects that have no history and are not pending."""
     match = _table(Match)
     return (
+        f"INSERT INTO {_table(PendingRating)} (match_id, game_id) "
         f"SELECT m.id, m.game_id FROM {match} m WHERE m.id IN ({rated_sql}) "
         f"AND NOT EXISTS (SELECT 1 FROM {_table(RatingChange)} c WHERE c.match_id = m.id) "
         f"AND NOT EXISTS (SELECT 1 FROM {_table(PendingRating)} p WHERE p.match_id = m.id) "
@@ -198,12 +204,3 @@ def seats_update(rows: Sequence[tuple]) -> list[tuple[str, list]]:
 def pending_delete(ids: Sequence[int]) -> list[tuple[str, list]]:
     return [(f"DELETE FROM {_table(PendingRating)} WHERE id IN ({', '.join(['%s'] * len(chunk))})",
              [value for (value,) in chunk]) for chunk in _chunks([(i,) for i in ids])]
-
-
-def pending_insert_many(rows: Sequence[tuple]) -> list[tuple[str, list]]:
-    """``rows``: (match id, game id), marked pending in their order."""
-    statements = []
-    for chunk in _chunks(rows):
-        values, params = _values(chunk)
-        statements.append((f"INSERT INTO {_table(PendingRating)} (match_id, game_id) VALUES {values}", params))
-    return statements

@@ -43,7 +43,7 @@ def k_factors() -> KFactors:
 def pending_add(*, match_id: int, game_id: int) -> None:
     """Mark a recorded rated match pending, inside the recording's transaction (and its batch: reads
     nothing back). On PostgreSQL the statement also takes the game's recording lock shared, which only
-    the rebuild's swap ever waits for."""
+    the rebuild's standings rebuild (:func:`rebuild_sums`) ever waits for."""
     with connection.cursor() as cursor:
         cursor.execute(rating_sql.pending_insert_sql(), rating_sql.pending_insert_params(match_id, game_id))
 
@@ -230,15 +230,18 @@ def ratings_rebuild(*, game_slug: str) -> int:
     their history goes. Returns the matches replayed.
 
     Built aside, then swapped in: the history is read and replayed without a lock (on PostgreSQL in one
-    repeatable-read snapshot), while results keep being recorded and applied. The swap is one short
-    transaction under the game's two locks (``rating_sql.swap_locks_sql``: rated recordings of the game
-    wait for it, the applier too): it replays on top what was applied since the snapshot, writes the
-    ratings and only the history rows and seats whose values changed, applies what is pending, and
-    rebuilds the pair records and standings. So a result recorded during a rebuild is applied exactly
-    once, after everything before it.
+    repeatable-read snapshot), while results keep being recorded and applied (:func:`rebuild_aside`). The
+    swap (:func:`rebuild_swap`) is one short transaction under the game's applier lock (results are still
+    recorded meanwhile, and applied after it): it replays
+    on top what was applied since the snapshot, writes the ratings and only the history rows and seats
+    whose values changed, and applies what is pending. So a result recorded during a rebuild is applied
+    exactly once, after everything before it. Then :func:`rebuild_sums` recomputes the pair records and
+    the standings.
     """
     game = game_get(slug=game_slug)
-    return rebuild_swap(rebuild_aside(game_id=game.id))
+    replayed = rebuild_swap(rebuild_aside(game_id=game.id))
+    rebuild_sums(game_id=game.id)
+    return replayed
 
 
 @dataclasses.dataclass
@@ -251,6 +254,10 @@ class RebuildPlan:
     applied: list[list[_Rated]]
 
 
+def _rated_ids(game_id: int):
+    return Match.objects.filter(RATED_MATCHES, game_id=game_id, status=Match.Status.FINISHED).values("id")
+
+
 def rebuild_aside(*, game_id: int) -> RebuildPlan:
     """The first half of :func:`ratings_rebuild`: read the game's history (one snapshot, no lock) and replay
     it from the initial ratings."""
@@ -261,6 +268,18 @@ def rebuild_aside(*, game_id: int) -> RebuildPlan:
         upto = RatingChange.objects.filter(game_id=game_id).order_by("-id").values_list("id", flat=True).first() or 0
         applied = _history(game_id, change_id=upto, after=False)
         bot_ids = list(Rating.objects.filter(game_id=game_id).values_list("bot_id", flat=True))
+    # Matches no longer rated (the snapshot read none of them) lose their history and their seats any
+    # rating, before the swap and outside it: the applier never touches them.
+    # Rated matches never applied (a tournament marked rated afterwards) join the pending ones, by finish
+    # time: the applier applies them, and the swap replays them with the rest.
+    with transaction.atomic():
+        RatingChange.objects.filter(game_id=game_id).exclude(match__in=_rated_ids(game_id)).delete()
+        Seat.objects.filter(match__game_id=game_id).exclude(match__in=Match.objects.filter(RATED_MATCHES)).exclude(
+            rating_before=None, rating_after=None
+        ).update(rating_before=None, rating_after=None)
+        rated_sql, rated_params = _rated_ids(game_id).query.sql_with_params()
+        with connection.cursor() as cursor:
+            cursor.execute(rating_sql.never_rated_insert_sql(rated_sql), rated_params)
     ratings = {bot_id: BotRating() for bot_id in bot_ids}
     ratings.update({seat.bot_id: BotRating() for seats in applied for seat in seats})
     _replay(applied, ratings, k_factors())
@@ -268,25 +287,19 @@ def rebuild_aside(*, game_id: int) -> RebuildPlan:
 
 
 def rebuild_swap(plan: RebuildPlan) -> int:
-    """The second half of :func:`ratings_rebuild`: one short transaction under the game's two locks that
+    """The second part of :func:`ratings_rebuild`: one short transaction under the game's applier lock that
     brings the plan up to date and writes it. Returns the matches replayed."""
     game_id, ratings, ks = plan.game_id, plan.ratings, k_factors()
     with transaction.atomic():
         if rating_sql.has_advisory_locks():
             with connection.cursor() as cursor:
-                cursor.execute(rating_sql.swap_locks_sql(), [game_id, game_id])
+                cursor.execute(rating_sql.apply_lock_sql(), [game_id])
         since = _history(game_id, change_id=plan.upto, after=True)
         for seats in since:
             for seat in seats:
                 ratings.setdefault(seat.bot_id, BotRating())
         _replay(since, ratings, ks)
         replayed = [seat for seats in (*plan.applied, *since) for seat in seats]
-        rated_ids = Match.objects.filter(RATED_MATCHES, game_id=game_id, status=Match.Status.FINISHED).values("id")
-        # History of matches no longer rated goes; their seats keep no rating.
-        RatingChange.objects.filter(game_id=game_id).exclude(match__in=rated_ids).delete()
-        Seat.objects.filter(match__game_id=game_id).exclude(match__in=Match.objects.filter(RATED_MATCHES)).exclude(
-            rating_before=None, rating_after=None
-        ).update(rating_before=None, rating_after=None)
         now = match_sql.db_datetime(timezone.now())
         stored = _ratings_read(game_id, sorted(ratings))
         _execute(rating_sql.ratings_update(
@@ -296,20 +309,30 @@ def rebuild_swap(plan: RebuildPlan) -> int:
             [(s.change_id, *s.step) for s in replayed if s.stored[:3] != s.step]))
         _execute(rating_sql.seats_update(
             [(s.seat_id, s.step[0], s.step[1]) for s in replayed if s.stored[3:] != s.step[:2]]))
-        rated_sql, rated_params = rated_ids.query.sql_with_params()
-        with connection.cursor() as cursor:
-            cursor.execute(rating_sql.never_rated_sql(rated_sql), rated_params)
-            never_rated = cursor.fetchall()
-        _execute(rating_sql.pending_insert_many(never_rated))
         pending = 0
         while done := _apply_batch(game_id, limit=settings.RATING_APPLY_BATCH):
             pending += done
-        # Summed over every finished rated match, the ones just applied included (the batches' additions
-        # are replaced).
+    return len(plan.applied) + len(since) + pending
+
+
+def rebuild_sums(*, game_id: int) -> None:
+    """The last part of :func:`ratings_rebuild`: the game's pair records and its tournaments' standings
+    recomputed from the results, each in one transaction of INSERT ... SELECT statements (seconds per
+    million matches). The pair records under the applier's lock (results are recorded meanwhile and
+    applied after), the standings under the recording lock (the game's rated recordings wait: they write
+    the standings)."""
+    with transaction.atomic():
+        if rating_sql.has_advisory_locks():
+            with connection.cursor() as cursor:
+                cursor.execute(rating_sql.apply_lock_sql(), [game_id])
+        # Summed over every finished rated match: the batches' additions are replaced.
         pair_records.pair_records_rebuild(game_id=game_id, now=timezone.now())
+    with transaction.atomic():
+        if rating_sql.has_advisory_locks():
+            with connection.cursor() as cursor:
+                cursor.execute(rating_sql.record_lock_sql(), [game_id])
         # The standings read the same results: recomputed with them, so a history changed by hand is read
         # the same way by every table.
         tournament_records.records_rebuild(
             tournament_ids=list(Tournament.objects.filter(game_id=game_id).values_list("id", flat=True)),
             now=timezone.now())
-    return len(plan.applied) + len(since) + pending

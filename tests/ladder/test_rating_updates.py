@@ -133,14 +133,15 @@ def assert_history_is_one_sequential_chain(game_id: int) -> None:
         bot_id: (r.elo, r.games, r.wins, r.draws, r.losses) for bot_id, r in replay.items()}
 
 
-def hold_apply_lock(game_id: int):
-    """Another connection that holds the game's applier lock (an applier busy elsewhere) until told."""
+def held_elsewhere(take):
+    """Run ``take()`` in a transaction of another connection and keep that transaction open (its locks
+    held) until the returned event is set; returns ``(thread, release)``."""
     taken, release = threading.Event(), threading.Event()
 
     def holder():
         try:
-            with transaction.atomic(), connection.cursor() as cursor:
-                cursor.execute("SELECT pg_advisory_xact_lock(%s, %s)", [rating_sql.APPLY_LOCK, game_id])
+            with transaction.atomic():
+                take()
                 taken.set()
                 release.wait(30)
         finally:
@@ -150,6 +151,15 @@ def hold_apply_lock(game_id: int):
     thread.start()
     assert taken.wait(10)
     return thread, release
+
+
+def hold_apply_lock(game_id: int):
+    """Another connection that holds the game's applier lock (an applier busy elsewhere) until told."""
+    def take():
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT pg_advisory_xact_lock(%s, %s)", [rating_sql.APPLY_LOCK, game_id])
+
+    return held_elsewhere(take)
 
 
 def rated_round_robin(bot_factory, bots=6, players=2, games=2):
@@ -215,20 +225,8 @@ def test_a_recording_takes_no_rating_lock_and_leaves_its_result_to_the_applier_h
     tournament = rated_round_robin(bot_factory, bots=2, games=1)
     (match_id, token, result), = claimed_results(tournament, random.Random(1))
     thread, release = hold_apply_lock(tournament.game_id)
-    locked, unlock = threading.Event(), threading.Event()
-
-    def rows_locker():
-        try:
-            with transaction.atomic():
-                list(Rating.objects.select_for_update().filter(game_id=tournament.game_id))
-                locked.set()
-                unlock.wait(30)
-        finally:
-            connection.close()
-
-    other = threading.Thread(target=rows_locker)
-    other.start()
-    assert locked.wait(10)
+    other, unlock = held_elsewhere(
+        lambda: list(Rating.objects.select_for_update().filter(game_id=tournament.game_id)))
     try:
         with connection.cursor() as cursor:
             cursor.execute("SET lock_timeout = '2s'")
