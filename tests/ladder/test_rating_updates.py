@@ -9,7 +9,7 @@ from django.core.management import call_command
 from django.db import connection, transaction
 
 from bots.referee import MatchResult, SeatResult
-from ladder.models import Match, PendingRating, Rating, RatingChange, Seat
+from ladder.models import Match, PendingRating, Rating, RatingChange, Seat, Tournament
 from ladder.ratings.elo import BotRating, RatedSeat, rate_match, seat_record
 from ladder.services import rating_sql
 from ladder.services.matches import match_claim, match_record_result, matches_reconcile
@@ -304,3 +304,27 @@ def test_single_threaded_callers_see_the_ratings_applied_when_the_recording_retu
         assert not PendingRating.objects.exists()
         assert RatingChange.objects.filter(match_id=match_id).count() == 2
     assert_history_is_one_sequential_chain(tournament.game_id)
+
+
+def test_a_rebuild_applies_rated_matches_that_were_never_applied_after_the_rest(bot_factory, settings):
+    """A tournament marked rated after its matches were recorded: the rebuild applies them after the
+    history, by finish time, once."""
+    settings.RATING_PROVISIONAL_GAMES = 2
+    rated = rated_round_robin(bot_factory, bots=3, games=1)
+    for match_id, token, result in claimed_results(rated, random.Random(5)):
+        assert match_record_result(match_id=match_id, token=token, result=result)
+    later = tournament_create(created_by=None, game_slug="kingdomino", name="later", rated=False, seed=9,
+                              bot_ids=list(rated.bots.values_list("id", flat=True)), players_per_match=2,
+                              games_per_pairing=1)
+    for match_id, token, result in claimed_results(later, random.Random(6)):
+        assert match_record_result(match_id=match_id, token=token, result=result)
+    assert not RatingChange.objects.filter(match__tournament=later).exists()
+    Tournament.objects.filter(id=later.id).update(rated=True, seed=None)
+    call_command("rebuild_ratings", "kingdomino")
+    applied = list(RatingChange.objects.order_by("id").values_list("match_id", flat=True))
+    assert applied[:6] == list(RatingChange.objects.filter(match__tournament=rated).order_by("id")
+                               .values_list("match_id", flat=True))
+    assert list(dict.fromkeys(applied[6:])) == list(later.matches.order_by("finished_at", "id")
+                                                    .values_list("id", flat=True))
+    assert not PendingRating.objects.exists()
+    assert_history_is_one_sequential_chain(rated.game_id)
