@@ -8,9 +8,10 @@ The online path has no per-bot lock: the recorder only marks a rated match pendi
 (:func:`pending_add`, a ``PendingRating`` row, in the transaction that stores the result), and after the
 commit tries to become the game's applier. One applier per game at a time (an advisory lock,
 ``rating_sql.APPLY_LOCK``) takes the pending matches in their order and applies them in batches of up to
-``RATING_APPLY_BATCH``: one read of the batch's seats, one of the ratings involved, the exact sequential
-Elo in Python, then one multi-row statement each for the ratings, the history, the seats'
-``rating_before``/``rating_after``, the pair records and the pending rows' removal, committed together.
+``RATING_APPLY_BATCH``: the lock tried and the batch's seats and ratings read in one round trip, the exact
+sequential Elo in Python, then one multi-row statement each for the ratings, the history, the seats'
+``rating_before``/``rating_after``, the pair records and the pending rows' removal, sent with the COMMIT
+in a second round trip.
 The history rows are inserted in the order of application, so their ids are the order
 ``ratings_rebuild`` replays.
 """
