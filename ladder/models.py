@@ -438,8 +438,8 @@ class Rating(TimeStampedModel):
 class RatingChange(models.Model):
     """The rating history: one row per rated seat. Unique per seat, so a match is rated at most once.
 
-    Rows are inserted while the rating rows are locked, so their ids give an order of application that
-    ``rebuild_ratings`` can replay exactly.
+    Rows are inserted by the game's one applier (``ladder.services.rating_updates``), in the order it
+    applies the matches, so their ids are the order of application that ``rebuild_ratings`` replays.
     """
 
     seat = models.OneToOneField(Seat, on_delete=models.CASCADE, related_name="rating_change")
@@ -459,9 +459,27 @@ class RatingChange(models.Model):
         return f"{self.bot_id} {self.delta:+.1f} in match {self.match_id}"
 
 
+class PendingRating(models.Model):
+    """A rated match recorded and not yet applied to the ratings: the recorder inserts it with the result
+    (``ladder.services.matches.match_record_result``), and the game's applier
+    (``ladder.services.rating_updates.ratings_apply_pending``) applies the game's pending matches in ``id``
+    order, in batches, and deletes them in the same transaction. Empty but for the moments between a
+    recording and its application, or after a worker died between the two (the reconciler applies those).
+    """
+
+    match = models.OneToOneField(Match, on_delete=models.CASCADE, related_name="+")
+    game = models.ForeignKey(Game, on_delete=models.PROTECT, related_name="+", db_index=False)
+
+    class Meta:
+        indexes = [models.Index(fields=["game", "id"], name="pendingrating_game_order")]
+
+    def __str__(self) -> str:
+        return f"match {self.match_id} to rate"
+
+
 class PairRecord(models.Model):
     """The rated results between two bots of a game, summed: what the leaderboard's confidence fit
-    (``ladder.services.rating_confidence``) reads instead of the whole history, so that it costs the same
+    (``ladder.ratings.confidence``) reads instead of the whole history, so that it costs the same
     after a million matches as after a hundred. One row per game and pair of bots, the lower bot id first;
     the counts are that bot's. Added to in the transaction that rates a match
     (``ladder.services.rating_updates``), rebuilt with the ratings by ``rebuild_ratings``.
@@ -522,7 +540,7 @@ class TournamentStanding(models.Model):
     seats: what the tournament's pages and routes read (``ladder.selectors.tournaments``) instead of every
     match, so that they cost the same after a million matches as after ten. Added to in the transaction
     that records a match (``ladder.services.tournament_records``), rebuilt from the history by that
-    module's rebuild. The counts are those of ``ladder.services.ratings.standings``.
+    module's rebuild. The counts are those of ``ladder.ratings.tables.standings``.
     """
 
     tournament = models.ForeignKey(Tournament, on_delete=models.CASCADE, related_name="+")

@@ -18,10 +18,10 @@ from django.db.models import Prefetch, Q, QuerySet
 import engines
 from ladder import seat_logs
 from ladder.models import Game, Match, Seat, Tournament
+from ladder.ratings.tables import PlacedSeat
 from ladder.services import access
 from ladder.services.errors import ServiceError
 from ladder.services.rated_play import match_seed_visible
-from ladder.services.ratings import PlacedSeat
 
 # Recent matches listed on the home, leaderboard, bot and tournament pages.
 RECENT_MATCHES = 15
@@ -29,7 +29,7 @@ RECENT_MATCHES = 15
 
 def seat_results_by_match(rows: Iterable[tuple]) -> dict[int, list[PlacedSeat]]:
     """``(match_id, bot_id, place, score, outcome)`` rows, sorted by match then seat, as the match data of
-    ``ladder.services.ratings``, by match id.
+    ``ladder.ratings.tables``, by match id.
 
     A seat forfeited when ``Seat.outcome_forfeits`` says so. A finished match always has places; a seat
     without one (a corrupt row) is read as last of its match rather than dropped or failing the page.

@@ -26,6 +26,7 @@ from ladder.api.throttles import (
     WriteRateThrottle,
 )
 from ladder.models import Match
+from ladder.ratings.sequential import elo_interval
 from ladder.selectors import bots as bot_reads
 from ladder.selectors import comparisons as comparison_reads
 from ladder.selectors import games as game_reads
@@ -39,7 +40,6 @@ from ladder.services.errors import ServiceError
 from ladder.services.limits import limits_playable, limits_resolve, tournament_limits_allowed
 from ladder.services.quotas import QuotaExceeded
 from ladder.services.rated_play import match_public_seed
-from ladder.services.sequential import elo_interval
 from ladder.services.tournaments import tournament_create
 from ladder.services.users import user_register
 from ladder.web import charts, replay

@@ -7,7 +7,9 @@ database, two worker processes against one, and the ladder alone against a round
 processes); ``leaderboard.*`` from ``ladder.leaderboard_bench`` (the leaderboard and its certainty on a small
 and a large generated history); ``reads.*`` from ``ladder.reads_bench`` (every page and route of the site's
 reads on a small and a large generated history, and their ratios); ``exports.*`` from ``ladder.exports_bench``
-(one full response of the bulk export on a small and a large generated history: its time and its memory).
+(one full response of the bulk export on a small and a large generated history: its time and its memory);
+``ratings.*`` from ``ladder.ratings_bench`` (rated results sharing bots applied by the game's one applier
+against the former per-bot row locks, and the rebuild's swap; PostgreSQL only).
 """
 
 import json
@@ -47,6 +49,9 @@ class Command(BaseCommand):
         parser.add_argument("--exports-matches", default="10000,100000",
                             help="history sizes of the export figures, comma-separated (default: 10000,100000)")
         parser.add_argument("--skip-exports", action="store_true", help="leave out the export figures (exports.*)")
+        parser.add_argument("--ratings-matches", type=int, default=600,
+                            help="rated results applied by each variant of the ratings figures (default: 600)")
+        parser.add_argument("--skip-ratings", action="store_true", help="leave out the ratings figures (ratings.*)")
 
     def handle(self, *args, **options):
         figures: dict = {}
@@ -75,6 +80,10 @@ class Command(BaseCommand):
 
             sizes = tuple(int(size) for size in options["exports_matches"].split(","))
             figures.update(bench_exports(sizes=sizes))
+        if not options["skip_ratings"]:
+            from ladder.ratings_bench import bench_ratings
+
+            figures.update(bench_ratings(matches=options["ratings_matches"]))
         if options["json"]:
             self.stdout.write(json.dumps(figures, sort_keys=True))
             return
