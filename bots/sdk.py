@@ -45,6 +45,10 @@ except ImportError:  # the standard library does the same, slower
         # Decoded first: ``json.loads`` of bytes would guess among UTF-8/16/32.
         return json.loads(line.decode())
 
+# What ``json.dumps(message, separators=(",", ":"))`` does, with the encoder made once rather than at every
+# answer.
+_encode = json.JSONEncoder(separators=(",", ":")).encode
+
 # Longest line the SDK reads from the referee; observations are far smaller.
 MAX_MESSAGE_BYTES = 64 * 1024 * 1024
 # Traceback text sent back to the referee (the whole traceback also goes to the log).
@@ -74,7 +78,7 @@ class _Channel:
 
     def send(self, message: dict) -> None:
         _flush_output()
-        data = (json.dumps(message, separators=(",", ":")) + "\n").encode()
+        data = (_encode(message) + "\n").encode()
         view = memoryview(data)
         while view:
             written = os.write(self.writer_fd, view)

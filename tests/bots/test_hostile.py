@@ -214,3 +214,19 @@ def test_bots_cannot_start_without_isolation_when_the_probe_fails(tmp_path):
     broken = replace(default_policy(), mounts=default_policy().mounts + (Mount("/nonexistent/python"),))
     with pytest.raises(SandboxUnavailable, match="required runtime path /nonexistent/python is missing"):
         ZygoteSandbox(tmp_path, policy=broken).start()
+
+
+def test_the_bot_runs_in_its_folder_with_the_policys_environment_and_import_path(sandbox, race):
+    """The shell sets the interpreter's environment, import path and working directory while it waits:
+    the bot finds them as the policy says, whatever the zygote had."""
+    from bots.sandbox.policy import default_policy
+
+    code = (b"import os, sys\n"
+            b"print('cwd', os.getcwd(), 'env', dict(os.environ), 'path', sys.path, flush=True)\n"
+            b"def act(observation, legal_actions):\n"
+            b"    return legal_actions[0]\n")
+    seat, _ = play(sandbox, race, code)
+    assert seat.outcome == "ok"
+    policy = default_policy()
+    expected = f"cwd /bot env {dict(policy.environment)} path {['/bot', *policy.python_path]}"
+    assert expected in seat.log
