@@ -196,6 +196,13 @@ def become_shell(channel: socket.socket, setup: dict, policy: Policy, seccomp_pr
         step.name = "prepare the bot's interpreter"
         _prepare_interpreter(policy)
         _mark("shell.interpreter")
+        streams = None
+        if setup["mode"] != "fresh":
+            step.name = "prepare the protocol's streams"
+            from bots.sdk import prepare_streams
+
+            streams = prepare_streams()
+            _mark("shell.streams")
         step.name = "wait for the bot"
         message, fds, _, _ = socket.recv_fds(channel, MESSAGE_BYTES, 5)
         _mark("bot.request_received")
@@ -211,10 +218,13 @@ def become_shell(channel: socket.socket, setup: dict, policy: Policy, seccomp_pr
     # Received in ascending order, so none is overwritten before it is moved.
     for target, fd in enumerate(fds):
         os.dup2(fd, target)
-    os.closerange(CODE_FD + 1, 1 << 16)
+    # All but the reader the streams made ahead are over (the protocol's input is moved there).
+    keep = streams.reader_fd if streams is not None else CODE_FD
+    os.closerange(CODE_FD + 1, keep)
+    os.closerange(keep + 1, 1 << 16)
     _mark("bot.descriptors")
     try:
-        _finish(json.loads(message), policy, seccomp_program, as_root, step, base_vm)
+        _finish(json.loads(message), policy, seccomp_program, as_root, step, base_vm, streams)
     except BaseException as exc:  # noqa: BLE001 - any failure here is the sandbox's, reported as such
         _fail(step.name, exc if str(exc) else traceback.format_exc(limit=1))
     os._exit(EXIT_SANDBOX_ERROR)
@@ -297,7 +307,7 @@ def _forget_internals() -> None:
 
 
 def _finish(request: dict, policy: Policy, seccomp_program: bytes | None, as_root: bool, step: _Step,
-            base_vm: int) -> None:
+            base_vm: int, streams=None) -> None:
     step.name = "enter the bot's root"
     _enter_root(request, policy)
 
@@ -342,7 +352,7 @@ def _finish(request: dict, policy: Policy, seccomp_program: bytes | None, as_roo
                   dict(policy.environment))
     from bots.sdk import serve
 
-    status = serve(policy.bot_dir)
+    status = serve(policy.bot_dir, streams)
     os._exit(status)
 
 
