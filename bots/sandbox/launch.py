@@ -29,7 +29,8 @@ the bot runs), so that a half-confined bot never runs:
    libseccomp no bot starts); verify all of it;
 5. serve the protocol: from the already-loaded SDK (zygote mode) or by executing a fresh interpreter
    (the baseline the zygote is measured against), in the environment (the policy's, nothing else),
-   import path and working directory (``/bot``) the shell set while it waited.
+   import path and working directory (``/bot``) the shell set while it waited, and (zygote mode) on the
+   SDK's streams it made then (:func:`bots.sdk.prepare_streams`).
 """
 
 from __future__ import annotations

@@ -111,7 +111,7 @@ def _shapes():
     return [plain, timed, timed_with_default, keywords, other_name, Bot().act, len, positional_only,
             keyword_only, star_named, star_args, wrapped, with_signature, instance.act, instance.only_self,
             instance.keywords_only, instance.static, instance.klass, Methods.klass, instance,
-            functools.partial(timed, {}), functools.partial(plain, {}), lambda o, l, time_left_ms=0: l[0],
+            functools.partial(timed, {}), functools.partial(plain, {}), lambda observation, legal, time_left_ms=0: legal[0],
             print, object()]
 
 
