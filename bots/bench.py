@@ -281,7 +281,8 @@ _SHELL_STEPS = ("bot.descriptors", "bot.copy_code", "bot.tmp", "bot.rlimits", "b
                 "bot.seccomp", "bot.verify")
 #: What a cell prepares ahead of the next bot (off the start's path, while the previous bot plays).
 _PREPARE_STEPS = ("shell.fork", "shell.namespaces", "shell.announce_init", "shell.mount_code_folder",
-                  "shell.warm_up", "shell.pivot_root")
+                  "shell.warm_up", "shell.pivot_root", "shell.interpreter",
+                  "shell.streams")
 
 
 def start_breakdown(sandbox: ZygoteSandbox, code: bytes, repeats: int) -> dict:
@@ -301,7 +302,8 @@ def start_breakdown(sandbox: ZygoteSandbox, code: bytes, repeats: int) -> dict:
     ``start``, imports the bot's module, answers). ``total`` is the median start.
     ``sandbox.prepare_us.<part>`` is what the cell does ahead of need (the shell's fork into its pid
     namespace, its other namespaces, its init's pidfd sent, its code folder mounted, the warm-up, the
-    pivot into the runtime root and the host's tree detached)."""
+    pivot into the runtime root and the host's tree detached, the interpreter's environment, import path
+    and working directory, the SDK's streams)."""
     parts: dict[str, list[float]] = {}
     totals = []
 

@@ -418,9 +418,20 @@ class _Cell:
     cgroup: object
     channel: socket.socket
 
-    def prepare(self) -> None:
-        """Ask the cell for its next shell (it makes one by itself when it starts)."""
+    def stop(self) -> None:
+        """Stop the forker (SIGSTOP) while its bot lives, until :meth:`prepare`. The freezer freezes and
+        thaws a stopped process without waking it, so pausing and resuming the bot wakes the bot alone,
+        rather than the forker too, idle in its wait for the host's next word; and a SIGCONT undoes a
+        SIGSTOP whether or not it has taken effect yet, so the two can never cross."""
         try:
+            signal.pidfd_send_signal(self.pidfd, signal.SIGSTOP)
+        except ProcessLookupError:
+            pass  # the cell is gone; its next spawn reports it
+
+    def prepare(self) -> None:
+        """Continue the forker and ask it for its next shell (it makes one by itself when it starts)."""
+        try:
+            signal.pidfd_send_signal(self.pidfd, signal.SIGCONT)
             self.channel.send(b"prepare")
         except OSError:
             pass  # the cell is gone; its next spawn reports it
@@ -456,7 +467,8 @@ class ZygoteBot(BotProcess):
     """A bot forked by a cell: killed through its pidfd; its cell is handed back once it is empty.
 
     Paused by its cell's cgroup freezer where there is one (every process and thread of the bot; the
-    cell's forker, idle meanwhile, with them), else by SIGSTOP of the namespace's first process, whose
+    cell's forker, stopped by a signal while its bot lives (:meth:`_Cell.stop`), with them, and never
+    woken by it), else by SIGSTOP of the namespace's first process, whose
     pidfd the host holds in every mode (see :func:`_namespace_init`).
     """
 
@@ -568,6 +580,7 @@ class ZygoteSandbox:
         self._cell_numbers = itertools.count(1)
         self._free: list[_Cell] = []
         self._busy: set[int] = set()
+        self._limits_seen: dict[Limits, dict] = {}
         self.pool_size = pool_size
         self.hello: dict = {}
         #: What the zygote's runtime root cost: ``in_memory`` (as root), then ``files``, ``bytes``,
@@ -717,7 +730,7 @@ class ZygoteSandbox:
         request = {
             "mode": self.mode, "bot_dir": str(bot_dir), "host_uid": uid, "host_gid": uid,
             "root_mount_point": str(self._root_mount_point), "runtime_dir": str(self._runtime_dir),
-            "limits": dataclasses.asdict(limits),
+            "limits": self._limits_data(limits),
         }
         if report_steps:
             request["report_steps"] = True
@@ -744,6 +757,7 @@ class ZygoteSandbox:
                     socket.send_fds(shell, [json.dumps(request).encode()],
                                     [stdin_r, stdout_w, stderr_w, status_w, code_fd])
                     marks.append(("host.send_request", time.monotonic()))
+                    cell.stop()
                 except OSError as exc:
                     os.close(pidfd)
                     raise SandboxFault(_shell_failure(shell, exc)) from None
@@ -765,6 +779,16 @@ class ZygoteSandbox:
         marks.append(("host.handle", time.monotonic()))
         bot.spawn_marks = marks
         return bot
+
+    def _limits_data(self, limits: Limits) -> dict:
+        """``limits`` as the request's plain data, made once per value (``dataclasses.asdict`` costs a
+        start some 50 us cold; the same few limits come back match after match)."""
+        data = self._limits_seen.get(limits)
+        if data is None:
+            if len(self._limits_seen) >= 64:
+                self._limits_seen.clear()
+            data = self._limits_seen[limits] = dataclasses.asdict(limits)
+        return data
 
     def _new_cell(self) -> _Cell:
         """A new cell in fresh cgroups (lock held)."""

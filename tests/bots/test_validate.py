@@ -168,6 +168,19 @@ def test_code_cache_is_keyed_by_content(tmp_path):
     assert oct((tmp_path / "cache").stat().st_mode & 0o777) == oct(0o711)
 
 
+def test_code_cache_unpacks_again_a_folder_removed_after_it_was_found(tmp_path):
+    """The cache remembers the folders it found, and still looks for each before handing it out."""
+    import shutil
+
+    cache = CodeCache(tmp_path / "cache")
+    first = cache.path_for(GOOD)
+    shutil.rmtree(first)
+    assert cache.path_for(GOOD) == first
+    assert (first / "bot.py").read_bytes() == GOOD
+    # Another cache on the same folder (another worker) finds what this one wrote.
+    assert CodeCache(tmp_path / "cache").path_for(GOOD) == first
+
+
 def test_code_cache_holds_the_bytecode_of_every_module_named_as_in_the_sandbox(tmp_path):
     import importlib.util
     import marshal
