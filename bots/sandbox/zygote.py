@@ -418,20 +418,9 @@ class _Cell:
     cgroup: object
     channel: socket.socket
 
-    def stop(self) -> None:
-        """Stop the forker (SIGSTOP) while its bot lives, until :meth:`prepare`. The freezer freezes and
-        thaws a stopped process without waking it, so pausing and resuming the bot wakes the bot alone,
-        rather than the forker too, idle in its wait for the host's next word; and a SIGCONT undoes a
-        SIGSTOP whether or not it has taken effect yet, so the two can never cross."""
-        try:
-            signal.pidfd_send_signal(self.pidfd, signal.SIGSTOP)
-        except ProcessLookupError:
-            pass  # the cell is gone; its next spawn reports it
-
     def prepare(self) -> None:
-        """Continue the forker and ask it for its next shell (it makes one by itself when it starts)."""
+        """Ask the cell for its next shell (it makes one by itself when it starts)."""
         try:
-            signal.pidfd_send_signal(self.pidfd, signal.SIGCONT)
             self.channel.send(b"prepare")
         except OSError:
             pass  # the cell is gone; its next spawn reports it
@@ -467,8 +456,7 @@ class ZygoteBot(BotProcess):
     """A bot forked by a cell: killed through its pidfd; its cell is handed back once it is empty.
 
     Paused by its cell's cgroup freezer where there is one (every process and thread of the bot; the
-    cell's forker, stopped by a signal while its bot lives (:meth:`_Cell.stop`), with them, and never
-    woken by it), else by SIGSTOP of the namespace's first process, whose
+    cell's forker, idle meanwhile, with them), else by SIGSTOP of the namespace's first process, whose
     pidfd the host holds in every mode (see :func:`_namespace_init`).
     """
 
@@ -757,7 +745,6 @@ class ZygoteSandbox:
                     socket.send_fds(shell, [json.dumps(request).encode()],
                                     [stdin_r, stdout_w, stderr_w, status_w, code_fd])
                     marks.append(("host.send_request", time.monotonic()))
-                    cell.stop()
                 except OSError as exc:
                     os.close(pidfd)
                     raise SandboxFault(_shell_failure(shell, exc)) from None

@@ -103,44 +103,6 @@ def test_a_bot_paused_while_reading_loses_nothing(sandbox):
     assert sandbox.leftovers() == []
 
 
-def _context_switches(pid: int) -> int:
-    fields = dict(line.split(":", 1) for line in Path(f"/proc/{pid}/status").read_text().splitlines() if ":" in line)
-    return int(fields["voluntary_ctxt_switches"]) + int(fields["nonvoluntary_ctxt_switches"])
-
-
-def test_pausing_a_bot_never_wakes_its_cells_forker(sandbox):
-    """The forker is stopped while its bot lives: the freezer stops and restarts a stopped process
-    without waking it, so each pause and resume wakes the bot alone."""
-    if sandbox.pause_mechanism != "freezer":
-        pytest.skip("bots are paused by the freezer only as root, with its cgroups")
-    bot = sandbox.spawn(FIRST_BOT, LIMITS)
-    try:
-        os.set_blocking(bot.to_bot, True)
-        os.write(bot.to_bot, _START)
-        assert b'"ready"' in _read_line(bot.from_bot, 10)
-        forker = bot.cell.pid
-        time.sleep(0.05)
-        before = _context_switches(forker)
-        for _ in range(20):
-            bot.pause()
-            bot.resume()
-            os.write(bot.to_bot, _ACT)
-            assert _read_line(bot.from_bot, 5) == b'{"type":"action","action":1}'
-        assert _context_switches(forker) == before
-    finally:
-        bot.close()
-    assert sandbox.wait_idle(2.0)
-    assert sandbox.leftovers() == []
-    # Its next bot starts as ever.
-    bot = sandbox.spawn(FIRST_BOT, LIMITS)
-    try:
-        os.set_blocking(bot.to_bot, True)
-        os.write(bot.to_bot, _START)
-        assert b'"ready"' in _read_line(bot.from_bot, 10)
-    finally:
-        bot.close()
-
-
 def test_killing_a_paused_bot_frees_its_cell_at_once(sandbox):
     cells = free_cells(sandbox)
     bot = sandbox.spawn((HOSTILE / "background_thinker.py").read_bytes(), LIMITS)
