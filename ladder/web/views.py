@@ -315,7 +315,7 @@ def seat_label(seat: int | None, names: list[str]) -> str:
     return f"seat {seat} ({names[seat]})" if seat < len(names) else f"seat {seat}"
 
 
-def step_labels(step: replay.Step, names: list[str]) -> dict[str, str]:
+def step_labels(step: match_reads.Step, names: list[str]) -> dict[str, str]:
     return {
         "actor_label": seat_label(step.actor, names) if step.action else "",
         "to_move_label": seat_label(step.to_move, names),
@@ -383,22 +383,18 @@ def match_page(request, match_id: int):
                "logs": {position: log for position, (log, _decisions) in private.items()},
                "logs_withheld": withheld if withheld and any(
                    access.bot_private_readable(user=request.user, bot=seat.bot) for seat in seats) else None}
-    # A replay shows the opening the seed deals: none while the seed is a secret.
-    if match.status != Match.Status.FINISHED or context["seed"] is None:
-        return render(request, "ladder/match.html", context)
-    refused = match_reads.replay_unavailable_reason(match=match)
     names = _seat_names(match)
     try:
-        if refused is not None:
-            raise replay.ReplayUnavailable(refused.message)
-        steps = replay.timeline(game=match.game.slug, players=match.players, seed=match.seed,
-                                options=match.options, actions=match.actions)
+        steps = match_reads.match_timeline(match=match)
         step = _step_from(request, len(steps) - 1)
-        frame = replay.frame(game=match.game.slug, players=match.players, seed=match.seed,
-                             options=match.options, actions=match.actions, step=step, seat_names=names)
-    except replay.ReplayUnavailable as exc:
-        context["replay_error"] = str(exc)
-        context["actions_json"] = [replay.action_text(action) for action in match.actions]
+        frame = replay.frame(match_reads.match_position(match=match, step=step), game=match.game.slug,
+                             seat_names=names)
+    except match_reads.ReplayUnavailable as exc:
+        # Until it finished, or while a rated deal's seed is a secret (a replay shows the opening the seed
+        # deals), the page says when its replay comes; otherwise why there is none, beside the actions.
+        if exc.reason not in ("unfinished", "seed_secret"):
+            context["replay_error"] = exc.message
+            context["actions_json"] = [match_reads.action_text(action) for action in match.actions]
         return render(request, "ladder/match.html", context)
     last = len(steps) - 1
     panels, decisions_json = _seat_panels(match, private, names, step, last)
@@ -420,20 +416,15 @@ def match_page(request, match_id: int):
 @require_GET
 def match_frame(request, match_id: int):
     """One replay step as JSON: ``{"step": {...}, "svg": "<svg...>" | null, "view_json": str | null}``;
-    ``{"detail"}`` with 410 for a match played under another rules version, 409 when the engine refuses
-    its actions."""
+    ``{"detail"}`` with the status the REST API answers for the same match (``REPLAY_STATUS``: 409 until it
+    finished or while its seed is secret, 410 under another rules version, 409 when the engine refuses its
+    actions)."""
     match = _found(match_reads.match_get, match_id=match_id, user=request.user)
-    if match.status != Match.Status.FINISHED or match_public_seed(match) is None:
-        raise Http404("no finished match with that id and a public seed")
-    refused = match_reads.replay_unavailable_reason(match=match)
-    if refused is not None:
-        return JsonResponse({"detail": refused.message}, status=refused.status)
     try:
-        frame = replay.frame(game=match.game.slug, players=match.players, seed=match.seed, options=match.options,
-                             actions=match.actions, step=_step_from(request, len(match.actions)),
-                             seat_names=_seat_names(match))
-    except replay.ReplayUnavailable as exc:
-        return JsonResponse({"detail": str(exc)}, status=409)
+        position = match_reads.match_position(match=match, step=_step_from(request, len(match.actions)))
+    except match_reads.ReplayUnavailable as exc:
+        return JsonResponse({"detail": exc.message}, status=exc.status)
+    frame = replay.frame(position, game=match.game.slug, seat_names=_seat_names(match))
     response = JsonResponse({"step": frame.step.to_json(), "svg": frame.svg, "view_json": frame.view_json})
     # A finished match never changes, so a step can be cached by the browser; a comparison's match by the
     # owner's browser alone, never by a shared cache.
