@@ -128,8 +128,9 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
 ]
 
-# Shared cache, used for the API's throttle counters: with several gunicorn processes or web machines
-# the limits hold only if they count in one place. Empty: a per-process memory cache (one process).
+# Shared cache, used for the rate limits' counters (ladder.services.quotas, ladder.api.throttles): with
+# several gunicorn processes or web machines the limits hold only if they count in one place. Empty: a
+# per-process memory cache (one process).
 CACHE_URL: str = env.str("CACHE_URL", default="")
 if CACHE_URL:
     if not CACHE_URL.startswith(("redis://", "rediss://", "unix://")):
@@ -182,7 +183,9 @@ REST_FRAMEWORK = {
     "DEFAULT_FILTER_BACKENDS": ["django_filters.rest_framework.DjangoFilterBackend"],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "EXCEPTION_HANDLER": "ladder.api.errors.exception_handler",
-    # Only the views that name a throttle are limited (ladder/api/throttles.py); rates per scope, e.g. "30/hour".
+    # Rates per scope, e.g. "30/hour": uploads and tournaments (comparisons too) per user, counted by the
+    # services (ladder.services.quotas.write_rate_check); registrations and logins per client address, by
+    # the API views that name them (ladder/api/throttles.py).
     "DEFAULT_THROTTLE_CLASSES": [],
     "DEFAULT_THROTTLE_RATES": {
         "uploads": env.str("API_THROTTLE_UPLOADS", default="60/hour"),

@@ -1,16 +1,16 @@
-"""Rate limits on the expensive or abusable writes: uploads, registrations, tournament creation, and
-token requests (password guessing).
+"""The API's rate limits per client address, on the requests no user is known for yet: registrations and
+token requests (password guessing). The limits per user (uploads, tournaments and comparisons created) are
+counted by the services that perform those writes (``ladder.services.quotas.write_rate_check``), for the
+API and the site alike.
 
-Rates live in ``REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"]`` under the scopes ``uploads``,
-``registrations``, ``tournaments`` and ``logins`` (``"30/hour"`` style; a missing or null rate turns the limit off).
+Rates live in ``REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"]`` under the scopes ``registrations`` and
+``logins`` (``"30/hour"`` style; a missing or null rate turns the limit off).
 They are read on every request rather than once at import, so settings overrides (tests, the
 environment) take effect. Counters live in Django's default cache: a shared cache (Redis) makes them
 hold across web processes.
 """
 
 from __future__ import annotations
-
-import math
 
 from rest_framework.exceptions import Throttled
 from rest_framework.settings import api_settings
@@ -54,25 +54,9 @@ class WriteRateThrottle(SimpleRateThrottle):
         raise refusal
 
 
-class UploadThrottle(WriteRateThrottle):
-    scope = "uploads"
-    what = "uploads"
-
-
 class RegistrationThrottle(WriteRateThrottle):
     scope = "registrations"
     what = "registrations"
-
-
-class TournamentCreateThrottle(WriteRateThrottle):
-    scope = "tournaments"
-    what = "tournaments created"
-
-
-class ComparisonCreateThrottle(TournamentCreateThrottle):
-    """Version comparisons share the tournaments' scope and count: both schedule matches on request."""
-
-    what = "tournaments and comparisons created"
 
 
 class LoginThrottle(WriteRateThrottle):
@@ -83,19 +67,3 @@ class LoginThrottle(WriteRateThrottle):
 
     def get_cache_key(self, request, view):
         return self.cache_format % {"scope": self.scope, "ident": self.get_ident(request)}
-
-
-def throttle_usage(throttle: WriteRateThrottle, request) -> dict | None:
-    """Where ``request``'s user stands against ``throttle``: ``{limit, period, used, left, frees_in_s}``
-    (``frees_in_s``: seconds until the oldest counted request leaves the window, None when none is
-    counted), or None when the limit is off. Reads the throttle's counter without counting a request."""
-    rate = throttle.get_rate()
-    if not rate:
-        return None
-    limit, duration = throttle.parse_rate(rate)
-    now = throttle.timer()
-    history = [at for at in throttle.cache.get(throttle.get_cache_key(request, None), []) if at > now - duration]
-    # DRF keeps the newest request first: the last one counted leaves the window first.
-    frees_in = max(1, math.ceil(history[-1] + duration - now)) if history else None
-    return {"limit": limit, "period": _PERIOD_NAMES.get(str(rate).split("/")[1][:1], "period"),
-            "used": len(history), "left": max(0, limit - len(history)), "frees_in_s": frees_in}

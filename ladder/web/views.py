@@ -17,14 +17,7 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils import timezone
 from django.views.decorators.http import require_GET, require_POST
-from rest_framework.exceptions import Throttled
 
-from ladder.api.throttles import (
-    ComparisonCreateThrottle,
-    TournamentCreateThrottle,
-    UploadThrottle,
-    WriteRateThrottle,
-)
 from ladder.models import Match
 from ladder.selectors import bots as bot_reads
 from ladder.selectors import comparisons as comparison_reads
@@ -143,16 +136,13 @@ def comparison_start(request, bot_id: int):
     page = bot_reads.bot_page(bot_id=bot.id, viewer=request.user)
     form = ComparisonForm(request.POST, versions=_accepted_numbers(page))
     wait = None
-    if form.is_valid() and (wait := _throttled(request, form, ComparisonCreateThrottle)) is None:
+    if form.is_valid():
         try:
             comparison = comparison_create(user=request.user, bot_id=bot.id, baseline=form.cleaned_data["baseline"],
                                            candidate=form.cleaned_data["candidate"],
                                            max_games=form.cleaned_data["max_games"])
-        except QuotaExceeded as refusal:
-            add_quota_error(form, refusal, now=timezone.now(), what="comparison")
-            wait = refusal.retry_after_s
         except ServiceError as error:
-            add_service_error(form, error)
+            wait = _refused(form, error, what="comparison")
         else:
             return redirect("comparison", comparison_id=comparison.id)
     page["chart"] = _history_chart(page)
@@ -185,14 +175,14 @@ def comparison_page(request, comparison_id: int):
     })
 
 
-def _throttled(request, form, throttle: type[WriteRateThrottle]) -> int | None:
-    """Count a write against the same per-user limit as the API's (``throttle``); past it, the refusal
-    goes on ``form`` and the seconds to wait are returned."""
-    try:
-        throttle().allow_request(request, None)
-    except Throttled as refusal:
-        form.add_error(None, str(refusal.detail))
-        return refusal.wait
+def _refused(form, error: ServiceError, *, what: str) -> int | None:
+    """A service's refusal of the ``what`` asked (an upload, a round robin) shown on ``form``; the seconds to
+    wait when it was a limit (``QuotaExceeded``: the services count every write against the same limits
+    as the API's), None otherwise."""
+    if isinstance(error, QuotaExceeded):
+        add_quota_error(form, error, now=timezone.now(), what=what)
+        return error.retry_after_s
+    add_service_error(form, error)
     return None
 
 
@@ -210,12 +200,12 @@ def bot_version_upload(request, bot_id: int):
     bot = _found(access.bot_for_change, user=request.user, bot_id=bot_id)
     form = BotVersionUploadForm(request.POST, request.FILES)
     wait = None
-    if form.is_valid() and (wait := _throttled(request, form, UploadThrottle)) is None:
+    if form.is_valid():
         upload = form.cleaned_data["code"]
         try:
             version = bot_version_create(bot=bot, data=upload.read(), filename=upload.name)
         except ServiceError as error:
-            add_service_error(form, error)
+            wait = _refused(form, error, what="upload")
         else:
             messages.success(request, f"Version {version.number} was uploaded: a worker is checking it now "
                                       "(it is compiled and plays a smoke match), as the table below shows.")
@@ -230,13 +220,13 @@ def bot_version_upload(request, bot_id: int):
 def bot_upload_page(request):
     form = BotUploadForm(request.POST or None, request.FILES or None)
     wait = None
-    if request.method == "POST" and form.is_valid() and (wait := _throttled(request, form, UploadThrottle)) is None:
+    if request.method == "POST" and form.is_valid():
         upload = form.cleaned_data["code"]
         try:
             bot = bot_create(owner=request.user, game_slug=form.cleaned_data["game"].slug,
                              name=form.cleaned_data["name"], data=upload.read(), filename=upload.name)
         except ServiceError as error:
-            add_service_error(form, error)
+            wait = _refused(form, error, what="upload")
         else:
             messages.success(request, f"{bot.name} was uploaded: a worker is checking version 1 now (it is "
                                       "compiled and plays a smoke match), as the table below shows.")
@@ -270,8 +260,7 @@ def tournament_create_page(request):
         initial={"game": game.slug, "name": request.GET.get("name", ""), "players_per_match": game.min_players},
     )
     wait = None
-    if request.method == "POST" and form.is_valid() and (
-            wait := _throttled(request, form, TournamentCreateThrottle)) is None:
+    if request.method == "POST" and form.is_valid():
         values = form.cleaned_data
         try:
             tournament = tournament_create(
@@ -280,11 +269,8 @@ def tournament_create_page(request):
                 options=values["options"], seed=values["seed"], rated=values.get("rated", False),
                 duplicate=values["duplicate"], limits=form.limits(),
             )
-        except QuotaExceeded as error:
-            add_quota_error(form, error, now=timezone.now())
-            wait = error.retry_after_s
         except ServiceError as error:
-            add_service_error(form, error)
+            wait = _refused(form, error, what="round robin")
         else:
             messages.success(request, f"{tournament.name} is scheduled: its matches play as workers take them, "
                                       "and this page follows them live.")
