@@ -18,6 +18,7 @@ from typing import TypeVar
 from django.db.models import Prefetch, Q, QuerySet
 
 import engines
+from bots.bundle_format import BUNDLE_FORMAT, BUNDLE_FORMAT_VERSION
 from ladder import seat_logs
 from ladder.models import Game, Match, Seat, Tournament
 from ladder.services import access
@@ -320,11 +321,6 @@ def match_replay(*, match_id: int, user) -> dict:
     """
     match = _match_to_read(match_id=match_id, user=user)
     return {"actions": match.actions, "frames": _of_match(match, replay_views)}
-
-
-#: What a match bundle says it is, and the version of its shape (``bots.play`` reads both).
-BUNDLE_FORMAT = "bot-ladder-match"
-BUNDLE_FORMAT_VERSION = 1
 
 
 def match_bundle(*, match_id: int, user) -> dict:

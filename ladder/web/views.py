@@ -120,7 +120,7 @@ def _with_comparisons(page: dict, user, form: ComparisonForm | None = None) -> d
 
 
 def bot_page(request, bot_id: int):
-    page = _found(bot_reads.bot_page, bot_id=bot_id, viewer=request.user)
+    page = _found(bot_reads.bot_page_data, bot_id=bot_id, viewer=request.user)
     page["chart"] = _history_chart(page)
     if page["owner_view"]:
         page["version_form"] = BotVersionUploadForm()
@@ -133,7 +133,7 @@ def bot_page(request, bot_id: int):
 def comparison_start(request, bot_id: int):
     """Start a version comparison from the bot page's form (owner only; anyone else 404)."""
     bot = _found(access.bot_for_change, user=request.user, bot_id=bot_id)
-    page = bot_reads.bot_page(bot_id=bot.id, viewer=request.user)
+    page = bot_reads.bot_page_data(bot_id=bot.id, viewer=request.user)
     form = ComparisonForm(request.POST, versions=_accepted_numbers(page))
     wait = None
     if form.is_valid():
@@ -210,7 +210,7 @@ def bot_version_upload(request, bot_id: int):
             messages.success(request, f"Version {version.number} was uploaded: a worker is checking it now "
                                       "(it is compiled and plays a smoke match), as the table below shows.")
             return redirect("bot", bot_id=bot.id)
-    page = bot_reads.bot_page(bot_id=bot.id, viewer=request.user)
+    page = bot_reads.bot_page_data(bot_id=bot.id, viewer=request.user)
     page["chart"] = _history_chart(page)
     page["version_form"] = form
     return _render_refused(request, "ladder/bot.html", page, wait)
@@ -279,7 +279,7 @@ def tournament_create_page(request):
 
 
 def tournament_page(request, tournament_id: int):
-    page = _found(tournament_reads.tournament_page, tournament_id=tournament_id)
+    page = _found(tournament_reads.tournament_page_data, tournament_id=tournament_id)
     page["progress_url"] = reverse("tournament-progress", args=[tournament_id])
     return render(request, "ladder/tournament.html", page)
 
