@@ -163,7 +163,7 @@ def _bot_side_us(code: bytes, steps, lines: list[bytes]) -> list[float]:
     the random bot's ``act`` and the encoding of its answer, in this process."""
     from bots import sdk
     from bots.loader import load_bot
-    from bots.sandbox.codecache import CodeCache
+    from bots.sandbox.unpacked_code import CodeCache
 
     act = load_bot(CodeCache().path_for(code), game=BENCH_GAME, seat=0, players=2, options={},
                    module_name="_bench_bot_side")

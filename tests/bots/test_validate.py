@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from bots.archive import ArchiveCaps, UnsafeArchive, unpack
-from bots.sandbox.codecache import CodeCache
+from bots.sandbox.unpacked_code import CodeCache
 from bots.upload_checks import check_compiles
 from bots.validate import ValidationError, check_static, random_bot_path, validate_upload
 

@@ -6,7 +6,7 @@ from ladder.models import Match, RatingChange
 from ladder.services.tournaments import tournament_create
 from tests.conftest import FIRST_LEGAL_BOT, LAST_LEGAL_BOT
 from tests.factories import BotFactory
-from workers.code_cache import CodeBytesCache
+from workers.code_bytes import CodeBytesCache
 from workers.execution import match_execute
 
 pytestmark = pytest.mark.django_db
