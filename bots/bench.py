@@ -436,9 +436,3 @@ def bench_sandbox(*, repeats: int = 40) -> dict:
     figures["sandbox.exchange_ratio"] = figures["sandbox.decision_us.exchange"] / floor_us
     figures["match.repeats"] = repeats
     return {key: round(value, 2) if isinstance(value, float) else value for key, value in sorted(figures.items())}
-
-
-def format_table(figures: dict) -> str:
-    """A human-readable table of :func:`bench_sandbox`'s figures."""
-    width = max(len(key) for key in figures)
-    return "\n".join(f"{key.ljust(width)}  {value}" for key, value in figures.items()) + "\n"

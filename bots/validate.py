@@ -25,7 +25,7 @@ from bots.examples import EXAMPLES_DIR
 from bots.limits import Limits
 from bots.upload_checks import LOG_TAIL_CHARS, ValidationError, check_compiles, check_static
 
-__all__ = ["ValidatedBot", "ValidationError", "check_static", "random_bot_path", "smoke_match",
+__all__ = ["ValidatedBot", "ValidationError", "random_bot_path", "smoke_match",
            "smoke_seed", "validate_upload"]
 
 

@@ -11,8 +11,8 @@ import pytest
 
 from bots.archive import ArchiveCaps, UnsafeArchive, unpack
 from bots.sandbox.unpacked_code import CodeCache
-from bots.upload_checks import check_compiles
-from bots.validate import ValidationError, check_static, random_bot_path, validate_upload
+from bots.upload_checks import check_compiles, check_static
+from bots.validate import ValidationError, random_bot_path, validate_upload
 
 GOOD = b"def act(observation, legal_actions):\n    return legal_actions[0]\n"
 
