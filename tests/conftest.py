@@ -1,14 +1,14 @@
-"""Shared fixtures: factories for the ladder's rows, and real Celery worker processes.
+"""Shared fixtures: the factories of ``tests/factories.py`` as fixtures, API clients, and real Celery
+worker processes.
 
-Rows are built through factories (never ``Model.objects.create`` in a test). Worker processes are real
-``celery worker`` subprocesses on the configured broker (Kombu's filesystem transport by default, Redis
-in CI) and the configured database; the test database is a file (SQLite) or a server database
+Rows are built through factories (``tests/factories.py``, never ``Model.objects.create`` in a test).
+Worker processes are real ``celery worker`` subprocesses on the configured broker (Kombu's filesystem
+transport by default, Redis in CI) and the configured database; the test database is a file (SQLite) or a server database
 (PostgreSQL), so the workers see exactly what the test committed.
 """
 
 from __future__ import annotations
 
-import hashlib
 import os
 import signal
 import subprocess
@@ -17,15 +17,12 @@ import time
 import uuid
 from pathlib import Path
 
-import factory
 import pytest
+
+from tests.factories import BotFactory, UserFactory
 
 REPO = Path(__file__).resolve().parent.parent
 
-# A bot that always takes the first legal action: valid in every game, instant, deterministic.
-FIRST_LEGAL_BOT = b"def act(observation, legal_actions):\n    return legal_actions[0]\n"
-# A bot that takes the last legal action, so two bots differ.
-LAST_LEGAL_BOT = b"def act(observation, legal_actions):\n    return legal_actions[-1]\n"
 
 
 def sandbox_is_available() -> bool:
@@ -72,50 +69,6 @@ def _ladder_settings(request):
     # Asked only here, so that tests without Django never start a sandbox for the question.
     settings.BOTS_ALLOW_UNSAFE = request.getfixturevalue("bots_allow_unsafe")
     yield
-
-
-# --- Factories --------------------------------------------------------------------------------------
-
-
-class UserFactory(factory.django.DjangoModelFactory):
-    class Meta:
-        model = "auth.User"
-        django_get_or_create = ("username",)
-
-    # The suffix keeps names unique when this module is imported twice (as pytest's ``conftest`` and as
-    # ``tests.conftest``): each copy restarts the sequence, and ``get_or_create`` would hand a second
-    # client the first one's user.
-    username = factory.Sequence(lambda n: f"user{n}-{uuid.uuid4().hex[:6]}")
-    password = factory.django.Password("correct-horse-battery")
-
-
-class BotFactory(factory.django.DjangoModelFactory):
-    """A bot with an accepted version 1 (``code``) and a rating row, as an upload would leave it."""
-
-    class Meta:
-        model = "ladder.Bot"
-        skip_postgeneration_save = True
-
-    owner = factory.SubFactory(UserFactory)
-    game = factory.LazyFunction(lambda: _game("kingdomino"))
-    name = factory.Sequence(lambda n: f"bot{n}")
-
-    @factory.post_generation
-    def code(bot, create, extracted, **kwargs):
-        from ladder.models import BotVersion, Rating
-
-        code = extracted or FIRST_LEGAL_BOT
-        BotVersion.objects.create(
-            bot=bot, number=1, code=code, sha256=hashlib.sha256(code).hexdigest(), size=len(code),
-            kind="py", validation_status="accepted",
-        )
-        Rating.objects.create(bot=bot, game=bot.game)
-
-
-def _game(slug: str):
-    from ladder.models import Game
-
-    return Game.objects.get(slug=slug)
 
 
 @pytest.fixture

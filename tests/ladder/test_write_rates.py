@@ -21,8 +21,7 @@ from ladder.models import Bot, BotVersion, Comparison, Tournament
 from ladder.services.bots import bot_create
 from ladder.services.quotas import QuotaExceeded, write_rate_check, write_rate_usage
 from tests.api.helpers import token_client
-from tests.conftest import FIRST_LEGAL_BOT
-from tests.factories import BotFactory, BotVersionFactory, UserFactory
+from tests.factories import FIRST_LEGAL_BOT, BotFactory, BotVersionFactory, UserFactory
 
 pytestmark = pytest.mark.django_db
 

@@ -9,7 +9,7 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from ladder.models import Match
 from ladder.services.ladder import ladder_tick, ladder_tournament_get
 from ladder.services.matches import match_claim
-from tests.conftest import FIRST_LEGAL_BOT
+from tests.factories import FIRST_LEGAL_BOT
 from tests.web.conftest import finish_match
 
 pytestmark = pytest.mark.django_db

@@ -4,8 +4,7 @@ import pytest
 
 from ladder.models import Match, RatingChange
 from ladder.services.tournaments import tournament_create
-from tests.conftest import FIRST_LEGAL_BOT, LAST_LEGAL_BOT
-from tests.factories import BotFactory
+from tests.factories import FIRST_LEGAL_BOT, LAST_LEGAL_BOT, BotFactory
 from workers.code_bytes import CodeBytesCache
 from workers.execution import match_execute
 
