@@ -9,7 +9,9 @@ transport by default, Redis in CI) and the configured database; the test databas
 
 from __future__ import annotations
 
+import inspect
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -36,6 +38,69 @@ def sandbox_is_available() -> bool:
     except SandboxUnavailable:
         return False
     return True
+
+
+#: Fixtures that start real sandboxes, or real workers (which start them).
+SANDBOX_FIXTURES = frozenset({"sandbox", "isolated", "worker_pool"})
+#: What a test calls when it plays or checks bots in the real sandbox without one of those fixtures: the
+#: shared sandbox, an upload's check, or the sandbox bench; and the referee's sandboxed match, when the
+#: module's ``play_match`` is the referee's (not an in-process helper of the same name).
+_SANDBOX_NAMES = ("get_sandbox", "ZygoteSandbox", "bot_version_validate", "validate_upload", "smoke_match",
+                  "bench_sandbox", "check_pending_uploads", "match_execute", "validation_run")
+#: A command that plays bots, started as a process.
+_SANDBOX_COMMANDS = re.compile(r'"manage\.py", "(play|demo)"')
+#: Folders every test of which starts real workers, and so sandboxes.
+_SANDBOX_FOLDERS = ("e2e",)
+
+
+def _source(function) -> str:
+    try:
+        return inspect.getsource(function)
+    except (OSError, TypeError):
+        return ""
+
+
+def _calls(names) -> re.Pattern:
+    return re.compile(rf"(?<![\w.])({'|'.join(names)})\(")
+
+
+def _sandbox_calls(module, seen: dict) -> re.Pattern:
+    """The calls that start sandboxes in ``module``: the sandbox's entry points, and the names of the
+    module's own functions that call one (one level of helpers)."""
+    if module not in seen:
+        names = list(_SANDBOX_NAMES)
+        referee_match = getattr(module, "play_match", None)
+        if getattr(referee_match, "__module__", None) == "bots.referee":
+            names.append("play_match")
+        direct = _calls(names)
+        names += [name for name, function in vars(module).items()
+                  if inspect.isfunction(function) and function.__module__ == module.__name__
+                  and (direct.search(_source(function)) or _SANDBOX_COMMANDS.search(_source(function)))]
+        seen[module] = _calls(names)
+    return seen[module]
+
+
+def _starts_sandboxes(item, seen: dict) -> bool:
+    if SANDBOX_FIXTURES & set(getattr(item, "fixturenames", ())):
+        return True
+    if Path(str(item.fspath)).parent.name in _SANDBOX_FOLDERS:
+        return True
+    function, module = getattr(item, "function", None), getattr(item, "module", None)
+    if function is None or module is None:
+        return False
+    source = _source(function)
+    return bool(_sandbox_calls(module, seen).search(source) or _SANDBOX_COMMANDS.search(source))
+
+
+def pytest_collection_modifyitems(config, items):
+    """Mark ``sandbox`` every test that starts real sandboxes: by the fixtures it uses (``SANDBOX_FIXTURES``),
+    its folder (``tests/e2e``), or because it, or a function of its module it calls, plays or checks bots
+    through the real sandbox (``_SANDBOX_NAMES``). ``-m "not sandbox"`` runs what a machine without Linux
+    isolation can run."""
+    seen: dict = {}
+    for item in items:
+        if _starts_sandboxes(item, seen):
+            item.add_marker(pytest.mark.sandbox)
 
 
 @pytest.fixture(scope="session", autouse=True)
