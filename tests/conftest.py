@@ -156,6 +156,29 @@ def big_history(db):
 
 
 @pytest.fixture
+def fresh_cache():
+    """The cache (rate limit counters) empty when the test starts and when it ends."""
+    from django.core.cache import cache
+
+    cache.clear()
+    yield cache
+    cache.clear()
+
+
+@pytest.fixture
+def throttle_rates(settings):
+    """Set rate limits for one test: ``throttle_rates(uploads="2/hour")`` (None turns one off)."""
+
+    def apply(**rates):
+        settings.REST_FRAMEWORK = {
+            **settings.REST_FRAMEWORK,
+            "DEFAULT_THROTTLE_RATES": {**settings.REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"], **rates},
+        }
+
+    return apply
+
+
+@pytest.fixture
 def api_client():
     from rest_framework.test import APIClient
 

@@ -12,7 +12,6 @@ from __future__ import annotations
 import inspect
 
 import pytest
-from django.core.cache import cache
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import Client
 from django.urls import URLPattern, URLResolver, get_resolver
@@ -23,22 +22,12 @@ from ladder.services.quotas import QuotaExceeded, write_rate_check, write_rate_u
 from tests.api.helpers import token_client
 from tests.factories import FIRST_LEGAL_BOT, BotFactory, BotVersionFactory, UserFactory
 
-pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture(autouse=True)
-def _fresh_counters():
-    cache.clear()
-    yield
-    cache.clear()
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("fresh_cache")]
 
 
 @pytest.fixture
-def rates(settings):
-    def apply(**rates):
-        settings.REST_FRAMEWORK = {**settings.REST_FRAMEWORK, "DEFAULT_THROTTLE_RATES": {
-            **settings.REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"], **rates}}
-    return apply
+def rates(throttle_rates):
+    return throttle_rates
 
 
 def _code() -> SimpleUploadedFile:
