@@ -192,6 +192,7 @@ REST_FRAMEWORK = {
         "registrations": env.str("API_THROTTLE_REGISTRATIONS", default="20/hour"),
         "tournaments": env.str("API_THROTTLE_TOURNAMENTS", default="30/hour"),
         "logins": env.str("API_THROTTLE_LOGINS", default="100/hour"),
+        "exports": env.str("API_THROTTLE_EXPORTS", default="60/hour"),
     },
 }
 
@@ -277,12 +278,15 @@ VALIDATION_QUEUE: str = env.str("VALIDATION_QUEUE", default=f"{MATCH_QUEUE}.vali
 # Queue of the ladder's matches, taken only when the other two are empty: the ladder keeps seconds of work
 # queued so that no worker idles, and a tournament scheduled meanwhile must not wait behind it.
 LADDER_QUEUE: str = env.str("LADDER_QUEUE", default=f"{MATCH_QUEUE}.ladder")
-CELERY_TASK_QUEUES = (Queue(VALIDATION_QUEUE), Queue(MATCH_QUEUE), Queue(LADDER_QUEUE))
+# Queue of webhook deliveries (ladder/services/webhooks.py): short HTTP posts, taken after the upload checks
+# and before the matches, so that a notification does not wait behind a tournament.
+WEBHOOKS_QUEUE: str = env.str("WEBHOOKS_QUEUE", default=f"{MATCH_QUEUE}.webhooks")
+CELERY_TASK_QUEUES = (Queue(VALIDATION_QUEUE), Queue(WEBHOOKS_QUEUE), Queue(MATCH_QUEUE), Queue(LADDER_QUEUE))
 if CELERY_BROKER_URL.startswith("redis://"):
     # Kombu orders the queues of its "priority" strategy by a set, so by each process's hash seed: this
     # transport keeps them in this order (ladder/broker_redis.py).
     CELERY_BROKER_TRANSPORT = "ladder.broker_redis:Transport"
-    CELERY_BROKER_TRANSPORT_OPTIONS["queue_order"] = [VALIDATION_QUEUE, MATCH_QUEUE, LADDER_QUEUE]
+    CELERY_BROKER_TRANSPORT_OPTIONS["queue_order"] = [VALIDATION_QUEUE, WEBHOOKS_QUEUE, MATCH_QUEUE, LADDER_QUEUE]
 # Seconds a version may stay pending before the reconciler sends its check again (a lost message).
 VALIDATION_REQUEUE_AFTER_S: int = env.int("VALIDATION_REQUEUE_AFTER_S", default=120)
 # The most of a worker process's time that upload checks may take while matches wait (workers/check_share.py):
@@ -372,6 +376,10 @@ WORKER_SECONDS_PER_DAY: int = env.int("WORKER_SECONDS_PER_DAY", default=2 * 8640
 COMPARISON_DEFAULT_MAX_GAMES: int = env.int("COMPARISON_DEFAULT_MAX_GAMES", default=2000)
 COMPARISON_MAX_GAMES: int = env.int("COMPARISON_MAX_GAMES", default=5000)
 COMPARISON_PAIRS_IN_FLIGHT: int = env.int("COMPARISON_PAIRS_IN_FLIGHT", default=6)
+# The most matches one response of the bulk export streams (ladder/api/exports.py): a client asks again
+# with ?after= for the next ones. Small enough that a response ends well inside gunicorn's WEB_TIMEOUT_S,
+# which stops a sync worker whose request lasts longer (docs/operations.md has the rate measured).
+EXPORT_MATCHES_PER_RESPONSE: int = env.int("EXPORT_MATCHES_PER_RESPONSE", default=5000)
 
 # The continuous ladder (ladder/services/ladder.py): every LADDER_INTERVAL_S the beat task tops the ladder's
 # queue up to what the workers finish in LADDER_LEAD_S at the pace of the last LADDER_RATE_WINDOW_S, while
@@ -400,17 +408,37 @@ if LADDER_MIN_BACKLOG < 1 or LADDER_MAX_BACKLOG < LADDER_MIN_BACKLOG:
     raise ImproperlyConfigured(f"LADDER_MIN_BACKLOG ({LADDER_MIN_BACKLOG}) must be at least 1 and at most "
                                f"LADDER_MAX_BACKLOG ({LADDER_MAX_BACKLOG})")
 
+# Webhooks (ladder/services/webhooks.py, docs/webhooks.md). Targets that resolve to a private, loopback,
+# link-local or other non-global address are refused, at creation and again at each delivery, unless
+# WEBHOOKS_ALLOW_PRIVATE is on (a closed network whose receivers are all trusted; the tests).
+WEBHOOKS_ALLOW_PRIVATE: bool = env.bool("WEBHOOKS_ALLOW_PRIVATE", default=False)
+# Webhooks one user may hold.
+WEBHOOKS_PER_USER: int = env.int("WEBHOOKS_PER_USER", default=10)
+# Seconds a delivery waits to connect, and for each read of the answer; no redirect is followed.
+WEBHOOKS_TIMEOUT_S: float = env.float("WEBHOOKS_TIMEOUT_S", default=5.0)
+# Attempts of one delivery before it is given up, and the wait before the first retry (seconds): each
+# retry waits four times longer than the one before (10 s, 40 s, 160 s, 640 s, 2560 s at the defaults).
+WEBHOOKS_MAX_ATTEMPTS: int = env.int("WEBHOOKS_MAX_ATTEMPTS", default=6)
+WEBHOOKS_RETRY_BASE_S: float = env.float("WEBHOOKS_RETRY_BASE_S", default=10.0)
+if WEBHOOKS_MAX_ATTEMPTS < 1 or WEBHOOKS_PER_USER < 0 or not WEBHOOKS_TIMEOUT_S > 0 or WEBHOOKS_RETRY_BASE_S < 0:
+    raise ImproperlyConfigured("WEBHOOKS_MAX_ATTEMPTS must be at least 1, WEBHOOKS_PER_USER and "
+                               "WEBHOOKS_RETRY_BASE_S at least 0, WEBHOOKS_TIMEOUT_S above 0")
+
 CELERY_BEAT_SCHEDULE = {
     "reconcile-matches": {"task": "ladder.reconcile", "schedule": RECONCILE_INTERVAL_S},
     "ladder-tick": {"task": "ladder.ladder_tick", "schedule": LADDER_INTERVAL_S},
 }
 CELERY_BEAT_SCHEDULE_FILENAME: str = str(VAR_DIR / "celerybeat-schedule")
 
-# --- Ratings (the Elo step of ladder.services.rating_updates) ---------------------------------------
+# --- Ratings (the Elo step of ladder.ratings.elo, applied by ladder.services.rating_updates) -------
 
 RATING_K: float = env.float("RATING_K", default=32.0)  # Elo K once a bot is established
 RATING_PROVISIONAL_K: float = env.float("RATING_PROVISIONAL_K", default=48.0)  # K for a new bot
 RATING_PROVISIONAL_GAMES: int = env.int("RATING_PROVISIONAL_GAMES", default=10)  # games at that K
+# Most pending rated matches the game's applier applies in one transaction (ladder.services.rating_updates).
+RATING_APPLY_BATCH: int = env.int("RATING_APPLY_BATCH", default=500)
+if RATING_APPLY_BATCH < 1:
+    raise ImproperlyConfigured(f"RATING_APPLY_BATCH ({RATING_APPLY_BATCH}) must be at least 1")
 
 LOGGING = {
     "version": 1,

@@ -230,7 +230,7 @@ class WorkerPool:
         name = name or f"w{len(self.processes)}-{uuid.uuid4().hex[:6]}"
         with open(self.log_dir / f"{name}.log", "wb") as log:
             process = subprocess.Popen(
-                [sys.executable, "-m", "celery", "-A", "workers", "worker", "-Q", f"{self.queue}.validation,{self.queue},{self.queue}.ladder",
+                [sys.executable, "-m", "celery", "-A", "workers", "worker", "-Q", f"{self.queue}.validation,{self.queue}.webhooks,{self.queue},{self.queue}.ladder",
                  "-c", str(concurrency),
                  "-P", "prefork", "-n", f"{name}@%h", "--without-gossip", "--without-mingle", "--without-heartbeat",
                  "-l", "INFO", *args],
@@ -323,6 +323,7 @@ def worker_pool(transactional_db, settings, tmp_path, bots_allow_unsafe):
     settings.MATCH_QUEUE = queue
     settings.VALIDATION_QUEUE = f"{queue}.validation"
     settings.LADDER_QUEUE = f"{queue}.ladder"
+    settings.WEBHOOKS_QUEUE = f"{queue}.webhooks"
     env = {
         **os.environ,
         "DJANGO_SETTINGS_MODULE": "ladder.settings_test",
@@ -330,6 +331,7 @@ def worker_pool(transactional_db, settings, tmp_path, bots_allow_unsafe):
         "MATCH_QUEUE": queue,
         "VALIDATION_QUEUE": settings.VALIDATION_QUEUE,
         "LADDER_QUEUE": settings.LADDER_QUEUE,
+        "WEBHOOKS_QUEUE": settings.WEBHOOKS_QUEUE,
         "CELERY_TASK_DEFAULT_QUEUE": queue,
         "BOTS_ALLOW_UNSAFE": "1" if bots_allow_unsafe else "0",
         "VAR_DIR": str(settings.VAR_DIR),

@@ -1,10 +1,11 @@
-"""The API's rate limits per client address, on the requests no user is known for yet: registrations and
-token requests (password guessing). The limits per user (uploads, tournaments and comparisons created) are
-counted by the services that perform those writes (``ladder.services.quotas.write_rate_check``), for the
-API and the site alike.
+"""The API's own rate limits: per client address on the requests no user is known for yet (registrations,
+and token requests: password guessing), and on the one expensive read, the bulk export (a whole history
+streamed, holding a web worker while it lasts). The limits per user on writes (uploads, tournaments and
+comparisons created) are counted by the services that perform them (``ladder.services.quotas.
+write_rate_check``), for the API and the site alike.
 
-Rates live in ``REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"]`` under the scopes ``registrations`` and
-``logins`` (``"30/hour"`` style; a missing or null rate turns the limit off).
+Rates live in ``REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"]`` under the scopes ``registrations``, ``logins``
+and ``exports`` (``"30/hour"`` style; a missing or null rate turns the limit off).
 They are read on every request rather than once at import, so settings overrides (tests, the
 environment) take effect. Counters live in Django's default cache: a shared cache (Redis) makes them
 hold across web processes.
@@ -28,6 +29,8 @@ class WriteRateThrottle(SimpleRateThrottle):
 
     scope = ""
     what = "requests"
+    #: The methods counted; the others pass freely.
+    methods = frozenset({"POST"})
 
     def get_rate(self):
         return (api_settings.DEFAULT_THROTTLE_RATES or {}).get(self.scope)
@@ -37,7 +40,7 @@ class WriteRateThrottle(SimpleRateThrottle):
         return self.cache_format % {"scope": self.scope, "ident": ident}
 
     def allow_request(self, request, view):
-        if request.method != "POST":
+        if request.method not in self.methods:
             return True
         # The rate is read per request (see the module docstring), not fixed when the class was built.
         self.rate = self.get_rate()
@@ -67,3 +70,12 @@ class LoginThrottle(WriteRateThrottle):
 
     def get_cache_key(self, request, view):
         return self.cache_format % {"scope": self.scope, "ident": self.get_ident(request)}
+
+
+class ExportThrottle(WriteRateThrottle):
+    """Bulk exports per user (per client address when anonymous): a read, but one that streams a whole
+    history; an interrupted download resumes with ``after`` in a new request, which counts too."""
+
+    scope = "exports"
+    what = "exports"
+    methods = frozenset({"GET"})

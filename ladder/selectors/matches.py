@@ -21,10 +21,10 @@ import engines
 from bots.bundle_format import BUNDLE_FORMAT, BUNDLE_FORMAT_VERSION
 from ladder import seat_logs
 from ladder.models import Game, Match, Seat, Tournament
+from ladder.ratings.tables import PlacedSeat
 from ladder.services import access
 from ladder.services.errors import ServiceError
 from ladder.services.rated_play import match_seed_visible
-from ladder.services.ratings import PlacedSeat
 
 T = TypeVar("T")
 
@@ -34,7 +34,7 @@ RECENT_MATCHES = 15
 
 def seat_results_by_match(rows: Iterable[tuple]) -> dict[int, list[PlacedSeat]]:
     """``(match_id, bot_id, place, score, outcome)`` rows, sorted by match then seat, as the match data of
-    ``ladder.services.ratings``, by match id.
+    ``ladder.ratings.tables``, by match id.
 
     A seat forfeited when ``Seat.outcome_forfeits`` says so. A finished match always has places; a seat
     without one (a corrupt row) is read as last of its match rather than dropped or failing the page.

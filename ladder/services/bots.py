@@ -20,6 +20,7 @@ from ladder.services.errors import ServiceError
 from ladder.services.games import game_get
 from ladder.services.limits import limit_cap, limits_global, limits_playable, limits_resolve, limits_smoke
 from ladder.services.quotas import write_rate_check
+from ladder.services.webhook_events import bot_deactivated
 
 BOT_NAME_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 
@@ -134,9 +135,13 @@ def bot_version_create(*, bot: Bot, data: bytes, filename: str) -> BotVersion:
 
 
 def bot_set_active(*, bot: Bot, active: bool) -> Bot:
-    """Include (True) or exclude (False) the bot from new tournaments and the ladder."""
-    Bot.objects.filter(pk=bot.pk).update(active=active)
-    bot.active = active
+    """Include (True) or exclude (False) the bot from new tournaments and the ladder. Deactivating an
+    active bot tells its owner's webhooks (``bot.deactivated``); doing it twice tells them once."""
+    with transaction.atomic():
+        changed = Bot.objects.filter(pk=bot.pk).exclude(active=active).update(active=active)
+        bot.active = active
+        if changed and not active:
+            bot_deactivated(bot=bot)
     return bot
 
 

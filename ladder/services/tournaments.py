@@ -33,6 +33,7 @@ from ladder.services.scheduling import (
     round_robin,
     round_robin_count,
 )
+from ladder.services.webhook_events import tournament_finished
 from ladder.services.worker_time import match_reservation_s, matches_reserve
 
 TOURNAMENT_PRIORITY = 0
@@ -280,9 +281,10 @@ def tournament_create(
 
 
 def tournament_finish_if_done(*, tournament_id: int) -> bool:
-    """Mark the tournament finished when none of its matches is queued or running. Caller holds a
-    transaction; the tournament row is locked so that two workers finishing the last two matches at once
-    cannot both miss it."""
+    """Mark the tournament finished when none of its matches is queued or running, and tell its creator's
+    webhooks once the transaction commits (``tournament.finished``). Caller holds a transaction; the
+    tournament row is locked so that two workers finishing the last two matches at once cannot both miss
+    it."""
     # A queued match cannot finish behind our back, so while one exists there is nothing to lock.
     if Match.objects.filter(tournament_id=tournament_id, status=Match.Status.QUEUED).exists():
         return False
@@ -296,4 +298,5 @@ def tournament_finish_if_done(*, tournament_id: int) -> bool:
     tournament.status = Tournament.Status.FINISHED
     tournament.finished_at = timezone.now()
     tournament.save(update_fields=["status", "finished_at", "updated_at"])
+    tournament_finished(tournament=tournament)
     return True

@@ -19,6 +19,7 @@ from django.utils import timezone
 from django.views.decorators.http import require_GET, require_POST
 
 from ladder.models import Match
+from ladder.ratings.sequential import elo_interval
 from ladder.selectors import bots as bot_reads
 from ladder.selectors import comparisons as comparison_reads
 from ladder.selectors import games as game_reads
@@ -32,7 +33,6 @@ from ladder.services.errors import ServiceError
 from ladder.services.limits import limits_playable, limits_resolve, tournament_limits_allowed
 from ladder.services.quotas import QuotaExceeded
 from ladder.services.rated_play import match_public_seed
-from ladder.services.sequential import elo_interval
 from ladder.services.tournaments import tournament_create
 from ladder.services.users import user_register
 from ladder.web import charts, replay

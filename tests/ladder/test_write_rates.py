@@ -91,6 +91,8 @@ EXEMPT = {
     "api-token": "no user yet: limited per client address (LoginThrottle, password guessing)",
     "api-bot-deactivate": "a flag on the user's own bot: no work for the server",
     "api-bot-reactivate": "a flag on the user's own bot: no work for the server",
+    "api-webhooks": "bounded by count, not rate: at most WEBHOOKS_PER_USER webhooks per user (webhook_create)",
+    "api-webhook": "deletes the user's own webhook",
 }
 
 

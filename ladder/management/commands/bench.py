@@ -6,7 +6,10 @@ in-process matches, with the bots paused between their turns and without); ``pip
 database, two worker processes against one, and the ladder alone against a round robin on the same two
 processes); ``leaderboard.*`` from ``ladder.leaderboard_bench`` (the leaderboard and its certainty on a small
 and a large generated history); ``reads.*`` from ``ladder.reads_bench`` (every page and route of the site's
-reads on a small and a large generated history, and their ratios).
+reads on a small and a large generated history, and their ratios); ``exports.*`` from ``ladder.exports_bench``
+(one full response of the bulk export on a small and a large generated history: its time and its memory);
+``ratings.*`` from ``ladder.ratings_bench`` (rated results sharing bots applied by the game's one applier
+against the former per-bot row locks, and the rebuild's swap; PostgreSQL only).
 """
 
 import json
@@ -43,6 +46,12 @@ class Command(BaseCommand):
                             help="sizes of the generated histories of the reads figures, comma-separated, ascending "
                                  "(default: 10000,100000; e.g. 10000,1000000 for the million)")
         parser.add_argument("--skip-reads", action="store_true", help="leave out the reads figures (reads.*)")
+        parser.add_argument("--exports-matches", default="10000,100000",
+                            help="history sizes of the export figures, comma-separated (default: 10000,100000)")
+        parser.add_argument("--skip-exports", action="store_true", help="leave out the export figures (exports.*)")
+        parser.add_argument("--ratings-matches", type=int, default=600,
+                            help="rated results applied by each variant of the ratings figures (default: 600)")
+        parser.add_argument("--skip-ratings", action="store_true", help="leave out the ratings figures (ratings.*)")
 
     def handle(self, *args, **options):
         figures: dict = {}
@@ -66,6 +75,15 @@ class Command(BaseCommand):
 
             sizes = tuple(int(size) for size in options["reads_matches"].split(","))
             figures.update(bench_reads(sizes=sizes))
+        if not options["skip_exports"]:
+            from ladder.exports_bench import bench_exports
+
+            sizes = tuple(int(size) for size in options["exports_matches"].split(","))
+            figures.update(bench_exports(sizes=sizes))
+        if not options["skip_ratings"]:
+            from ladder.ratings_bench import bench_ratings
+
+            figures.update(bench_ratings(matches=options["ratings_matches"]))
         if options["json"]:
             self.stdout.write(json.dumps(figures, sort_keys=True))
             return

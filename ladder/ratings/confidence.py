@@ -1,7 +1,7 @@
 """How sure a leaderboard is of its order: an interval per bot, the ranks it could truly hold, and the
 chance that each row is truly stronger than the next.
 
-Pure functions on plain data (no Django, no database), like ``ladder.services.ratings``, whose
+Pure functions on plain data (no Django, no database), like ``ladder.ratings.bradley_terry``, whose
 Bradley-Terry fit they build on.
 
 The fit
@@ -51,7 +51,7 @@ from typing import NamedTuple
 import numpy as np
 from scipy import stats
 
-from ladder.services.ratings import DEFAULT_PRIOR_SD, bradley_terry_posterior
+from ladder.ratings.bradley_terry import DEFAULT_PRIOR_SD, bradley_terry_posterior
 
 #: The ``p_above`` from which the site calls the order of two adjacent rows settled.
 SETTLED_P = 0.95

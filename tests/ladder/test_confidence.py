@@ -1,4 +1,4 @@
-"""How sure a leaderboard is (``ladder.services.rating_confidence``), checked on synthetic histories of bots
+"""How sure a leaderboard is (``ladder.ratings.confidence``), checked on synthetic histories of bots
 whose true strengths are known: the intervals cover the truth about 95% of the time, ``p_above`` is near 1
 for far-apart bots and near 1/2 for equal ones, and rank ranges pin a clearly best bot to first place.
 
@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from ladder.services.rating_confidence import SETTLED_P, PairTotals, board_certainty
+from ladder.ratings.confidence import SETTLED_P, PairTotals, board_certainty
 
 LN10_OVER_400 = np.log(10.0) / 400.0
 
