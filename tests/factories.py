@@ -26,7 +26,7 @@ import engines
 
 __all__ = ["FIRST_LEGAL_BOT", "LAST_LEGAL_BOT", "BotFactory", "BotVersionFactory", "FinishedMatchFactory", "LadderTournamentFactory", "MatchFactory", "RatedTournamentFactory", "RatingChangeFactory",
            "SeatFactory", "StaffFactory", "TournamentFactory", "UserFactory", "big_history",
-           "finished_match", "rated_field", "rated_result"]
+           "finished_match", "make_zip", "rated_field", "rated_result"]
 
 
 # A bot that always takes the first legal action: valid in every game, instant, deterministic.
@@ -345,6 +345,17 @@ def rated_field(*, names: Sequence[str] = ("top", "mid-a", "mid-b", "low"), game
     for i in range(games):
         rated_result(bots=[mid_a, mid_b], places=[1, 2] if i % 2 else [2, 1], tournament=tournament)
     return bots
+
+
+def make_zip(members: dict[str, bytes] | list[tuple[zipfile.ZipInfo | str, bytes]],
+             compression: int = zipfile.ZIP_DEFLATED) -> bytes:
+    """A zip of ``members`` (name or ``ZipInfo`` to bytes), written as given."""
+    buffer = io.BytesIO()
+    items = members.items() if isinstance(members, dict) else members
+    with zipfile.ZipFile(buffer, "w", compression) as archive:
+        for name, data in items:
+            archive.writestr(name, data)
+    return buffer.getvalue()
 
 
 def zip_with_members(*names: str, bot: bytes = FIRST_LEGAL_BOT) -> bytes:
