@@ -163,7 +163,7 @@ def _bot_side_us(code: bytes, steps, lines: list[bytes]) -> list[float]:
     the random bot's ``act`` and the encoding of its answer, in this process."""
     from bots import sdk
     from bots.loader import load_bot
-    from bots.sandbox.codecache import CodeCache
+    from bots.sandbox.unpacked_code import CodeCache
 
     act = load_bot(CodeCache().path_for(code), game=BENCH_GAME, seat=0, players=2, options={},
                    module_name="_bench_bot_side")
@@ -438,9 +438,3 @@ def bench_sandbox(*, repeats: int = 40) -> dict:
     figures["sandbox.exchange_ratio"] = figures["sandbox.decision_us.exchange"] / floor_us
     figures["match.repeats"] = repeats
     return {key: round(value, 2) if isinstance(value, float) else value for key, value in sorted(figures.items())}
-
-
-def format_table(figures: dict) -> str:
-    """A human-readable table of :func:`bench_sandbox`'s figures."""
-    width = max(len(key) for key in figures)
-    return "\n".join(f"{key.ljust(width)}  {value}" for key, value in figures.items()) + "\n"

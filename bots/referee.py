@@ -685,7 +685,7 @@ def play_match_in_process(game: str, bots: list[BotSpec], *, seed: int,
                           options: dict | None = None) -> MatchResult:
     """The same match with every bot called in this process: no isolation, no clock. Benchmarks only."""
     from bots.loader import load_bot, wants_time_left
-    from bots.sandbox.codecache import CodeCache
+    from bots.sandbox.unpacked_code import CodeCache
 
     started = time.monotonic()
     engine = engines.get(game)

@@ -128,8 +128,9 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
 ]
 
-# Shared cache, used for the API's throttle counters: with several gunicorn processes or web machines
-# the limits hold only if they count in one place. Empty: a per-process memory cache (one process).
+# Shared cache, used for the rate limits' counters (ladder.services.quotas, ladder.api.throttles): with
+# several gunicorn processes or web machines the limits hold only if they count in one place. Empty: a
+# per-process memory cache (one process).
 CACHE_URL: str = env.str("CACHE_URL", default="")
 if CACHE_URL:
     if not CACHE_URL.startswith(("redis://", "rediss://", "unix://")):
@@ -182,7 +183,9 @@ REST_FRAMEWORK = {
     "DEFAULT_FILTER_BACKENDS": ["django_filters.rest_framework.DjangoFilterBackend"],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "EXCEPTION_HANDLER": "ladder.api.errors.exception_handler",
-    # Only the views that name a throttle are limited (ladder/api/throttles.py); rates per scope, e.g. "30/hour".
+    # Rates per scope, e.g. "30/hour": uploads and tournaments (comparisons too) per user, counted by the
+    # services (ladder.services.quotas.write_rate_check); registrations and logins per client address, by
+    # the API views that name them (ladder/api/throttles.py).
     "DEFAULT_THROTTLE_CLASSES": [],
     "DEFAULT_THROTTLE_RATES": {
         "uploads": env.str("API_THROTTLE_UPLOADS", default="60/hour"),
@@ -293,7 +296,7 @@ VALIDATION_MAX_SHARE: float = env.float("VALIDATION_MAX_SHARE", default=0.25)
 if not 0 < VALIDATION_MAX_SHARE <= 1:
     raise ImproperlyConfigured(f"VALIDATION_MAX_SHARE must be above 0 and at most 1, not {VALIDATION_MAX_SHARE}")
 
-# --- Sandbox limits (passed to bots.referee.Limits) -------------------------------------------------
+# --- Sandbox limits (passed to bots.limits.Limits) --------------------------------------------------
 # A match is played under: these defaults <- BOTS_LIMITS_BY_GAME[game] <- its tournament's overrides,
 # resolved when it is scheduled and stored on the match (ladder/services/limits.py). The system check
 # (ladder/checks.py, run by manage.py check/migrate/runserver) refuses values that do not fit.
@@ -303,7 +306,7 @@ BOTS_BANK_MS: int = env.int("BOTS_BANK_MS", default=20000)  # time bank per bot 
 BOTS_MATCH_MS: int = env.int("BOTS_MATCH_MS", default=30000)  # all of a bot's decisions in one match
 BOTS_MEMORY_MB: int = env.int("BOTS_MEMORY_MB", default=256)  # memory cap per bot process
 BOTS_LOG_BYTES: int = env.int("BOTS_LOG_BYTES", default=65536)  # bot log kept per seat
-# Per-game overrides of any field of bots.referee.Limits, as JSON: {"carcassonne_dice": {"move_ms": 500}}.
+# Per-game overrides of any field of bots.limits.Limits, as JSON: {"carcassonne_dice": {"move_ms": 500}}.
 try:
     BOTS_LIMITS_BY_GAME: dict = env.json("BOTS_LIMITS_BY_GAME", default={})
 except ValueError as _error:
@@ -355,7 +358,8 @@ RECONCILE_INTERVAL_S: float = env.float("RECONCILE_INTERVAL_S", default=5.0)
 # broker says (a broker that cannot count its queue); a duplicate message is harmless, the claim skips it.
 MATCH_REQUEUE_AFTER_S: int = env.int("MATCH_REQUEUE_AFTER_S", default=600)
 # Whether workers wait for PostgreSQL to flush each commit (claims and results). Off by default: a
-# result lost in a crash of the database server is played again by the reconciler (see workers/app.py).
+# result lost in a crash of the database server is played again by the reconciler
+# (ladder.services.matches.matches_reconcile; workers/app.py sets the commit mode).
 MATCH_SYNCHRONOUS_COMMIT: bool = env.bool("MATCH_SYNCHRONOUS_COMMIT", default=False)
 # Largest number of matches one tournament may schedule.
 TOURNAMENT_MAX_MATCHES: int = env.int("TOURNAMENT_MAX_MATCHES", default=5000)
@@ -426,7 +430,7 @@ CELERY_BEAT_SCHEDULE = {
 }
 CELERY_BEAT_SCHEDULE_FILENAME: str = str(VAR_DIR / "celerybeat-schedule")
 
-# --- Ratings (ladder.ratings.elo, ladder.services.rating_updates) ------------------------------------
+# --- Ratings (the Elo step of ladder.ratings.elo, applied by ladder.services.rating_updates) -------
 
 RATING_K: float = env.float("RATING_K", default=32.0)  # Elo K once a bot is established
 RATING_PROVISIONAL_K: float = env.float("RATING_PROVISIONAL_K", default=48.0)  # K for a new bot

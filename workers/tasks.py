@@ -91,8 +91,3 @@ def ladder_tick() -> dict:
     from ladder.services.ladder import ladder_tick as schedule
 
     return schedule()
-
-
-@ladder_task("ladder.noop")
-def noop() -> None:
-    """Does nothing; measures the broker's round trip."""

@@ -37,7 +37,7 @@ import time
 from pathlib import Path
 
 from bots.sandbox import launch, linux
-from bots.sandbox.codecache import CodeCache
+from bots.sandbox.unpacked_code import CodeCache
 from bots.sandbox.errors import SandboxFault, SandboxUnavailable
 from bots.sandbox.policy import Limits, Mount, Policy, Syscall, default_policy, seccomp_rules
 from bots.sandbox.process import BotProcess

@@ -142,15 +142,6 @@ def board_certainty(
     ]
 
 
-def settled_share(p_above: Iterable[float | None], *, threshold: float = SETTLED_P) -> float | None:
-    """The share of adjacent pairs of a board whose order is settled (``p_above >= threshold``); None
-    for a board with fewer than two rows. The last row's None is not a pair and is skipped."""
-    values = [p for p in p_above if p is not None]
-    if not values:
-        return None
-    return sum(p >= threshold for p in values) / len(values)
-
-
 def _anchored(theta: np.ndarray, covariance: np.ndarray, group: list[int], group_elos: list[float],
               shown: int) -> tuple[np.ndarray, np.ndarray]:
     """The first ``shown`` ratings placed on the Elo scale (their group's fitted average at its Elo

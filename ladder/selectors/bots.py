@@ -141,7 +141,7 @@ def bot_frequent_opponents(*, bot: Bot) -> list[dict]:
     return [{"opponent": names[opponent], "record": record} for opponent, record in frequent if opponent in names]
 
 
-def bot_page(*, bot_id: int, viewer) -> dict:
+def bot_page_data(*, bot_id: int, viewer) -> dict:
     """Everything on a bot's page; ServiceError 404 if there is no such bot. Its recent matches are those
     the viewer may see (``access.matches_readable_by``: its comparisons' for the owner and staff only),
     its seats' logs only where ``access`` lets the viewer read them (the owner, staff)."""

@@ -114,11 +114,6 @@ def leaderboard_page(*, game: Game, filters: LeaderboardFilters) -> dict:
     return {"board": board, "order": order_settled(whole)}
 
 
-def leaderboard_with_trends(*, game: Game, filters: LeaderboardFilters) -> list[dict]:
-    """The ``board`` of :func:`leaderboard_page`."""
-    return leaderboard_page(game=game, filters=filters)["board"]
-
-
 #: The span over which the game's page gives the ladder's pace.
 PACE_WINDOW = timedelta(minutes=10)
 

@@ -291,7 +291,7 @@ def tournament_crosstable(*, tournament: Tournament) -> dict:
     return {"bots": [{"id": bot_id, "name": results.names.get(bot_id, "")} for bot_id in order], "rows": rows}
 
 
-def tournament_page(*, tournament_id: int) -> dict:
+def tournament_page_data(*, tournament_id: int) -> dict:
     """Everything on a tournament's page: progress, the standings (:func:`tournament_standings`), the
     crosstable of the best ``CROSSTABLE_BOTS`` that played, a duplicate round robin's results per deal
     (:func:`tournament_deals`), recent matches. ServiceError 404 if there is

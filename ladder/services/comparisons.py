@@ -68,7 +68,7 @@ from ladder.services import access
 from ladder.services.enqueue import matches_enqueue_on_commit
 from ladder.services.errors import ServiceError
 from ladder.services.limits import limits_resolve
-from ladder.services.quotas import unrated_matches_reserve
+from ladder.services.quotas import unrated_matches_reserve, write_rate_check
 from ladder.services.rated_play import rated_match_seed
 from ladder.services.tournaments import TOURNAMENT_PRIORITY, current_versions, entrants_check
 from ladder.services.webhook_events import comparison_finished
@@ -180,9 +180,11 @@ def comparison_create(
     version that does not exist or is not accepted, the same version twice, opponents that are unknown,
     repeated, inactive, of another game, without an accepted version or the bot itself, ``elo0 >=
     elo1`` or bounds beyond +-1000 Elo, error rates outside (0, 1) or summing to 1 or more, ``max_games``
-    below 2 or above the cap or a whole day's quota or budget; QuotaExceeded (429) when the owner's daily
+    below 2 or above the cap or a whole day's quota or budget; QuotaExceeded (429) past the owner's rate
+    of tournaments and comparisons created (``quotas.write_rate_check``, counted first), or when its daily
     quota of unrated matches, or budget of worker seconds, has too little left for ``max_games``.
     """
+    write_rate_check(user=user, kind="comparisons")
     bot = access.bot_for_change(user=user, bot_id=bot_id)
     base = _accepted_version(bot=bot, number=baseline, field="baseline")
     cand = _accepted_version(bot=bot, number=candidate, field="candidate")

@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from django.contrib.auth import get_user_model
 
+from bots.examples import EXAMPLES_DIR
 from ladder.models import Bot, Game
 from ladder.services.bots import bot_create
 from ladder.services.errors import ServiceError
 
-EXAMPLES_DIR = Path(__file__).resolve().parents[2] / "bots" / "examples"
 EXAMPLES_OWNER = "examples"
 
 

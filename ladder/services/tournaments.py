@@ -16,7 +16,7 @@ from ladder.services.enqueue import matches_enqueue_on_commit
 from ladder.services.errors import ServiceError
 from ladder.services.games import game_get
 from ladder.services.limits import limits_resolve, tournament_limits_check
-from ladder.services.quotas import unrated_matches_reserve
+from ladder.services.quotas import unrated_matches_reserve, write_rate_check
 from ladder.services.rated_play import (
     match_moves_ratings,
     rated_match_seed,
@@ -213,8 +213,10 @@ def tournament_create(
     user-facing limits within the server's caps (``ladder.services.limits``) or, for anyone but staff,
     within the game's own limits, a seed for a rated tournament, two bots of one owner in a rated one;
     ServiceError 403 for a rated tournament asked by anyone but staff; QuotaExceeded (429) past the
-    creator's daily quota of unrated matches or of worker seconds.
+    creator's rate of tournaments created (``quotas.write_rate_check``, counted first) or daily quota of
+    unrated matches or of worker seconds.
     """
+    write_rate_check(user=created_by, kind="tournaments")
     tournament_rated_check(created_by=created_by, rated=rated, seed=seed)
     game = game_get(slug=game_slug)
     name = (name or "").strip()

@@ -12,8 +12,8 @@ import pytest
 import engines
 from ladder.models import Match
 from tests.cli.conftest import cli_process
-from tests.conftest import FIRST_LEGAL_BOT, LAST_LEGAL_BOT
 from tests.e2e.test_round_robin import EXAMPLES, registered
+from tests.factories import FIRST_LEGAL_BOT, LAST_LEGAL_BOT
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(600)]
 

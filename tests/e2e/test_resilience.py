@@ -12,7 +12,8 @@ from ladder.services.enqueue import matches_send_now
 from ladder.services.matches import matches_reconcile
 from ladder.services.rating_updates import ratings_rebuild
 from ladder.services.tournaments import tournament_create
-from tests.conftest import FIRST_LEGAL_BOT, LAST_LEGAL_BOT, BotFactory, broker_queue_purge, wait_until
+from tests.conftest import broker_queue_purge, wait_until
+from tests.factories import FIRST_LEGAL_BOT, LAST_LEGAL_BOT, BotFactory
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(420)]
 

@@ -11,7 +11,8 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from rest_framework.test import APIClient
 
 from ladder.models import Match, PendingRating, Rating, RatingChange, Seat, Tournament
-from tests.conftest import FIRST_LEGAL_BOT, wait_until, wait_until_checked
+from tests.conftest import wait_until, wait_until_checked
+from tests.factories import FIRST_LEGAL_BOT
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(300)]
 
