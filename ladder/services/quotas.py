@@ -37,6 +37,7 @@ from django.utils import timezone
 
 from ladder.models import Comparison, Match
 from ladder.services.errors import ServiceError
+from ladder.services.house import is_house
 
 WINDOW = timedelta(days=1)
 
@@ -110,11 +111,12 @@ def write_rate_usage(*, user, kind: str, now: float | None = None) -> Quota | No
 def write_rate_check(*, user, kind: str, now: float | None = None) -> None:
     """Count one write of ``kind`` (a key of :data:`WRITE_RATES`) by ``user`` against its hourly (or other)
     rate, or refuse it: QuotaExceeded (429) naming the limit, with the seconds until the oldest counted
-    write leaves the window. A write the server asks for itself (``user`` None) is not counted.
+    write leaves the window. A write the server asks for itself (``user`` None, or the house account that
+    owns the examples and the bench's bots: ``house.is_house``) is not counted.
 
     Call first in the service that performs the write, before its own checks: like the API's throttles,
     a refused request counts as much as an accepted one (a refusal costs the server the same work)."""
-    if user is None:
+    if user is None or is_house(user):
         return
     scope, what = WRITE_RATES[kind]
     rate = _write_rate(scope)

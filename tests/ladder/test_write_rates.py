@@ -182,3 +182,23 @@ def test_the_service_itself_refuses_whoever_calls_it(rates):
     with pytest.raises(QuotaExceeded, match="too many uploads"):
         bot_create(owner=user, game_slug="kingdomino", name="direct", data=FIRST_LEGAL_BOT, filename="bot.py")
     assert not Bot.objects.filter(name="direct").exists()
+
+
+def test_the_house_uploads_beyond_any_rate_and_a_user_who_took_its_name_does_not(rates):
+    """The bench and the demo upload the house's bots through the services: the server's own writes."""
+    from django.contrib.auth import get_user_model
+
+    from ladder.services.examples import EXAMPLES_OWNER, examples_owner
+
+    rates(uploads="1/hour")
+    house = examples_owner()
+    for number in range(3):
+        bot_create(owner=house, game_slug="kingdomino", name=f"house{number}", data=FIRST_LEGAL_BOT,
+                   filename="bot.py")
+    assert Bot.objects.filter(owner=house).count() == 3
+    # The same name with a usable password (registered before the house took it) is an ordinary user.
+    house.delete()
+    impostor = get_user_model().objects.create_user(username=EXAMPLES_OWNER, password="a-Password-1")
+    write_rate_check(user=impostor, kind="uploads")
+    with pytest.raises(QuotaExceeded):
+        write_rate_check(user=impostor, kind="uploads")
