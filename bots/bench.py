@@ -163,7 +163,7 @@ def _bot_side_us(code: bytes, steps, lines: list[bytes]) -> list[float]:
     the random bot's ``act`` and the encoding of its answer, in this process."""
     from bots import sdk
     from bots.loader import load_bot
-    from bots.sandbox.codecache import CodeCache
+    from bots.sandbox.unpacked_code import CodeCache
 
     act = load_bot(CodeCache().path_for(code), game=BENCH_GAME, seat=0, players=2, options={},
                    module_name="_bench_bot_side")
@@ -281,7 +281,8 @@ _SHELL_STEPS = ("bot.descriptors", "bot.copy_code", "bot.tmp", "bot.rlimits", "b
                 "bot.seccomp", "bot.verify")
 #: What a cell prepares ahead of the next bot (off the start's path, while the previous bot plays).
 _PREPARE_STEPS = ("shell.fork", "shell.namespaces", "shell.announce_init", "shell.mount_code_folder",
-                  "shell.warm_up", "shell.pivot_root")
+                  "shell.warm_up", "shell.pivot_root", "shell.interpreter",
+                  "shell.streams")
 
 
 def start_breakdown(sandbox: ZygoteSandbox, code: bytes, repeats: int) -> dict:
@@ -301,7 +302,8 @@ def start_breakdown(sandbox: ZygoteSandbox, code: bytes, repeats: int) -> dict:
     ``start``, imports the bot's module, answers). ``total`` is the median start.
     ``sandbox.prepare_us.<part>`` is what the cell does ahead of need (the shell's fork into its pid
     namespace, its other namespaces, its init's pidfd sent, its code folder mounted, the warm-up, the
-    pivot into the runtime root and the host's tree detached)."""
+    pivot into the runtime root and the host's tree detached, the interpreter's environment, import path
+    and working directory, the SDK's streams)."""
     parts: dict[str, list[float]] = {}
     totals = []
 
@@ -436,9 +438,3 @@ def bench_sandbox(*, repeats: int = 40) -> dict:
     figures["sandbox.exchange_ratio"] = figures["sandbox.decision_us.exchange"] / floor_us
     figures["match.repeats"] = repeats
     return {key: round(value, 2) if isinstance(value, float) else value for key, value in sorted(figures.items())}
-
-
-def format_table(figures: dict) -> str:
-    """A human-readable table of :func:`bench_sandbox`'s figures."""
-    width = max(len(key) for key in figures)
-    return "\n".join(f"{key.ljust(width)}  {value}" for key, value in figures.items()) + "\n"

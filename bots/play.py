@@ -42,6 +42,8 @@ import orjson
 
 import engines
 from bots.archive import UnsafeArchive, check_unpackable
+from bots.bundle_format import BUNDLE_FORMAT, BUNDLE_FORMAT_VERSION
+from bots.examples import EXAMPLES_DIR
 from bots.referee import (
     BotSpec,
     Limits,
@@ -53,13 +55,8 @@ from bots.referee import (
 )
 from bots.sandbox.unsafe import WARNING as UNSAFE_WARNING
 from bots.terminal import printable
-from bots.validate import EXAMPLES_DIR
 
 LOG_TAIL_LINES = 8
-#: What a match bundle says it is, and the version of its shape this command reads (the ladder writes
-#: them: ``ladder.selectors.matches.match_bundle``).
-BUNDLE_FORMAT = "bot-ladder-match"
-BUNDLE_FORMAT_VERSION = 1
 #: Largest bundle file read. The ladder's are far smaller: five seats of code at the largest upload, in
 #: base64, and a long match's actions.
 BUNDLE_MAX_BYTES = 64 * 1024 * 1024

@@ -424,7 +424,9 @@ class _Seat:
 
     def _read_waiting(self) -> bool:
         """Move what the bot has written into the inbox without blocking; whether anything came (EOF with
-        nothing before it ends the bot's turn). Reads no more than one message can be long, plus a chunk."""
+        nothing before it ends the bot's turn). Reads no more than one message can be long, plus a chunk,
+        and stops at the chunk that ends a line: whatever follows it waits in the pipe as it would in the
+        inbox, and a decision then costs one read, not a second one to hear that nothing more came."""
         got = False
         while len(self.inbox) <= self.limits.max_message_bytes:
             try:
@@ -439,6 +441,8 @@ class _Seat:
                 raise self._ended()
             self.inbox += data
             got = True
+            if b"\n" in data:
+                return True
         return got
 
     def check_memory(self) -> None:
@@ -681,7 +685,7 @@ def play_match_in_process(game: str, bots: list[BotSpec], *, seed: int,
                           options: dict | None = None) -> MatchResult:
     """The same match with every bot called in this process: no isolation, no clock. Benchmarks only."""
     from bots.loader import load_bot, wants_time_left
-    from bots.sandbox.codecache import CodeCache
+    from bots.sandbox.unpacked_code import CodeCache
 
     started = time.monotonic()
     engine = engines.get(game)

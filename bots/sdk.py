@@ -29,6 +29,7 @@ copied into the sandbox's runtime folder.
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import sys
@@ -45,26 +46,70 @@ except ImportError:  # the standard library does the same, slower
         # Decoded first: ``json.loads`` of bytes would guess among UTF-8/16/32.
         return json.loads(line.decode())
 
+# What ``json.dumps(message, separators=(",", ":"))`` does, with the encoder made once rather than at every
+# answer.
+_encode = json.JSONEncoder(separators=(",", ":")).encode
+
 # Longest line the SDK reads from the referee; observations are far smaller.
 MAX_MESSAGE_BYTES = 64 * 1024 * 1024
 # Traceback text sent back to the referee (the whole traceback also goes to the log).
 MAX_ERROR_CHARS = 2000
 
 
-class _Channel:
-    """The protocol descriptors, moved away from 0 and 1 so the bot cannot disturb them by accident."""
+class _Streams:
+    """The channel's reader and the bot's standard streams as Python objects, each over a descriptor
+    number (see :func:`prepare_streams`)."""
 
-    def __init__(self) -> None:
-        self.reader = os.fdopen(os.dup(0), "rb", buffering=1 << 16)
+    def __init__(self, reader_fd: int) -> None:
+        self.reader_fd = reader_fd
+        self.reader = os.fdopen(reader_fd, "rb", buffering=1 << 16)
+        # Line-buffered logs survive a kill at the end of the match.
+        self.stdout = open(1, "w", encoding="utf-8", errors="replace", buffering=1, closefd=False)  # noqa: SIM115
+        self.stderr = open(2, "w", encoding="utf-8", errors="replace", buffering=1, closefd=False)  # noqa: SIM115
+        self.stdin = open(0, encoding="utf-8", closefd=False)  # noqa: SIM115
+
+
+def prepare_streams() -> _Streams:
+    """The channel's Python objects made ahead of need, for the sandbox's shell while it waits for its
+    bot (made on the bot's clock they cost it some 100 us of its start): over descriptors of the kind the
+    bot's will be, a pipe's read end for the reader (its number, at least 5, is kept: the shell moves the
+    protocol's input there), /dev/null at 0 and a pipe's write end at 1 and 2, where the shell puts the
+    bot's pipes. Objects over a descriptor number read and write whatever it refers to when they do."""
+    read_end, write_end = os.pipe()
+    reader_fd = fcntl.fcntl(read_end, fcntl.F_DUPFD_CLOEXEC, 5)
+    os.close(read_end)
+    devnull = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(devnull, 0)
+    os.close(devnull)
+    os.dup2(write_end, 1)
+    os.dup2(write_end, 2)
+    os.close(write_end)
+    return _Streams(reader_fd)
+
+
+class _Channel:
+    """The protocol descriptors, moved away from 0 and 1 so the bot cannot disturb them by accident.
+
+    ``streams`` (:func:`prepare_streams`) are the Python objects made ahead; otherwise they are made now."""
+
+    def __init__(self, streams: _Streams | None = None) -> None:
+        if streams is None:
+            self.reader = os.fdopen(os.dup(0), "rb", buffering=1 << 16)
+        else:
+            os.dup2(0, streams.reader_fd, inheritable=False)
+            self.reader = streams.reader
         self.writer_fd = os.dup(1)
         devnull = os.open(os.devnull, os.O_RDONLY)
         os.dup2(devnull, 0)
         os.close(devnull)
         os.dup2(2, 1)
-        # Line-buffered logs survive a kill at the end of the match.
-        sys.stdout = open(1, "w", encoding="utf-8", errors="replace", buffering=1, closefd=False)  # noqa: SIM115
-        sys.stderr = open(2, "w", encoding="utf-8", errors="replace", buffering=1, closefd=False)  # noqa: SIM115
-        sys.stdin = open(0, encoding="utf-8", closefd=False)  # noqa: SIM115
+        if streams is None:
+            # Line-buffered logs survive a kill at the end of the match.
+            sys.stdout = open(1, "w", encoding="utf-8", errors="replace", buffering=1, closefd=False)  # noqa: SIM115
+            sys.stderr = open(2, "w", encoding="utf-8", errors="replace", buffering=1, closefd=False)  # noqa: SIM115
+            sys.stdin = open(0, encoding="utf-8", closefd=False)  # noqa: SIM115
+        else:
+            sys.stdout, sys.stderr, sys.stdin = streams.stdout, streams.stderr, streams.stdin
 
     def receive(self) -> dict | None:
         line = self.reader.readline(MAX_MESSAGE_BYTES)
@@ -74,7 +119,7 @@ class _Channel:
 
     def send(self, message: dict) -> None:
         _flush_output()
-        data = (json.dumps(message, separators=(",", ":")) + "\n").encode()
+        data = (_encode(message) + "\n").encode()
         view = memoryview(data)
         while view:
             written = os.write(self.writer_fd, view)
@@ -106,12 +151,13 @@ def _fault_kind(exc: BaseException) -> str:
     return "memory" if isinstance(exc, MemoryError) else "crash"
 
 
-def serve(bot_path: str) -> int:
-    """Run the protocol for the bot at ``bot_path`` (a ``.py`` file or a folder with ``bot.py``).
+def serve(bot_path: str, streams: _Streams | None = None) -> int:
+    """Run the protocol for the bot at ``bot_path`` (a ``.py`` file or a folder with ``bot.py``), on
+    descriptors 0 (in) and 1 (out), with ``streams`` made ahead by :func:`prepare_streams` if given.
 
     Returns the process exit status: 0 after ``end``, 1 after reporting an error.
     """
-    channel = _Channel()
+    channel = _Channel(streams)
     act = None
     timed = False
     while True:

@@ -21,13 +21,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from bots.archive import DEFAULT_CAPS, ArchiveCaps, sha256_of
+from bots.examples import EXAMPLES_DIR
 from bots.limits import Limits
 from bots.upload_checks import LOG_TAIL_CHARS, ValidationError, check_compiles, check_static
 
-__all__ = ["ValidatedBot", "ValidationError", "check_static", "random_bot_path", "smoke_match",
+__all__ = ["ValidatedBot", "ValidationError", "random_bot_path", "smoke_match",
            "smoke_seed", "validate_upload"]
-
-EXAMPLES_DIR = Path(__file__).resolve().parent / "examples"
 
 
 @dataclass(frozen=True)

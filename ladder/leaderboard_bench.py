@@ -26,11 +26,9 @@ that is dropped afterwards.
 
 from __future__ import annotations
 
-import hashlib
 import random
 import statistics
 import time
-import uuid
 from collections import defaultdict
 from contextlib import contextmanager
 from datetime import timedelta
@@ -39,7 +37,7 @@ from django.db import connection
 from django.test import Client
 from django.utils import timezone
 
-from ladder.scratch_database import scratch_database
+from ladder.scratch_database import bench_bots, scratch_database
 
 BENCH_GAME = "kingdomino"
 HOST = "127.0.0.1"
@@ -83,7 +81,7 @@ FIELD_SIZES = (20, 100, 200)
 
 def _field_fit(bots: int):
     """The fit alone (``board_certainty``) on a field of ``bots`` bots where every pair met 10 times."""
-    from ladder.services.rating_confidence import board_certainty
+    from ladder.ratings.confidence import board_certainty
 
     rng = random.Random(bots)
     pairs = [(a, b, 10.0, float(rng.randint(0, 10))) for a in range(bots) for b in range(a + 1, bots)]
@@ -110,23 +108,15 @@ class _History:
     """The generated history: bots of spread strengths, matches added in bulk."""
 
     def __init__(self, *, bots: int) -> None:
-        from django.contrib.auth import get_user_model
-
-        from ladder.models import Bot, BotVersion, Game, Rating
+        from ladder.models import Game
         from ladder.services.ladder import ladder_tournament_get
 
         self.game = Game.objects.get(slug=BENCH_GAME)
         self.tournament = ladder_tournament_get(game=self.game)
         self.rng = random.Random(31)
-        code = b"def act(observation, legal_actions):\n    return legal_actions[0]\n"
         self.bots, self.versions, self.strength, self.elo = [], {}, {}, {}
-        for i in range(bots):
-            owner = get_user_model().objects.create_user(f"bench-{uuid.uuid4().hex[:10]}")
-            bot = Bot.objects.create(owner=owner, game=self.game, name=f"bench-{i:03d}")
-            self.versions[bot.id] = BotVersion.objects.create(
-                bot=bot, number=1, code=code, sha256=hashlib.sha256(code).hexdigest(), size=len(code),
-                validation_status=BotVersion.Validation.ACCEPTED)
-            Rating.objects.get_or_create(bot=bot, game=self.game)
+        for i, (bot, version) in enumerate(bench_bots(self.game, bots)):
+            self.versions[bot.id] = version
             self.bots.append(bot)
             self.strength[bot.id] = 400.0 * (i / max(1, bots - 1) - 0.5)  # -200 .. +200 Elo
             self.elo[bot.id] = 1500.0
@@ -141,8 +131,8 @@ class _History:
         from django.core.management.color import no_style
 
         from ladder.models import Match, Rating, Seat
+        from ladder.ratings.elo import expected_score
         from ladder.services.pair_records import pair_records_rebuild
-        from ladder.services.ratings import expected_score
 
         start = timezone.now() - timedelta(days=30)
         options = Match._meta.get_field("options").get_db_prep_value(self.game.default_options, connection)
@@ -271,9 +261,9 @@ class _History:
         """The fit as a request would have to make it without pair records: every rated seat read and
         summed per pair, then the same fit."""
         from ladder.models import Match, Rating, Seat
-        from ladder.services import ratings
+        from ladder.ratings.bradley_terry import match_pairwise_results
+        from ladder.ratings.confidence import board_certainty
         from ladder.services.rated_play import RATED_MATCHES
-        from ladder.services.rating_confidence import board_certainty
 
         rated = Match.objects.filter(RATED_MATCHES, game=self.game, status=Match.Status.FINISHED)
         by_match = defaultdict(list)
@@ -281,7 +271,7 @@ class _History:
                                                  .values_list("match_id", "bot_id", "place", "outcome")):
             by_match[match_id].append((bot_id, place, 0, Seat.outcome_forfeits(outcome)))
         totals = defaultdict(lambda: [0.0, 0.0])
-        for a, b, score_a, weight in ratings.match_pairwise_results(by_match.values()):
+        for a, b, score_a, weight in match_pairwise_results(by_match.values()):
             totals[a, b][0] += weight
             totals[a, b][1] += weight * score_a
         elos = dict(Rating.objects.filter(game=self.game).order_by("-elo").values_list("bot_id", "elo"))

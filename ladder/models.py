@@ -347,13 +347,18 @@ class Match(TimeStampedModel):
     def __str__(self) -> str:
         return f"match {self.pk} ({self.game_id}, {self.status})"
 
+    @staticmethod
+    def actions_from(*, actions_json, actions_packed) -> list:
+        """The actions of a match read as its two columns (``values_list``): the packed ones, or the JSON."""
+        return packed_actions.unpack(actions_packed) if actions_packed is not None else actions_json
+
     @property
     def actions(self) -> list:
         """Every action of the match, in order ([] before it is played)."""
         packed = self.actions_packed
         cached = self.__dict__.get("_actions_cache")
         if cached is None or cached[0] is not packed:
-            cached = (packed, packed_actions.unpack(packed) if packed is not None else self.actions_json)
+            cached = (packed, Match.actions_from(actions_json=self.actions_json, actions_packed=packed))
             self.__dict__["_actions_cache"] = cached
         return cached[1]
 
@@ -488,8 +493,8 @@ class Rating(TimeStampedModel):
 class RatingChange(models.Model):
     """The rating history: one row per rated seat. Unique per seat, so a match is rated at most once.
 
-    Rows are inserted while the rating rows are locked, so their ids give an order of application that
-    ``rebuild_ratings`` can replay exactly.
+    Rows are inserted by the game's one applier (``ladder.services.rating_updates``), in the order it
+    applies the matches, so their ids are the order of application that ``rebuild_ratings`` replays.
     """
 
     seat = models.OneToOneField(Seat, on_delete=models.CASCADE, related_name="rating_change")
@@ -509,9 +514,27 @@ class RatingChange(models.Model):
         return f"{self.bot_id} {self.delta:+.1f} in match {self.match_id}"
 
 
+class PendingRating(models.Model):
+    """A rated match recorded and not yet applied to the ratings: the recorder inserts it with the result
+    (``ladder.services.matches.match_record_result``), and the game's applier
+    (``ladder.services.rating_updates.ratings_apply_pending``) applies the game's pending matches in ``id``
+    order, in batches, and deletes them in the same transaction. Empty but for the moments between a
+    recording and its application, or after a worker died between the two (the reconciler applies those).
+    """
+
+    match = models.OneToOneField(Match, on_delete=models.CASCADE, related_name="+")
+    game = models.ForeignKey(Game, on_delete=models.PROTECT, related_name="+", db_index=False)
+
+    class Meta:
+        indexes = [models.Index(fields=["game", "id"], name="pendingrating_game_order")]
+
+    def __str__(self) -> str:
+        return f"match {self.match_id} to rate"
+
+
 class PairRecord(models.Model):
     """The rated results between two bots of a game, summed: what the leaderboard's confidence fit
-    (``ladder.services.rating_confidence``) reads instead of the whole history, so that it costs the same
+    (``ladder.ratings.confidence``) reads instead of the whole history, so that it costs the same
     after a million matches as after a hundred. One row per game and pair of bots, the lower bot id first;
     the counts are that bot's. Added to in the transaction that rates a match
     (``ladder.services.rating_updates``), rebuilt with the ratings by ``rebuild_ratings``.
@@ -572,7 +595,7 @@ class TournamentStanding(models.Model):
     seats: what the tournament's pages and routes read (``ladder.selectors.tournaments``) instead of every
     match, so that they cost the same after a million matches as after ten. Added to in the transaction
     that records a match (``ladder.services.tournament_records``), rebuilt from the history by that
-    module's rebuild. The counts are those of ``ladder.services.ratings.standings``.
+    module's rebuild. The counts are those of ``ladder.ratings.tables.standings``.
     """
 
     tournament = models.ForeignKey(Tournament, on_delete=models.CASCADE, related_name="+")
@@ -638,3 +661,82 @@ class TournamentTally(models.Model):
 
     def __str__(self) -> str:
         return f"tournament {self.tournament_id}: {self.finished} finished"
+
+
+class Webhook(TimeStampedModel):
+    """A user's subscription to the events of their own bots, comparisons and tournaments
+    (``ladder.services.webhooks``): each event named in ``events`` is POSTed to ``url``, signed with the
+    webhook's secret. The secret is shown once, at creation; it is kept sealed (``secret_sealed``,
+    encrypted under a key derived from ``SECRET_KEY``), since signing needs it back, never a hash."""
+
+    owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="webhooks")
+    url = models.CharField(max_length=2000)
+    #: The event names subscribed to, e.g. ["bot.validated", "comparison.finished"].
+    events = models.JSONField(default=list)
+    secret_sealed = models.TextField()
+
+    class Meta:
+        ordering = ["id"]
+
+    def __str__(self) -> str:
+        return f"webhook {self.pk} of user {self.owner_id}: {self.url}"
+
+
+class WebhookDelivery(TimeStampedModel):
+    """One event for one webhook: the exact body every attempt sends, and where its attempts stand.
+
+    pending -> delivered (a 2xx answer) or failed (``WEBHOOKS_MAX_ATTEMPTS`` attempts without one). A
+    pending delivery is due at ``next_attempt_at``; while an attempt runs that is the end of its lease, so
+    that the delivery of a worker that died is taken up again by the sweep (``webhook_deliveries_sweep``).
+    """
+
+    class Status(models.TextChoices):
+        PENDING = "pending"
+        DELIVERED = "delivered"
+        FAILED = "failed"
+
+    webhook = models.ForeignKey(Webhook, on_delete=models.CASCADE, related_name="deliveries")
+    event = models.CharField(max_length=40)
+    #: The event's id (the body's "id"): the same for every attempt, and for every webhook it went to.
+    event_id = models.UUIDField()
+    #: The JSON body, byte for byte what is signed and sent at every attempt.
+    body = models.TextField()
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.PENDING)
+    attempts = models.PositiveSmallIntegerField(default=0)
+    next_attempt_at = models.DateTimeField(null=True, blank=True)
+    #: When its task message was last published (the sweep sends a lost one again, not every run).
+    sent_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-id"]
+        constraints = [
+            models.UniqueConstraint(fields=["webhook", "event_id"], name="webhookdelivery_one_per_event"),
+            models.CheckConstraint(condition=Q(status="pending", next_attempt_at__isnull=False)
+                                   | (~Q(status="pending") & Q(next_attempt_at__isnull=True)),
+                                   name="webhookdelivery_due_while_pending"),
+        ]
+        indexes = [models.Index(fields=["next_attempt_at"], condition=Q(status="pending"),
+                                name="webhookdelivery_pending_due")]
+
+    def __str__(self) -> str:
+        return f"{self.event} {self.event_id} to webhook {self.webhook_id}: {self.status}"
+
+
+class WebhookAttempt(models.Model):
+    """One try of a delivery: the answer's status code (null when none came), what went wrong, how long it
+    took, and a short escaped excerpt of the answer's body (never more)."""
+
+    delivery = models.ForeignKey(WebhookDelivery, on_delete=models.CASCADE, related_name="attempt_rows")
+    number = models.PositiveSmallIntegerField()
+    started_at = models.DateTimeField()
+    duration_ms = models.PositiveIntegerField()
+    status_code = models.PositiveSmallIntegerField(null=True, blank=True)
+    error = models.CharField(max_length=300, blank=True)
+    response_excerpt = models.CharField(max_length=600, blank=True)
+
+    class Meta:
+        ordering = ["id"]
+        constraints = [models.UniqueConstraint(fields=["delivery", "number"], name="webhookattempt_unique_number")]
+
+    def __str__(self) -> str:
+        return f"attempt {self.number} of delivery {self.delivery_id}: {self.status_code or self.error}"

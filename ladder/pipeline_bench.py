@@ -103,8 +103,9 @@ class _Workers:
 
 
 def _bots(count: int, first: int = 0) -> list[int]:
+    from bots.examples import EXAMPLES_DIR
     from ladder.services.bots import bot_create
-    from ladder.services.examples import EXAMPLES_DIR, examples_owner
+    from ladder.services.examples import examples_owner
     from ladder.services.validation import bot_version_validate
 
     code = (EXAMPLES_DIR / BENCH_GAME / "random_bot.py").read_bytes()

@@ -12,10 +12,10 @@ game's engine, a decision record per decision of each seat; no sandbox, no broke
 * ``recording.bare_insert_per_s``: the same rows (a finished match, its seats with their results and
   logs, their rating history) written by bare multi-row INSERTs, 100 matches a statement, one process;
 * ``recording.ratio``: recorded over bare (how much of the database's raw pace the recording keeps);
-* ``recording.statements_per_match``: the SQL statements one recording sends (Django's own log of the
-  connection, COMMIT excluded: a transaction's BEGIN is implicit, never sent as a statement), and
-  ``recording.rating_statements_per_match`` of them those of the rating writes (the rating rows'
-  lock and update, the history, the pair records);
+* ``recording.statements_per_match``: the SQL statements of one recording's transaction (Django's own
+  log of the connection, COMMIT excluded: a transaction's BEGIN is implicit, never sent as a statement),
+  and ``recording.rating_statements_per_match`` those its game's rating applier sends after the commit
+  (the ratings, the history, the pair records: ``rating_updates``);
 * ``recording.bytes_per_match``: the tables a recording writes (matches, seats, rating history,
   ratings, pair records, the tournament's standings, head to head and tally) with their indexes and
   TOAST, after a VACUUM, over the matches (PostgreSQL only; what the field's bots take before the
@@ -193,7 +193,8 @@ class RecordingField:
     # --- the figures ----------------------------------------------------------------------------------
 
     def statements_per_match(self, *, samples: int) -> tuple[float, float]:
-        """Statements per recording (COMMIT excluded), and of them the rating writes' (module docstring)."""
+        """Statements per recording's transaction, and those the rating applier sends after its commit
+        (:func:`recording_statements`)."""
         from django.test.utils import CaptureQueriesContext
 
         from ladder.services.matches import match_claim, match_record_result
@@ -203,9 +204,9 @@ class RecordingField:
             claim = match_claim(match_id=match.match_id, worker="bench")
             with CaptureQueriesContext(connection) as queries:
                 match_record_result(match_id=match.match_id, token=claim.token, result=self.result_for(i))
-            statements = recording_statements(queries.captured_queries)
-            total += len(statements)
-            rating += sum(1 for sql in statements if is_rating_statement(sql))
+            recording, after = recording_statements(queries.captured_queries)
+            total += len(recording)
+            rating += len(after)
         return round(total / samples, 2), round(rating / samples, 2)
 
     def rows_per_match(self) -> int:
@@ -362,22 +363,26 @@ def _autovacuum(tables: list[str], *, enabled: bool) -> None:
             cursor.execute(f"ALTER TABLE {connection.ops.quote_name(table)} {setting}")
 
 
-def recording_statements(captured: list[dict]) -> list[str]:
-    """The statements of a recording in Django's log of the connection, COMMIT (and any explicit BEGIN,
-    SAVEPOINT or RELEASE: transaction control) left out."""
+def recording_statements(captured: list[dict]) -> tuple[list[str], list[str]]:
+    """The statements of a recording in Django's log of the connection (``captured``), transaction
+    control (COMMIT, and any explicit BEGIN, SAVEPOINT, RELEASE or ROLLBACK) left out, split in two: those
+    of the transaction that records the result (up to its first COMMIT, or inside an enclosing transaction
+    the release of its savepoint), and those sent after it (a rated
+    match's rating applier, ``rating_updates.ratings_apply_after_recording``)."""
     control = ("COMMIT", "BEGIN", "ROLLBACK", "SAVEPOINT", "RELEASE")
-    return [query["sql"] for query in captured if not query["sql"].strip().upper().startswith(control)]
-
-
-def is_rating_statement(sql: str) -> bool:
-    """Whether ``sql`` is one of the rating writes: the rating rows' lock and update, the rating
-    history, the pair records."""
-    from ladder.models import PairRecord, Rating, RatingChange
-
-    tables = [connection.ops.quote_name(model._meta.db_table) for model in (Rating, RatingChange, PairRecord)]
-    head = sql.lstrip()
-    return any(head.startswith((f"UPDATE {table}", f"INSERT INTO {table}"))
-               or (head.startswith("SELECT") and f"FROM {table}" in head) for table in tables)
+    recording, after, committed, outermost = [], [], False, None
+    for query in captured:
+        sql = query["sql"].strip()
+        words = sql.upper().split()
+        if words[:1] == ["SAVEPOINT"] and outermost is None:
+            outermost = words[1]  # the recording's transaction inside an enclosing one (tests)
+        if words[:1] == ["COMMIT"] or (outermost is not None and words[:2] == ["RELEASE", "SAVEPOINT"]
+                                        and words[2] == outermost):
+            committed = True
+        if sql.upper().startswith(control):
+            continue
+        (after if committed else recording).append(sql)
+    return recording, after
 
 
 def recording_tables() -> list[str]:

@@ -1,4 +1,5 @@
-"""A scratch database for the benches: they measure on generated data and never touch the real one."""
+"""A scratch database for the benches: they measure on generated data and never touch the real one; and
+the bots they seat."""
 
 from __future__ import annotations
 
@@ -23,3 +24,26 @@ def scratch_database() -> Iterator[None]:
         if connection.vendor == "sqlite":
             for suffix in ("-wal", "-shm"):
                 Path(f"{scratch}{suffix}").unlink(missing_ok=True)
+
+
+def bench_bots(game, count: int) -> list[tuple]:
+    """``count`` bots of ``game`` for a bench, each of its own owner with one accepted version and its
+    rating row: ``(bot, version)`` pairs."""
+    import hashlib
+    import uuid
+
+    from django.contrib.auth import get_user_model
+
+    from ladder.models import Bot, BotVersion, Rating
+
+    code = b"def act(observation, legal_actions):\n    return legal_actions[0]\n"
+    made = []
+    for i in range(count):
+        owner = get_user_model().objects.create_user(f"bench-{uuid.uuid4().hex[:10]}")
+        bot = Bot.objects.create(owner=owner, game=game, name=f"bench-{i:03d}")
+        version = BotVersion.objects.create(
+            bot=bot, number=1, code=code, sha256=hashlib.sha256(code).hexdigest(), size=len(code),
+            validation_status=BotVersion.Validation.ACCEPTED)
+        Rating.objects.get_or_create(bot=bot, game=game)
+        made.append((bot, version))
+    return made

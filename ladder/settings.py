@@ -128,8 +128,9 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
 ]
 
-# Shared cache, used for the API's throttle counters: with several gunicorn processes or web machines
-# the limits hold only if they count in one place. Empty: a per-process memory cache (one process).
+# Shared cache, used for the rate limits' counters (ladder.services.quotas, ladder.api.throttles): with
+# several gunicorn processes or web machines the limits hold only if they count in one place. Empty: a
+# per-process memory cache (one process).
 CACHE_URL: str = env.str("CACHE_URL", default="")
 if CACHE_URL:
     if not CACHE_URL.startswith(("redis://", "rediss://", "unix://")):
@@ -182,13 +183,16 @@ REST_FRAMEWORK = {
     "DEFAULT_FILTER_BACKENDS": ["django_filters.rest_framework.DjangoFilterBackend"],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "EXCEPTION_HANDLER": "ladder.api.errors.exception_handler",
-    # Only the views that name a throttle are limited (ladder/api/throttles.py); rates per scope, e.g. "30/hour".
+    # Rates per scope, e.g. "30/hour": uploads and tournaments (comparisons too) per user, counted by the
+    # services (ladder.services.quotas.write_rate_check); registrations and logins per client address, by
+    # the API views that name them (ladder/api/throttles.py).
     "DEFAULT_THROTTLE_CLASSES": [],
     "DEFAULT_THROTTLE_RATES": {
         "uploads": env.str("API_THROTTLE_UPLOADS", default="60/hour"),
         "registrations": env.str("API_THROTTLE_REGISTRATIONS", default="20/hour"),
         "tournaments": env.str("API_THROTTLE_TOURNAMENTS", default="30/hour"),
         "logins": env.str("API_THROTTLE_LOGINS", default="100/hour"),
+        "exports": env.str("API_THROTTLE_EXPORTS", default="60/hour"),
     },
 }
 
@@ -274,12 +278,15 @@ VALIDATION_QUEUE: str = env.str("VALIDATION_QUEUE", default=f"{MATCH_QUEUE}.vali
 # Queue of the ladder's matches, taken only when the other two are empty: the ladder keeps seconds of work
 # queued so that no worker idles, and a tournament scheduled meanwhile must not wait behind it.
 LADDER_QUEUE: str = env.str("LADDER_QUEUE", default=f"{MATCH_QUEUE}.ladder")
-CELERY_TASK_QUEUES = (Queue(VALIDATION_QUEUE), Queue(MATCH_QUEUE), Queue(LADDER_QUEUE))
+# Queue of webhook deliveries (ladder/services/webhooks.py): short HTTP posts, taken after the upload checks
+# and before the matches, so that a notification does not wait behind a tournament.
+WEBHOOKS_QUEUE: str = env.str("WEBHOOKS_QUEUE", default=f"{MATCH_QUEUE}.webhooks")
+CELERY_TASK_QUEUES = (Queue(VALIDATION_QUEUE), Queue(WEBHOOKS_QUEUE), Queue(MATCH_QUEUE), Queue(LADDER_QUEUE))
 if CELERY_BROKER_URL.startswith("redis://"):
     # Kombu orders the queues of its "priority" strategy by a set, so by each process's hash seed: this
     # transport keeps them in this order (ladder/broker_redis.py).
     CELERY_BROKER_TRANSPORT = "ladder.broker_redis:Transport"
-    CELERY_BROKER_TRANSPORT_OPTIONS["queue_order"] = [VALIDATION_QUEUE, MATCH_QUEUE, LADDER_QUEUE]
+    CELERY_BROKER_TRANSPORT_OPTIONS["queue_order"] = [VALIDATION_QUEUE, WEBHOOKS_QUEUE, MATCH_QUEUE, LADDER_QUEUE]
 # Seconds a version may stay pending before the reconciler sends its check again (a lost message).
 VALIDATION_REQUEUE_AFTER_S: int = env.int("VALIDATION_REQUEUE_AFTER_S", default=120)
 # The most of a worker process's time that upload checks may take while matches wait (workers/check_share.py):
@@ -289,7 +296,7 @@ VALIDATION_MAX_SHARE: float = env.float("VALIDATION_MAX_SHARE", default=0.25)
 if not 0 < VALIDATION_MAX_SHARE <= 1:
     raise ImproperlyConfigured(f"VALIDATION_MAX_SHARE must be above 0 and at most 1, not {VALIDATION_MAX_SHARE}")
 
-# --- Sandbox limits (passed to bots.referee.Limits) -------------------------------------------------
+# --- Sandbox limits (passed to bots.limits.Limits) --------------------------------------------------
 # A match is played under: these defaults <- BOTS_LIMITS_BY_GAME[game] <- its tournament's overrides,
 # resolved when it is scheduled and stored on the match (ladder/services/limits.py). The system check
 # (ladder/checks.py, run by manage.py check/migrate/runserver) refuses values that do not fit.
@@ -299,7 +306,7 @@ BOTS_BANK_MS: int = env.int("BOTS_BANK_MS", default=20000)  # time bank per bot 
 BOTS_MATCH_MS: int = env.int("BOTS_MATCH_MS", default=30000)  # all of a bot's decisions in one match
 BOTS_MEMORY_MB: int = env.int("BOTS_MEMORY_MB", default=256)  # memory cap per bot process
 BOTS_LOG_BYTES: int = env.int("BOTS_LOG_BYTES", default=65536)  # bot log kept per seat
-# Per-game overrides of any field of bots.referee.Limits, as JSON: {"carcassonne_dice": {"move_ms": 500}}.
+# Per-game overrides of any field of bots.limits.Limits, as JSON: {"carcassonne_dice": {"move_ms": 500}}.
 try:
     BOTS_LIMITS_BY_GAME: dict = env.json("BOTS_LIMITS_BY_GAME", default={})
 except ValueError as _error:
@@ -351,7 +358,8 @@ RECONCILE_INTERVAL_S: float = env.float("RECONCILE_INTERVAL_S", default=5.0)
 # broker says (a broker that cannot count its queue); a duplicate message is harmless, the claim skips it.
 MATCH_REQUEUE_AFTER_S: int = env.int("MATCH_REQUEUE_AFTER_S", default=600)
 # Whether workers wait for PostgreSQL to flush each commit (claims and results). Off by default: a
-# result lost in a crash of the database server is played again by the reconciler (see workers/app.py).
+# result lost in a crash of the database server is played again by the reconciler
+# (ladder.services.matches.matches_reconcile; workers/app.py sets the commit mode).
 MATCH_SYNCHRONOUS_COMMIT: bool = env.bool("MATCH_SYNCHRONOUS_COMMIT", default=False)
 # Largest number of matches one tournament may schedule.
 TOURNAMENT_MAX_MATCHES: int = env.int("TOURNAMENT_MAX_MATCHES", default=5000)
@@ -368,6 +376,10 @@ WORKER_SECONDS_PER_DAY: int = env.int("WORKER_SECONDS_PER_DAY", default=2 * 8640
 COMPARISON_DEFAULT_MAX_GAMES: int = env.int("COMPARISON_DEFAULT_MAX_GAMES", default=2000)
 COMPARISON_MAX_GAMES: int = env.int("COMPARISON_MAX_GAMES", default=5000)
 COMPARISON_PAIRS_IN_FLIGHT: int = env.int("COMPARISON_PAIRS_IN_FLIGHT", default=6)
+# The most matches one response of the bulk export streams (ladder/api/exports.py): a client asks again
+# with ?after= for the next ones. Small enough that a response ends well inside gunicorn's WEB_TIMEOUT_S,
+# which stops a sync worker whose request lasts longer (docs/operations.md has the rate measured).
+EXPORT_MATCHES_PER_RESPONSE: int = env.int("EXPORT_MATCHES_PER_RESPONSE", default=5000)
 
 # The continuous ladder (ladder/services/ladder.py): every LADDER_INTERVAL_S the beat task tops the ladder's
 # queue up to what the workers finish in LADDER_LEAD_S at the pace of the last LADDER_RATE_WINDOW_S, while
@@ -396,17 +408,37 @@ if LADDER_MIN_BACKLOG < 1 or LADDER_MAX_BACKLOG < LADDER_MIN_BACKLOG:
     raise ImproperlyConfigured(f"LADDER_MIN_BACKLOG ({LADDER_MIN_BACKLOG}) must be at least 1 and at most "
                                f"LADDER_MAX_BACKLOG ({LADDER_MAX_BACKLOG})")
 
+# Webhooks (ladder/services/webhooks.py, docs/webhooks.md). Targets that resolve to a private, loopback,
+# link-local or other non-global address are refused, at creation and again at each delivery, unless
+# WEBHOOKS_ALLOW_PRIVATE is on (a closed network whose receivers are all trusted; the tests).
+WEBHOOKS_ALLOW_PRIVATE: bool = env.bool("WEBHOOKS_ALLOW_PRIVATE", default=False)
+# Webhooks one user may hold.
+WEBHOOKS_PER_USER: int = env.int("WEBHOOKS_PER_USER", default=10)
+# Seconds a delivery waits to connect, and for each read of the answer; no redirect is followed.
+WEBHOOKS_TIMEOUT_S: float = env.float("WEBHOOKS_TIMEOUT_S", default=5.0)
+# Attempts of one delivery before it is given up, and the wait before the first retry (seconds): each
+# retry waits four times longer than the one before (10 s, 40 s, 160 s, 640 s, 2560 s at the defaults).
+WEBHOOKS_MAX_ATTEMPTS: int = env.int("WEBHOOKS_MAX_ATTEMPTS", default=6)
+WEBHOOKS_RETRY_BASE_S: float = env.float("WEBHOOKS_RETRY_BASE_S", default=10.0)
+if WEBHOOKS_MAX_ATTEMPTS < 1 or WEBHOOKS_PER_USER < 0 or not WEBHOOKS_TIMEOUT_S > 0 or WEBHOOKS_RETRY_BASE_S < 0:
+    raise ImproperlyConfigured("WEBHOOKS_MAX_ATTEMPTS must be at least 1, WEBHOOKS_PER_USER and "
+                               "WEBHOOKS_RETRY_BASE_S at least 0, WEBHOOKS_TIMEOUT_S above 0")
+
 CELERY_BEAT_SCHEDULE = {
     "reconcile-matches": {"task": "ladder.reconcile", "schedule": RECONCILE_INTERVAL_S},
     "ladder-tick": {"task": "ladder.ladder_tick", "schedule": LADDER_INTERVAL_S},
 }
 CELERY_BEAT_SCHEDULE_FILENAME: str = str(VAR_DIR / "celerybeat-schedule")
 
-# --- Ratings (ladder.services.ratings) --------------------------------------------------------------
+# --- Ratings (the Elo step of ladder.ratings.elo, applied by ladder.services.rating_updates) -------
 
 RATING_K: float = env.float("RATING_K", default=32.0)  # Elo K once a bot is established
 RATING_PROVISIONAL_K: float = env.float("RATING_PROVISIONAL_K", default=48.0)  # K for a new bot
 RATING_PROVISIONAL_GAMES: int = env.int("RATING_PROVISIONAL_GAMES", default=10)  # games at that K
+# Most pending rated matches the game's applier applies in one transaction (ladder.services.rating_updates).
+RATING_APPLY_BATCH: int = env.int("RATING_APPLY_BATCH", default=500)
+if RATING_APPLY_BATCH < 1:
+    raise ImproperlyConfigured(f"RATING_APPLY_BATCH ({RATING_APPLY_BATCH}) must be at least 1")
 
 LOGGING = {
     "version": 1,

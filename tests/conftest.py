@@ -1,15 +1,17 @@
-"""Shared fixtures: factories for the ladder's rows, and real Celery worker processes.
+"""Shared fixtures: the factories of ``tests/factories.py`` as fixtures, API clients, and real Celery
+worker processes.
 
-Rows are built through factories (never ``Model.objects.create`` in a test). Worker processes are real
-``celery worker`` subprocesses on the configured broker (Kombu's filesystem transport by default, Redis
-in CI) and the configured database; the test database is a file (SQLite) or a server database
+Rows are built through factories (``tests/factories.py``, never ``Model.objects.create`` in a test).
+Worker processes are real ``celery worker`` subprocesses on the configured broker (Kombu's filesystem
+transport by default, Redis in CI) and the configured database; the test database is a file (SQLite) or a server database
 (PostgreSQL), so the workers see exactly what the test committed.
 """
 
 from __future__ import annotations
 
-import hashlib
+import inspect
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -17,15 +19,12 @@ import time
 import uuid
 from pathlib import Path
 
-import factory
 import pytest
+
+from tests.factories import BotFactory, UserFactory
 
 REPO = Path(__file__).resolve().parent.parent
 
-# A bot that always takes the first legal action: valid in every game, instant, deterministic.
-FIRST_LEGAL_BOT = b"def act(observation, legal_actions):\n    return legal_actions[0]\n"
-# A bot that takes the last legal action, so two bots differ.
-LAST_LEGAL_BOT = b"def act(observation, legal_actions):\n    return legal_actions[-1]\n"
 
 
 def sandbox_is_available() -> bool:
@@ -39,6 +38,69 @@ def sandbox_is_available() -> bool:
     except SandboxUnavailable:
         return False
     return True
+
+
+#: Fixtures that start real sandboxes, or real workers (which start them).
+SANDBOX_FIXTURES = frozenset({"sandbox", "isolated", "worker_pool"})
+#: What a test calls when it plays or checks bots in the real sandbox without one of those fixtures: the
+#: shared sandbox, an upload's check, or the sandbox bench; and the referee's sandboxed match, when the
+#: module's ``play_match`` is the referee's (not an in-process helper of the same name).
+_SANDBOX_NAMES = ("get_sandbox", "ZygoteSandbox", "bot_version_validate", "validate_upload", "smoke_match",
+                  "bench_sandbox", "check_pending_uploads", "match_execute", "validation_run")
+#: A command that plays bots, started as a process.
+_SANDBOX_COMMANDS = re.compile(r'"manage\.py", "(play|demo)"')
+#: Folders every test of which starts real workers, and so sandboxes.
+_SANDBOX_FOLDERS = ("e2e",)
+
+
+def _source(function) -> str:
+    try:
+        return inspect.getsource(function)
+    except (OSError, TypeError):
+        return ""
+
+
+def _calls(names) -> re.Pattern:
+    return re.compile(rf"(?<![\w.])({'|'.join(names)})\(")
+
+
+def _sandbox_calls(module, seen: dict) -> re.Pattern:
+    """The calls that start sandboxes in ``module``: the sandbox's entry points, and the names of the
+    module's own functions that call one (one level of helpers)."""
+    if module not in seen:
+        names = list(_SANDBOX_NAMES)
+        referee_match = getattr(module, "play_match", None)
+        if getattr(referee_match, "__module__", None) == "bots.referee":
+            names.append("play_match")
+        direct = _calls(names)
+        names += [name for name, function in vars(module).items()
+                  if inspect.isfunction(function) and function.__module__ == module.__name__
+                  and (direct.search(_source(function)) or _SANDBOX_COMMANDS.search(_source(function)))]
+        seen[module] = _calls(names)
+    return seen[module]
+
+
+def _starts_sandboxes(item, seen: dict) -> bool:
+    if SANDBOX_FIXTURES & set(getattr(item, "fixturenames", ())):
+        return True
+    if Path(str(item.fspath)).parent.name in _SANDBOX_FOLDERS:
+        return True
+    function, module = getattr(item, "function", None), getattr(item, "module", None)
+    if function is None or module is None:
+        return False
+    source = _source(function)
+    return bool(_sandbox_calls(module, seen).search(source) or _SANDBOX_COMMANDS.search(source))
+
+
+def pytest_collection_modifyitems(config, items):
+    """Mark ``sandbox`` every test that starts real sandboxes: by the fixtures it uses (``SANDBOX_FIXTURES``),
+    its folder (``tests/e2e``), or because it, or a function of its module it calls, plays or checks bots
+    through the real sandbox (``_SANDBOX_NAMES``). ``-m "not sandbox"`` runs what a machine without Linux
+    isolation can run."""
+    seen: dict = {}
+    for item in items:
+        if _starts_sandboxes(item, seen):
+            item.add_marker(pytest.mark.sandbox)
 
 
 @pytest.fixture(scope="session", autouse=True)
@@ -74,50 +136,6 @@ def _ladder_settings(request):
     yield
 
 
-# --- Factories --------------------------------------------------------------------------------------
-
-
-class UserFactory(factory.django.DjangoModelFactory):
-    class Meta:
-        model = "auth.User"
-        django_get_or_create = ("username",)
-
-    # The suffix keeps names unique when this module is imported twice (as pytest's ``conftest`` and as
-    # ``tests.conftest``): each copy restarts the sequence, and ``get_or_create`` would hand a second
-    # client the first one's user.
-    username = factory.Sequence(lambda n: f"user{n}-{uuid.uuid4().hex[:6]}")
-    password = factory.django.Password("correct-horse-battery")
-
-
-class BotFactory(factory.django.DjangoModelFactory):
-    """A bot with an accepted version 1 (``code``) and a rating row, as an upload would leave it."""
-
-    class Meta:
-        model = "ladder.Bot"
-        skip_postgeneration_save = True
-
-    owner = factory.SubFactory(UserFactory)
-    game = factory.LazyFunction(lambda: _game("kingdomino"))
-    name = factory.Sequence(lambda n: f"bot{n}")
-
-    @factory.post_generation
-    def code(bot, create, extracted, **kwargs):
-        from ladder.models import BotVersion, Rating
-
-        code = extracted or FIRST_LEGAL_BOT
-        BotVersion.objects.create(
-            bot=bot, number=1, code=code, sha256=hashlib.sha256(code).hexdigest(), size=len(code),
-            kind="py", validation_status="accepted",
-        )
-        Rating.objects.create(bot=bot, game=bot.game)
-
-
-def _game(slug: str):
-    from ladder.models import Game
-
-    return Game.objects.get(slug=slug)
-
-
 @pytest.fixture
 def user_factory(db):
     return UserFactory
@@ -135,6 +153,29 @@ def big_history(db):
     from tests.factories import big_history
 
     return big_history()
+
+
+@pytest.fixture
+def fresh_cache():
+    """The cache (rate limit counters) empty when the test starts and when it ends."""
+    from django.core.cache import cache
+
+    cache.clear()
+    yield cache
+    cache.clear()
+
+
+@pytest.fixture
+def throttle_rates(settings):
+    """Set rate limits for one test: ``throttle_rates(uploads="2/hour")`` (None turns one off)."""
+
+    def apply(**rates):
+        settings.REST_FRAMEWORK = {
+            **settings.REST_FRAMEWORK,
+            "DEFAULT_THROTTLE_RATES": {**settings.REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"], **rates},
+        }
+
+    return apply
 
 
 @pytest.fixture
@@ -189,7 +230,7 @@ class WorkerPool:
         name = name or f"w{len(self.processes)}-{uuid.uuid4().hex[:6]}"
         with open(self.log_dir / f"{name}.log", "wb") as log:
             process = subprocess.Popen(
-                [sys.executable, "-m", "celery", "-A", "workers", "worker", "-Q", f"{self.queue}.validation,{self.queue},{self.queue}.ladder",
+                [sys.executable, "-m", "celery", "-A", "workers", "worker", "-Q", f"{self.queue}.validation,{self.queue}.webhooks,{self.queue},{self.queue}.ladder",
                  "-c", str(concurrency),
                  "-P", "prefork", "-n", f"{name}@%h", "--without-gossip", "--without-mingle", "--without-heartbeat",
                  "-l", "INFO", *args],
@@ -282,6 +323,7 @@ def worker_pool(transactional_db, settings, tmp_path, bots_allow_unsafe):
     settings.MATCH_QUEUE = queue
     settings.VALIDATION_QUEUE = f"{queue}.validation"
     settings.LADDER_QUEUE = f"{queue}.ladder"
+    settings.WEBHOOKS_QUEUE = f"{queue}.webhooks"
     env = {
         **os.environ,
         "DJANGO_SETTINGS_MODULE": "ladder.settings_test",
@@ -289,6 +331,7 @@ def worker_pool(transactional_db, settings, tmp_path, bots_allow_unsafe):
         "MATCH_QUEUE": queue,
         "VALIDATION_QUEUE": settings.VALIDATION_QUEUE,
         "LADDER_QUEUE": settings.LADDER_QUEUE,
+        "WEBHOOKS_QUEUE": settings.WEBHOOKS_QUEUE,
         "CELERY_TASK_DEFAULT_QUEUE": queue,
         "BOTS_ALLOW_UNSAFE": "1" if bots_allow_unsafe else "0",
         "VAR_DIR": str(settings.VAR_DIR),

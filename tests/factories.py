@@ -1,7 +1,9 @@
-"""Factories for tournaments, matches and seats, and a helper that records a real finished match.
+"""Factories for the ladder's rows (users, bots, versions, tournaments, matches, seats), the two trusted
+bots every test plays with, and a helper that records a real finished match.
 
-Users and bots come from the factories in ``tests/conftest.py`` (``UserFactory``, ``BotFactory``: a bot
-with an accepted version 1 and a rating row). A finished match is played by the real engine (every seat
+This module imports nothing of the test suite (``tests/conftest.py`` imports it, to offer its factories
+as fixtures), so a test module, a helper or a benchmark may import it alone. A bot is made with an
+accepted version 1 and a rating row, as an accepted upload leaves it. A finished match is played by the real engine (every seat
 takes the first legal action) and recorded the way a worker records it (``match_claim`` then
 ``match_record_result``), so replays, places, rating changes and tournament state are what production
 would store.
@@ -21,17 +23,56 @@ import factory
 from django.utils import timezone
 
 import engines
-from tests.conftest import FIRST_LEGAL_BOT, BotFactory, UserFactory
 
-__all__ = ["BotFactory", "BotVersionFactory", "FinishedMatchFactory", "LadderTournamentFactory", "MatchFactory", "RatedTournamentFactory", "RatingChangeFactory",
+__all__ = ["FIRST_LEGAL_BOT", "LAST_LEGAL_BOT", "BotFactory", "BotVersionFactory", "FinishedMatchFactory", "LadderTournamentFactory", "MatchFactory", "RatedTournamentFactory", "RatingChangeFactory",
            "SeatFactory", "StaffFactory", "TournamentFactory", "UserFactory", "big_history",
-           "finished_match", "rated_field", "rated_result"]
+           "finished_match", "make_zip", "rated_field", "rated_result"]
+
+
+# A bot that always takes the first legal action: valid in every game, instant, deterministic.
+FIRST_LEGAL_BOT = b"def act(observation, legal_actions):\n    return legal_actions[0]\n"
+# A bot that takes the last legal action, so two bots differ.
+LAST_LEGAL_BOT = b"def act(observation, legal_actions):\n    return legal_actions[-1]\n"
 
 
 def _game(slug: str):
     from ladder.models import Game
 
     return Game.objects.get(slug=slug)
+
+
+class UserFactory(factory.django.DjangoModelFactory):
+    class Meta:
+        model = "auth.User"
+        django_get_or_create = ("username",)
+
+    # The suffix keeps names unique across test runs that share a database and across copies of the
+    # sequence: ``get_or_create`` would otherwise hand a second client the first one's user.
+    username = factory.Sequence(lambda n: f"user{n}-{uuid.uuid4().hex[:6]}")
+    password = factory.django.Password("correct-horse-battery")
+
+
+class BotFactory(factory.django.DjangoModelFactory):
+    """A bot with an accepted version 1 (``code``) and a rating row, as an upload would leave it."""
+
+    class Meta:
+        model = "ladder.Bot"
+        skip_postgeneration_save = True
+
+    owner = factory.SubFactory(UserFactory)
+    game = factory.LazyFunction(lambda: _game("kingdomino"))
+    name = factory.Sequence(lambda n: f"bot{n}")
+
+    @factory.post_generation
+    def code(bot, create, extracted, **kwargs):
+        from ladder.models import BotVersion, Rating
+
+        code = extracted or FIRST_LEGAL_BOT
+        BotVersion.objects.create(
+            bot=bot, number=1, code=code, sha256=hashlib.sha256(code).hexdigest(), size=len(code),
+            kind="py", validation_status="accepted",
+        )
+        Rating.objects.create(bot=bot, game=bot.game)
 
 
 class BotVersionFactory(factory.django.DjangoModelFactory):
@@ -69,8 +110,8 @@ class TournamentFactory(factory.django.DjangoModelFactory):
 
 
 class StaffFactory(UserFactory):
-    """A staff account. Its name is unique without the shared sequence, which a second import of the
-    conftest's factories would restart (and ``get_or_create`` would then hand back an ordinary user)."""
+    """A staff account. Its name is unique without the shared sequence, so that ``get_or_create`` never
+    hands back an ordinary user made under the same name."""
 
     username = factory.LazyFunction(lambda: f"staff-{uuid.uuid4().hex[:12]}")
     is_staff = True
@@ -304,6 +345,17 @@ def rated_field(*, names: Sequence[str] = ("top", "mid-a", "mid-b", "low"), game
     for i in range(games):
         rated_result(bots=[mid_a, mid_b], places=[1, 2] if i % 2 else [2, 1], tournament=tournament)
     return bots
+
+
+def make_zip(members: dict[str, bytes] | list[tuple[zipfile.ZipInfo | str, bytes]],
+             compression: int = zipfile.ZIP_DEFLATED) -> bytes:
+    """A zip of ``members`` (name or ``ZipInfo`` to bytes), written as given."""
+    buffer = io.BytesIO()
+    items = members.items() if isinstance(members, dict) else members
+    with zipfile.ZipFile(buffer, "w", compression) as archive:
+        for name, data in items:
+            archive.writestr(name, data)
+    return buffer.getvalue()
 
 
 def zip_with_members(*names: str, bot: bytes = FIRST_LEGAL_BOT) -> bytes:

@@ -10,7 +10,7 @@ from django.conf import settings
 
 from ladder.services.bots import sandbox_limits
 from ladder.services.matches import match_claim, match_record_result, match_release_after_fault
-from workers.code_cache import code_bytes_cache
+from workers.code_bytes import code_bytes_cache
 from workers.heartbeat import lease_heartbeat
 
 logger = logging.getLogger(__name__)

@@ -55,15 +55,33 @@ def validate_version(version_id: int) -> str:
     return status
 
 
+@ladder_task(
+    "ladder.deliver_webhook",
+    soft_time_limit=4 * settings.WEBHOOKS_TIMEOUT_S + 10,
+    time_limit=4 * settings.WEBHOOKS_TIMEOUT_S + 20,
+)
+def deliver_webhook(delivery_id: int) -> str:
+    """One attempt at a due webhook delivery; idempotent (a delivery not pending, not due or taken by
+    another attempt is left alone). The retry is a new message due later, and the delivery row is the
+    record: an attempt lost with its worker is sent again by the reconciler's sweep."""
+    from ladder.services.webhooks import webhook_delivery_attempt
+
+    status = webhook_delivery_attempt(delivery_id=delivery_id)
+    logger.info("webhook delivery %s: %s", delivery_id, status)
+    return status
+
+
 @ladder_task("ladder.reconcile", time_limit=300)
 def reconcile() -> dict:
-    """Requeue matches whose worker vanished, re-send messages the broker lost, and re-send the checks
-    of uploads left pending."""
+    """Requeue matches whose worker vanished, re-send messages the broker lost, re-send the checks of
+    uploads left pending and the webhook deliveries whose message or attempt was lost."""
     from ladder.services.matches import matches_reconcile
     from ladder.services.validation import versions_reconcile
+    from ladder.services.webhooks import webhook_deliveries_sweep
 
     report = matches_reconcile().to_json()
     report["validations_resent"] = versions_reconcile()
+    report["webhooks_resent"] = webhook_deliveries_sweep()
     return report
 
 
@@ -73,8 +91,3 @@ def ladder_tick() -> dict:
     from ladder.services.ladder import ladder_tick as schedule
 
     return schedule()
-
-
-@ladder_task("ladder.noop")
-def noop() -> None:
-    """Does nothing; measures the broker's round trip."""

@@ -62,6 +62,15 @@ _counter = itertools.count(1)
 _live: list[Cgroups] = []
 
 
+def _oom_kill_count(raw: bytes) -> int:
+    """The ``oom_kill`` count of a memory.events (v2) or memory.oom_control (v1) text."""
+    for line in raw.decode().splitlines():
+        key, _, value = line.partition(" ")
+        if key == "oom_kill":
+            return int(value)
+    return 0
+
+
 def _own_paths() -> dict[str, str]:
     """Controller (or ``""`` for v2) -> this process's group path, from /proc/self/cgroup."""
     paths = {}
@@ -103,6 +112,9 @@ class BotCgroup:
         self._freezer_fd = -1
         self._oom = False
         self._oom_fd = -1
+        # The memory events' last text read and its count of OOM kills (see oom_kills).
+        self._oom_raw: bytes | None = None
+        self._oom_kills = 0
         # What the groups were last set to: only this object writes their limits, so a cell that hosts
         # bot after bot with the same limits need not rewrite them (each write costs the kernel a lot).
         self._applied: tuple | None = None
@@ -170,7 +182,8 @@ class BotCgroup:
     def oom_kills(self) -> int:
         """How many processes the kernel has killed in this group for exceeding the memory cap.
 
-        Read after every decision, so the file stays open and is re-read in place.
+        Read after every decision, so the file stays open and is re-read in place, and its text is parsed
+        only when it differs from the last text read (nearly always it is the same).
         """
         if self.memory_dir is None:
             return 0
@@ -178,14 +191,12 @@ class BotCgroup:
             if self._oom_fd < 0:
                 name = "memory.oom_control" if self.version == 1 else "memory.events"
                 self._oom_fd = os.open(self.memory_dir / name, os.O_RDONLY | os.O_CLOEXEC)
-            text = os.pread(self._oom_fd, 4096, 0).decode()
+            raw = os.pread(self._oom_fd, 4096, 0)
         except OSError:
             return 0
-        for line in text.splitlines():
-            key, _, value = line.partition(" ")
-            if key == "oom_kill":
-                return int(value)
-        return 0
+        if raw != self._oom_raw:
+            self._oom_raw, self._oom_kills = raw, _oom_kill_count(raw)
+        return self._oom_kills
 
     def pids(self) -> set[int]:
         found: set[int] = set()

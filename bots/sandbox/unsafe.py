@@ -14,9 +14,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-from bots.sandbox.codecache import CodeCache
 from bots.sandbox.policy import Limits
 from bots.sandbox.process import BotProcess
+from bots.sandbox.unpacked_code import CodeCache
 
 logger = logging.getLogger("bots.sandbox")
 

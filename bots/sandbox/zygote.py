@@ -37,7 +37,7 @@ import time
 from pathlib import Path
 
 from bots.sandbox import launch, linux
-from bots.sandbox.codecache import CodeCache
+from bots.sandbox.unpacked_code import CodeCache
 from bots.sandbox.errors import SandboxFault, SandboxUnavailable
 from bots.sandbox.policy import Limits, Mount, Policy, Syscall, default_policy, seccomp_rules
 from bots.sandbox.process import BotProcess
@@ -568,6 +568,7 @@ class ZygoteSandbox:
         self._cell_numbers = itertools.count(1)
         self._free: list[_Cell] = []
         self._busy: set[int] = set()
+        self._limits_seen: dict[Limits, dict] = {}
         self.pool_size = pool_size
         self.hello: dict = {}
         #: What the zygote's runtime root cost: ``in_memory`` (as root), then ``files``, ``bytes``,
@@ -717,7 +718,7 @@ class ZygoteSandbox:
         request = {
             "mode": self.mode, "bot_dir": str(bot_dir), "host_uid": uid, "host_gid": uid,
             "root_mount_point": str(self._root_mount_point), "runtime_dir": str(self._runtime_dir),
-            "limits": dataclasses.asdict(limits),
+            "limits": self._limits_data(limits),
         }
         if report_steps:
             request["report_steps"] = True
@@ -765,6 +766,16 @@ class ZygoteSandbox:
         marks.append(("host.handle", time.monotonic()))
         bot.spawn_marks = marks
         return bot
+
+    def _limits_data(self, limits: Limits) -> dict:
+        """``limits`` as the request's plain data, made once per value (``dataclasses.asdict`` costs a
+        start some 50 us cold; the same few limits come back match after match)."""
+        data = self._limits_seen.get(limits)
+        if data is None:
+            if len(self._limits_seen) >= 64:
+                self._limits_seen.clear()
+            data = self._limits_seen[limits] = dataclasses.asdict(limits)
+        return data
 
     def _new_cell(self) -> _Cell:
         """A new cell in fresh cgroups (lock held)."""

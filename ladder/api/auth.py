@@ -14,8 +14,8 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from ladder.api.errors import error_responses
-from ladder.api.throttles import LoginThrottle, RegistrationThrottle, UploadThrottle, throttle_usage
-from ladder.services.quotas import unrated_matches_quota
+from ladder.api.throttles import LoginThrottle, RegistrationThrottle
+from ladder.services.quotas import unrated_matches_quota, write_rate_usage
 from ladder.services.tokens import token_for_credentials
 from ladder.services.users import user_register
 from ladder.services.worker_time import worker_seconds_quota
@@ -166,8 +166,9 @@ class AuthMeApi(APIView):
     def get(self, request):
         user = request.user
         worker_seconds = worker_seconds_quota(user=user)
+        uploads = write_rate_usage(user=user, kind="uploads")
         quotas = {"unrated_matches": unrated_matches_quota(user=user).to_json(),
                   "worker_seconds": worker_seconds.to_json() if worker_seconds else None,
-                  "uploads": throttle_usage(UploadThrottle(), request)}
+                  "uploads": uploads.to_json() if uploads else None}
         body = {"id": user.id, "username": user.username, "is_staff": user.is_staff, "quotas": quotas}
         return Response(self.OutputSerializer(body).data)

@@ -20,7 +20,6 @@ from rest_framework.views import APIView
 from ladder.api.errors import error_responses
 from ladder.api.filters import BotFilter
 from ladder.api.parsers import FormParser, MultiPartParser
-from ladder.api.throttles import UploadThrottle
 from ladder.models import Bot, BotVersion, RatingChange
 from ladder.selectors.bots import bot_detail_get, bot_get, bot_head_to_head, bot_rating_history, bots_listed
 from ladder.selectors.leaderboards import rating_is_provisional
@@ -168,7 +167,6 @@ def _upload_bytes(request) -> tuple[bytes, str]:
 class BotListCreateApi(ListAPIView):
     serializer_class = BotSerializer
     parser_classes = (MultiPartParser, FormParser)
-    throttle_classes = (UploadThrottle,)
     filter_backends = (DjangoFilterBackend, OrderingFilter)
     filterset_class = BotFilter
     ordering_fields = ("id", "name", "created_at", "elo")
@@ -237,7 +235,6 @@ class BotDetailApi(APIView):
 class BotVersionListCreateApi(ListAPIView):
     serializer_class = VersionSerializer
     parser_classes = (MultiPartParser, FormParser)
-    throttle_classes = (UploadThrottle,)
     filter_backends = (OrderingFilter,)
     ordering_fields = ("number", "created_at")
     ordering = ("number",)

@@ -14,7 +14,6 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from ladder.api.errors import error_responses
-from ladder.api.throttles import ComparisonCreateThrottle
 from ladder.selectors.comparisons import comparison_state, comparisons_of_bot
 from ladder.services import access
 from ladder.services.comparisons import (
@@ -107,7 +106,6 @@ _HOW = ("Games come in pairs on one deal (seed): against the baseline, the candi
 class BotComparisonListCreateApi(ListAPIView):
     serializer_class = ComparisonSerializer
     filter_backends = ()
-    throttle_classes = (ComparisonCreateThrottle,)
     permission_classes = (IsAuthenticated,)
 
     class InputSerializer(serializers.Serializer):

@@ -2,7 +2,7 @@
 
 Both answer plain lists (docs/architecture.md, "Interfaces"): there are a handful of games, and a leaderboard
 is read whole, ranked, to draw the table. Each leaderboard row says how sure the board is of it (its interval,
-rank range and ``p_above``: ``ladder.services.rating_confidence``).
+rank range and ``p_above``: ``ladder.ratings.confidence``).
 """
 
 from __future__ import annotations

@@ -1,16 +1,17 @@
-"""Rate limits on the expensive or abusable writes: uploads, registrations, tournament creation, and
-token requests (password guessing).
+"""The API's own rate limits: per client address on the requests no user is known for yet (registrations,
+and token requests: password guessing), and on the one expensive read, the bulk export (a whole history
+streamed, holding a web worker while it lasts). The limits per user on writes (uploads, tournaments and
+comparisons created) are counted by the services that perform them (``ladder.services.quotas.
+write_rate_check``), for the API and the site alike.
 
-Rates live in ``REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"]`` under the scopes ``uploads``,
-``registrations``, ``tournaments`` and ``logins`` (``"30/hour"`` style; a missing or null rate turns the limit off).
+Rates live in ``REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"]`` under the scopes ``registrations``, ``logins``
+and ``exports`` (``"30/hour"`` style; a missing or null rate turns the limit off).
 They are read on every request rather than once at import, so settings overrides (tests, the
 environment) take effect. Counters live in Django's default cache: a shared cache (Redis) makes them
 hold across web processes.
 """
 
 from __future__ import annotations
-
-import math
 
 from rest_framework.exceptions import Throttled
 from rest_framework.settings import api_settings
@@ -28,6 +29,8 @@ class WriteRateThrottle(SimpleRateThrottle):
 
     scope = ""
     what = "requests"
+    #: The methods counted; the others pass freely.
+    methods = frozenset({"POST"})
 
     def get_rate(self):
         return (api_settings.DEFAULT_THROTTLE_RATES or {}).get(self.scope)
@@ -37,7 +40,7 @@ class WriteRateThrottle(SimpleRateThrottle):
         return self.cache_format % {"scope": self.scope, "ident": ident}
 
     def allow_request(self, request, view):
-        if request.method != "POST":
+        if request.method not in self.methods:
             return True
         # The rate is read per request (see the module docstring), not fixed when the class was built.
         self.rate = self.get_rate()
@@ -54,25 +57,9 @@ class WriteRateThrottle(SimpleRateThrottle):
         raise refusal
 
 
-class UploadThrottle(WriteRateThrottle):
-    scope = "uploads"
-    what = "uploads"
-
-
 class RegistrationThrottle(WriteRateThrottle):
     scope = "registrations"
     what = "registrations"
-
-
-class TournamentCreateThrottle(WriteRateThrottle):
-    scope = "tournaments"
-    what = "tournaments created"
-
-
-class ComparisonCreateThrottle(TournamentCreateThrottle):
-    """Version comparisons share the tournaments' scope and count: both schedule matches on request."""
-
-    what = "tournaments and comparisons created"
 
 
 class LoginThrottle(WriteRateThrottle):
@@ -85,17 +72,10 @@ class LoginThrottle(WriteRateThrottle):
         return self.cache_format % {"scope": self.scope, "ident": self.get_ident(request)}
 
 
-def throttle_usage(throttle: WriteRateThrottle, request) -> dict | None:
-    """Where ``request``'s user stands against ``throttle``: ``{limit, period, used, left, frees_in_s}``
-    (``frees_in_s``: seconds until the oldest counted request leaves the window, None when none is
-    counted), or None when the limit is off. Reads the throttle's counter without counting a request."""
-    rate = throttle.get_rate()
-    if not rate:
-        return None
-    limit, duration = throttle.parse_rate(rate)
-    now = throttle.timer()
-    history = [at for at in throttle.cache.get(throttle.get_cache_key(request, None), []) if at > now - duration]
-    # DRF keeps the newest request first: the last one counted leaves the window first.
-    frees_in = max(1, math.ceil(history[-1] + duration - now)) if history else None
-    return {"limit": limit, "period": _PERIOD_NAMES.get(str(rate).split("/")[1][:1], "period"),
-            "used": len(history), "left": max(0, limit - len(history)), "frees_in_s": frees_in}
+class ExportThrottle(WriteRateThrottle):
+    """Bulk exports per user (per client address when anonymous): a read, but one that streams a whole
+    history; an interrupted download resumes with ``after`` in a new request, which counts too."""
+
+    scope = "exports"
+    what = "exports"
+    methods = frozenset({"GET"})

@@ -14,7 +14,6 @@ from rest_framework.views import APIView
 from ladder.api.errors import error_responses
 from ladder.api.filters import TournamentFilter
 from ladder.api.limits import TournamentLimitsInputSerializer, TournamentLimitsSerializer
-from ladder.api.throttles import TournamentCreateThrottle
 from ladder.models import Tournament
 from ladder.selectors.tournaments import (
     tournament_crosstable,
@@ -137,7 +136,6 @@ def _detail(tournament: Tournament) -> dict:
 
 class TournamentListCreateApi(ListAPIView):
     serializer_class = TournamentSerializer
-    throttle_classes = (TournamentCreateThrottle,)
     filter_backends = (DjangoFilterBackend, OrderingFilter)
     filterset_class = TournamentFilter
     ordering_fields = ("id", "created_at", "finished_at", "name")

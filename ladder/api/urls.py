@@ -4,7 +4,7 @@ viewers."""
 from django.urls import path, re_path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 
-from ladder.api import auth, bots, comparisons, games, matches, tournaments
+from ladder.api import auth, bots, comparisons, exports, games, matches, tournaments, webhooks
 from ladder.api.docs import LocalRedocView
 from ladder.api.errors import api_not_found
 
@@ -41,6 +41,11 @@ urlpatterns = [
     path("matches/<int:match_id>/replay/", matches.MatchReplayApi.as_view(), name="api-match-replay"),
     path("matches/<int:match_id>/logs/", matches.MatchLogsApi.as_view(), name="api-match-logs"),
     path("matches/<int:match_id>/bundle/", matches.MatchBundleApi.as_view(), name="api-match-bundle"),
+    path("webhooks/", webhooks.WebhookListCreateApi.as_view(), name="api-webhooks"),
+    path("webhooks/<int:webhook_id>/", webhooks.WebhookDetailApi.as_view(), name="api-webhook"),
+    path("webhooks/<int:webhook_id>/deliveries/", webhooks.WebhookDeliveryListApi.as_view(),
+         name="api-webhook-deliveries"),
+    path("exports/<slug:game>/matches/", exports.GameMatchesExportApi.as_view(), name="api-export-matches"),
     # Last: anything else under /api/ is a JSON 404, not the site's HTML page.
     re_path(r"", api_not_found),
 ]

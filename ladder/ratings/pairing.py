@@ -125,11 +125,6 @@ def misorder_probabilities(elo: np.ndarray, deviation: np.ndarray) -> np.ndarray
     return matrix
 
 
-def rank_doubt(elo: np.ndarray, deviation: np.ndarray) -> np.ndarray:
-    """Per bot, the expected number of bots it is ranked wrongly against."""
-    return misorder_probabilities(elo, deviation).sum(axis=1)
-
-
 def select_groups(
     candidates: Sequence[Candidate],
     *,

@@ -7,8 +7,9 @@ from django.db.models import Exists, F, OuterRef, Prefetch, Q, QuerySet, Subquer
 from django.db.models.functions import Lower
 
 from ladder.models import Bot, BotVersion, Game, Match, Rating, RatingChange, Seat
+from ladder.ratings.tables import HeadToHead, crosstable
 from ladder.selectors.matches import RECENT_MATCHES, finished_matches_with_seats, finished_seat_results
-from ladder.services import access, ladder, ratings
+from ladder.services import access, ladder
 from ladder.services.errors import ServiceError
 
 # Matches of a bot that its page's head-to-head table is computed over (the newest ones).
@@ -99,7 +100,7 @@ def bot_head_to_head(*, bot: Bot, opponent: Bot) -> dict:
     (``access.PUBLIC_MATCHES``: a version comparison's games are no part of a bot's record).
 
     A multiplayer match counts as one result between the two (their places decide; a forfeit loses),
-    as in ``ratings.crosstable``. Returns ``{"wins", "draws", "losses", "games", "score", "match_ids"}``
+    as in ``crosstable``. Returns ``{"wins", "draws", "losses", "games", "score", "match_ids"}``
     with the match ids newest first. ServiceError 400 when the two bots are the same or play different
     games.
     """
@@ -114,7 +115,7 @@ def bot_head_to_head(*, bot: Bot, opponent: Bot) -> dict:
         .values("id")
     )
     matches = finished_seat_results(Q(match_id__in=shared))
-    record = ratings.crosstable(matches.values()).get(bot.pk, {}).get(opponent.pk, ratings.HeadToHead())
+    record = crosstable(matches.values()).get(bot.pk, {}).get(opponent.pk, HeadToHead())
     return {
         "wins": record.wins,
         "draws": record.draws,
@@ -127,20 +128,20 @@ def bot_head_to_head(*, bot: Bot, opponent: Bot) -> dict:
 
 def bot_frequent_opponents(*, bot: Bot) -> list[dict]:
     """Pairwise results against the most frequent opponents over the bot's newest finished public matches
-    (as :func:`bot_head_to_head`): ``[{"opponent": Bot, "record": ratings.HeadToHead}]``, the most
+    (as :func:`bot_head_to_head`): ``[{"opponent": Bot, "record": HeadToHead}]``, the most
     frequent first."""
     newest = list(
         Seat.objects.filter(bot=bot, match__status=Match.Status.FINISHED, match__comparison__isnull=True)
         .order_by("-match_id").values_list("match_id", flat=True)[:HEAD_TO_HEAD_MATCHES]
     )
     matches = [seats for seats in finished_seat_results(Q(match_id__in=newest)).values() if len(seats) >= 2]
-    row = ratings.crosstable(matches).get(bot.id, {})
+    row = crosstable(matches).get(bot.id, {})
     frequent = sorted(row.items(), key=lambda item: (-item[1].games, item[0]))[:HEAD_TO_HEAD_OPPONENTS]
     names = {b.id: b for b in Bot.objects.filter(id__in=[opponent for opponent, _ in frequent])}
     return [{"opponent": names[opponent], "record": record} for opponent, record in frequent if opponent in names]
 
 
-def bot_page(*, bot_id: int, viewer) -> dict:
+def bot_page_data(*, bot_id: int, viewer) -> dict:
     """Everything on a bot's page; ServiceError 404 if there is no such bot. Its recent matches are those
     the viewer may see (``access.matches_readable_by``: its comparisons' for the owner and staff only),
     its seats' logs only where ``access`` lets the viewer read them (the owner, staff)."""

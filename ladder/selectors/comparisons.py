@@ -8,7 +8,7 @@ import math
 from django.db.models import Count, Q, QuerySet
 
 from ladder.models import Bot, Comparison, Match
-from ladder.services.sequential import elo_interval, sprt_bounds
+from ladder.ratings.sequential import elo_interval, sprt_bounds
 
 
 def _finite(value: float) -> float | None:

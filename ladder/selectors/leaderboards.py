@@ -14,8 +14,8 @@ from django.db.models.functions import RowNumber
 from django.utils import timezone
 
 from ladder.models import Game, Match, PairRecord, Rating, RatingChange, Tournament
+from ladder.ratings.confidence import SETTLED_P, RowCertainty, board_certainty
 from ladder.services.errors import ServiceError
-from ladder.services.rating_confidence import SETTLED_P, RowCertainty, board_certainty
 
 # Rating changes per bot that the site's trend column covers.
 TREND_GAMES = 20
@@ -38,7 +38,7 @@ def leaderboard_ranked(*, game: Game, include_inactive: bool = False) -> list[di
     """The game's bots by Elo, best first, active ones only unless ``include_inactive``; equal Elo shares a
     rank (1, 2, 2, 4). Each line: ``rank``, ``bot`` (the Bot), ``bot_id``, ``owner`` (username), ``elo``,
     ``games``, ``wins``, ``draws``, ``losses``, ``provisional``, and how sure the board is of it
-    (``ladder.services.rating_confidence``, fitted to the game's pair records): ``elo_interval``
+    (``ladder.ratings.confidence``, fitted to the game's pair records): ``elo_interval``
     ``{low, high, estimate}`` (95%), ``rank_range`` ``{best, worst}`` (95%, among the lines of this board)
     and ``p_above`` (the chance that it is stronger than the next line; None on the last). Two queries:
     the game's rating rows (every bot's Elo anchors the intervals, shown or not), its pair records."""
@@ -112,11 +112,6 @@ def leaderboard_page(*, game: Game, filters: LeaderboardFilters) -> dict:
         line["settled"] = (shown_next is not None and shown_next == line["next_bot_id"]
                            and line["p_above"] >= SETTLED_P)
     return {"board": board, "order": order_settled(whole)}
-
-
-def leaderboard_with_trends(*, game: Game, filters: LeaderboardFilters) -> list[dict]:
-    """The ``board`` of :func:`leaderboard_page`."""
-    return leaderboard_page(game=game, filters=filters)["board"]
 
 
 #: The span over which the game's page gives the ladder's pace.

@@ -11,17 +11,22 @@ from __future__ import annotations
 import base64
 import dataclasses
 import hashlib
-from collections.abc import Iterable
+import json
+from collections.abc import Callable, Iterable, Iterator
+from typing import TypeVar
 
 from django.db.models import Prefetch, Q, QuerySet
 
 import engines
+from bots.bundle_format import BUNDLE_FORMAT, BUNDLE_FORMAT_VERSION
 from ladder import seat_logs
 from ladder.models import Game, Match, Seat, Tournament
+from ladder.ratings.tables import PlacedSeat
 from ladder.services import access
 from ladder.services.errors import ServiceError
 from ladder.services.rated_play import match_seed_visible
-from ladder.services.ratings import PlacedSeat
+
+T = TypeVar("T")
 
 # Recent matches listed on the home, leaderboard, bot and tournament pages.
 RECENT_MATCHES = 15
@@ -29,7 +34,7 @@ RECENT_MATCHES = 15
 
 def seat_results_by_match(rows: Iterable[tuple]) -> dict[int, list[PlacedSeat]]:
     """``(match_id, bot_id, place, score, outcome)`` rows, sorted by match then seat, as the match data of
-    ``ladder.services.ratings``, by match id.
+    ``ladder.ratings.tables``, by match id.
 
     A seat forfeited when ``Seat.outcome_forfeits`` says so. A finished match always has places; a seat
     without one (a corrupt row) is read as last of its match rather than dropped or failing the page.
@@ -127,83 +132,195 @@ def match_private_by_position(*, match: Match, user) -> dict[int, tuple[str, lis
     return {position: (logs.log, logs.decisions) for position, logs in unpacked.items()}
 
 
+#: The one answer for each reason a replay cannot be had, for the API and the site alike: 409 for what
+#: changes with time or data (the match is still to finish, a rated deal's seed still secret, stored actions
+#: the engine refuses), 410 for what never comes back on this server (the game or that rules version gone).
+REPLAY_STATUS = {
+    "unfinished": 409,
+    "seed_secret": 409,
+    "game_missing": 410,
+    "rules_changed": 410,
+    "does_not_fit": 409,
+}
+
+
 class ReplayUnavailable(ServiceError):
-    """A finished match that cannot be replayed by the engine installed now: its game's rules changed
-    since it was played (410), or its stored actions do not fit them (409). Its actions and its result
-    stay readable."""
+    """Why a match cannot be replayed (or bundled) now: ``reason`` is a key of :data:`REPLAY_STATUS`, which
+    gives its ``status``. The match's actions and its result stay readable."""
+
+    def __init__(self, message: str, *, reason: str) -> None:
+        super().__init__(message, status=REPLAY_STATUS[reason])
+        self.reason = reason
 
 
-def replay_unavailable_reason(*, match: Match) -> ReplayUnavailable | None:
-    """Why ``match`` (finished) cannot be replayed by the installed rules, before trying: its game is no
-    longer installed, or it was played under another ``rules_version``. None when the versions agree, and
-    for a match stored without a version (scheduled by code that did not record it, so under the rules
-    installed then): its replay is tried, and an engine failure is :func:`replay_failed`."""
+@dataclasses.dataclass(frozen=True)
+class Step:
+    """What happened on the way to one step of a replay: ``actor`` took ``action`` (both None at step 0).
+    Step ``s`` is the position after ``s`` actions."""
+
+    step: int
+    actor: int | None
+    action: str | None
+    to_move: int | None
+    scores: list[int]
+
+    def to_json(self) -> dict:
+        return dataclasses.asdict(self)
+
+
+@dataclasses.dataclass(frozen=True)
+class Position:
+    """One step of a replay and the spectator ``view()`` of the game there."""
+
+    step: Step
+    view: dict
+
+
+def action_text(action) -> str:
+    """An action as compact JSON, the form bots and their authors read it in."""
+    return json.dumps(action, separators=(", ", ": "), sort_keys=True)
+
+
+def _replayed(*, game: str, players: int, seed: int, options: dict | None, actions: list,
+              upto: int | None = None) -> Iterator[tuple[Step, object]]:
+    """The one replay loop: each ``Step`` from 0 to ``upto`` (all by default) with the engine's state there
+    (valid until the next step is taken). ReplayUnavailable ``game_missing`` for a game not installed,
+    ``does_not_fit`` for options or an action the installed rules refuse or fail on."""
     try:
-        game = engines.get(match.game.slug)
-    except KeyError:
-        return ReplayUnavailable(f"match {match.id} cannot be replayed: the game {match.game.slug!r} is not "
-                                 "installed on this server. Its actions and its result can still be read "
-                                 f"(GET /api/matches/{match.id}/ and the match's page).", status=410)
-    if match.rules_version is not None and match.rules_version != game.rules_version:
-        return ReplayUnavailable(
-            f"match {match.id} was played under version {match.rules_version} of the {match.game.slug} rules, "
-            f"and the server now plays version {game.rules_version}: the rules changed since, so its moves "
-            f"cannot be replayed. Its actions and its result (scores, places, outcomes) can still be read "
-            f"(GET /api/matches/{match.id}/ and the match's page).", status=410,
-        )
-    return None
+        state = engines.get(game).new_state(players, seed, options or None)
+    except KeyError as error:
+        raise ReplayUnavailable(f"{error.args[0]}.", reason="game_missing") from error
+    except Exception as error:  # noqa: BLE001 - options the installed rules refuse or fail on: no replay
+        raise ReplayUnavailable(f"its options do not fit the {game} rules as installed now "
+                                f"({type(error).__name__}: {error}).", reason="does_not_fit") from error
+    yield Step(step=0, actor=None, action=None, to_move=state.current_player(), scores=list(state.scores())), state
+    for index, action in enumerate(actions if upto is None else actions[:upto]):
+        actor = state.current_player()
+        try:
+            state.apply(action)
+        # A stored action the engine refuses (IllegalAction) or chokes on (a malformed value) is one fact:
+        # the match's actions no longer fit the installed rules.
+        except Exception as error:  # noqa: BLE001
+            raise ReplayUnavailable(
+                f"its stored actions do not fit the {game} rules as installed now: action {index + 1} "
+                f"({action_text(action)}) does not fit them ({type(error).__name__}: {error}).",
+                reason="does_not_fit",
+            ) from error
+        yield Step(step=index + 1, actor=actor, action=action_text(action), to_move=state.current_player(),
+                   scores=list(state.scores())), state
 
 
-def replay_failed(*, match: Match, error: Exception) -> ReplayUnavailable:
-    """The answer for a match whose stored actions the engine refused or failed on while replaying."""
-    return ReplayUnavailable(
-        f"match {match.id} cannot be replayed: its stored actions do not fit the {match.game.slug} rules as "
-        f"installed now ({type(error).__name__}: {error}). Its actions and its result (scores, places, "
-        f"outcomes) can still be read (GET /api/matches/{match.id}/ and the match's page).", status=409,
-    )
+def replay_timeline(*, game: str, players: int, seed: int, options: dict | None, actions: list) -> list[Step]:
+    """One ``Step`` per position of a recorded game, ``len(actions) + 1`` of them. Raises ReplayUnavailable."""
+    return [step for step, _state in _replayed(game=game, players=players, seed=seed, options=options,
+                                               actions=actions)]
 
 
-def _finished_match_to_read(*, match_id: int, what: str, user) -> Match:
-    """The match (with its game and tournament) whose ``what`` (its replay, its bundle) ``user`` may read:
-    ServiceError 404 for no such match or one hidden from ``user`` (``access.matches_readable_by``), 409
-    until it finished, and 409 for a rated duplicate deal's rotation until its tournament finished
-    (``rated_play.match_seed_visible``: the deal's seed is secret until then)."""
+def replay_position(*, game: str, players: int, seed: int, options: dict | None, actions: list,
+                    step: int) -> Position:
+    """The position after ``step`` actions (clamped to the game) of a recorded game, replaying no further.
+    Raises ReplayUnavailable."""
+    step = max(0, min(step, len(actions)))
+    for info, state in _replayed(game=game, players=players, seed=seed, options=options, actions=actions,
+                                 upto=step):
+        if info.step == step:
+            return Position(step=info, view=state.view())
+    raise AssertionError("unreachable: the replay yields every step up to its end")
+
+
+def replay_views(*, game: str, players: int, seed: int, options: dict | None, actions: list) -> list[dict]:
+    """The spectator ``view()`` at every step of a recorded game. Raises ReplayUnavailable."""
+    return [state.view() for _step, state in _replayed(game=game, players=players, seed=seed, options=options,
+                                                       actions=actions)]
+
+
+_STILL_READABLE = ("Its actions and its result (scores, places, outcomes) can still be read "
+                   "(GET /api/matches/{id}/ and the match's page).")
+
+
+def _match_to_read(*, match_id: int, user) -> Match:
+    """The match with its game and tournament, or ServiceError 404 for no such match or one hidden from
+    ``user`` (``access.matches_readable_by``). One query."""
     match = (Match.objects.filter(access.matches_readable_by(user)).select_related("game", "tournament")
              .filter(pk=match_id).first())
     if match is None:
         raise ServiceError(f"no match with id {match_id}", status=404)
-    if match.status != Match.Status.FINISHED:
-        raise ServiceError(f"match {match_id} is {match.status}; its {what} exists once it finished: poll "
-                           f"GET /api/matches/{match_id}/ until status is finished", status=409)
-    if not match_seed_visible(match):
-        raise ServiceError(f"match {match_id} is one rotation of a rated deal whose other rotations share its "
-                           f"secret seed; its {what} exists once its tournament finished", status=409)
     return match
+
+
+def _wait_reason(*, match: Match, what: str) -> ReplayUnavailable | None:
+    """Why ``match``'s ``what`` (its replay, its bundle) does not exist yet: ``unfinished`` until it
+    finished, ``seed_secret`` for a rated duplicate deal's rotation until its tournament finished
+    (``rated_play.match_seed_visible``: the deal's seed is secret until then). Reads ``match.tournament``."""
+    if match.status != Match.Status.FINISHED:
+        return ReplayUnavailable(f"match {match.id} is {match.status}; its {what} exists once it finished: poll "
+                                 f"GET /api/matches/{match.id}/ until status is finished", reason="unfinished")
+    if not match_seed_visible(match):
+        return ReplayUnavailable(f"match {match.id} is one rotation of a rated deal whose other rotations share "
+                                 f"its secret seed; its {what} exists once its tournament finished",
+                                 reason="seed_secret")
+    return None
+
+
+def replay_unavailable_reason(*, match: Match) -> ReplayUnavailable | None:
+    """Why ``match`` cannot be replayed now, before trying: not finished or its seed still secret, its game
+    no longer installed, or played under another ``rules_version``. None when it may be tried, also for a
+    match stored without a version (scheduled by code that did not record it, so under the rules installed
+    then): an engine failure on its actions is then ``does_not_fit``. Reads ``match.game`` and
+    ``match.tournament``."""
+    waiting = _wait_reason(match=match, what="replay")
+    if waiting is not None:
+        return waiting
+    try:
+        game = engines.get(match.game.slug)
+    except KeyError:
+        return ReplayUnavailable(f"match {match.id} cannot be replayed: the game {match.game.slug!r} is not "
+                                 f"installed on this server. {_STILL_READABLE.format(id=match.id)}",
+                                 reason="game_missing")
+    if match.rules_version is not None and match.rules_version != game.rules_version:
+        return ReplayUnavailable(
+            f"match {match.id} was played under version {match.rules_version} of the {match.game.slug} rules, "
+            f"and the server now plays version {game.rules_version}: the rules changed since, so its moves "
+            f"cannot be replayed. {_STILL_READABLE.format(id=match.id)}", reason="rules_changed",
+        )
+    return None
+
+
+def _of_match(match: Match, replay: Callable[..., T], **arguments) -> T:
+    """``replay(game=..., players=..., seed=..., options=..., actions=..., **arguments)`` for ``match``,
+    refused first for every reason :func:`replay_unavailable_reason` knows, and an engine failure on its
+    actions said of the match."""
+    refused = replay_unavailable_reason(match=match)
+    if refused is not None:
+        raise refused
+    try:
+        return replay(game=match.game.slug, players=match.players, seed=match.seed, options=match.options,
+                      actions=match.actions, **arguments)
+    except ReplayUnavailable as error:
+        raise ReplayUnavailable(f"match {match.id} cannot be replayed: {error.message} "
+                                f"{_STILL_READABLE.format(id=match.id)}", reason=error.reason) from error
+
+
+def match_timeline(*, match: Match) -> list[Step]:
+    """The timeline of ``match`` (read with its game and tournament): one ``Step`` per position. Raises
+    ReplayUnavailable (:data:`REPLAY_STATUS` gives the answer for each reason)."""
+    return _of_match(match, replay_timeline)
+
+
+def match_position(*, match: Match, step: int) -> Position:
+    """The position of ``match`` after ``step`` actions (clamped). Raises ReplayUnavailable."""
+    return _of_match(match, replay_position, step=step)
 
 
 def match_replay(*, match_id: int, user) -> dict:
     """``{"actions", "frames"}`` of a finished match: the spectator view before the first action and after
-    each one, recomputed by the engine.
+    each one, recomputed by the engine. One query.
 
-    ServiceError 404 for no such match (or one hidden from ``user``), 409 until it finished (a rated
-    duplicate deal's rotation: until its tournament finished, ``rated_play.match_seed_visible``);
-    ``ReplayUnavailable`` (410) when it was
-    played under another ``rules_version`` of its game, or (409) when the engine fails on its actions.
+    ServiceError 404 for no such match (or one hidden from ``user``); otherwise ReplayUnavailable for
+    every reason of :data:`REPLAY_STATUS` (409 until it finished, 410 under another ``rules_version``...).
     """
-    match = _finished_match_to_read(match_id=match_id, what="replay", user=user)
-    unavailable = replay_unavailable_reason(match=match)
-    if unavailable is not None:
-        raise unavailable
-    try:
-        frames = engines.replay(match.game.slug, match.players, match.seed, match.options, match.actions)
-    except Exception as error:  # noqa: BLE001 - any engine fault on stored actions is this one answer
-        raise replay_failed(match=match, error=error) from error
-    return {"actions": match.actions, "frames": frames}
-
-
-#: What a match bundle says it is, and the version of its shape (``bots.play`` reads both).
-BUNDLE_FORMAT = "bot-ladder-match"
-BUNDLE_FORMAT_VERSION = 1
+    match = _match_to_read(match_id=match_id, user=user)
+    return {"actions": match.actions, "frames": _of_match(match, replay_views)}
 
 
 def match_bundle(*, match_id: int, user) -> dict:
@@ -220,7 +337,10 @@ def match_bundle(*, match_id: int, user) -> dict:
     """
     from ladder.services.bots import sandbox_limits
 
-    match = _finished_match_to_read(match_id=match_id, what="bundle", user=user)
+    match = _match_to_read(match_id=match_id, user=user)
+    waiting = _wait_reason(match=match, what="bundle")
+    if waiting is not None:
+        raise waiting
     seats = list(match.seats.select_related("bot", "bot_version").defer("logs", "bot_version__code")
                  .order_by("position"))
     readable = access.bot_versions_readable_by(user).filter(id__in=[seat.bot_version_id for seat in seats])

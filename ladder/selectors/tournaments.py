@@ -3,7 +3,7 @@
 The standings are read here once, for the API and the site alike, from the rows the recorder keeps as
 results come in (``ladder.services.tournament_records``: each bot's line, each pair's head-to-head record,
 the count of finished matches), so that a tournament's page costs the same after a million matches as
-after ten. The rows hold what ``ladder.services.ratings`` (``standings``, ``crosstable``) computes from the
+after ten. The rows hold what ``ladder.ratings.tables`` (``standings``, ``crosstable``) computes from the
 finished matches, and the pairs' sums are the sufficient statistics of its Bradley-Terry fit. Every bot
 entered in the tournament is listed, those still waiting for their first match last with 0 games and a
 prior-wide rating interval.
@@ -19,8 +19,9 @@ from django.db.models.functions import Coalesce
 from django.utils import timezone
 
 from ladder.models import Bot, Match, Tournament, TournamentHeadToHead, TournamentStanding, TournamentTally
+from ladder.ratings.bradley_terry import PairwiseResult, fit_bradley_terry
+from ladder.ratings.tables import HeadToHead, Standing, match_points
 from ladder.selectors.matches import finished_seat_results, recent_matches
-from ladder.services import ratings
 from ladder.services.errors import ServiceError
 
 # Bots shown in a tournament page's crosstable (the best by standing); a wider table is unreadable.
@@ -140,11 +141,11 @@ def tournament_progress_summary(*, tournament: Tournament) -> dict:
 
 @dataclasses.dataclass(frozen=True)
 class _Results:
-    """A tournament's stored standings (``TournamentStanding``) in table order, as ``ratings.Standing``
+    """A tournament's stored standings (``TournamentStanding``) in table order, as ``Standing``
     lines, its head-to-head records by pair of bots (lower id first, that bot's counts), the names of
     every bot that played or entered, and the entered bots by id."""
 
-    table: list[ratings.Standing]
+    table: list[Standing]
     pairs: dict[tuple[int, int], TournamentHeadToHead]
     names: dict[int, str]
     entrants: list[int]
@@ -154,13 +155,13 @@ def _results(tournament: Tournament) -> _Results:
     """Three queries, each as long as the tournament has bots (or pairs of bots), not matches: the stored
     standings, the head-to-head records, and the bots seated or entered."""
     lines = list(TournamentStanding.objects.filter(tournament=tournament))
-    # ratings.standings' order: points, then pairwise wins, then fewest losses; full ties in the order
+    # standings' order: points, then pairwise wins, then fewest losses; full ties in the order
     # the bots were first seen in the finished matches (by id, then seat).
     lines.sort(key=lambda line: (-line.points, -line.wins, line.losses, line.first_match_id, line.first_position))
     table = []
     for position, line in enumerate(lines, start=1):
         tied_above = position > 1 and _order_key(lines[position - 2]) == _order_key(line)
-        table.append(ratings.Standing(
+        table.append(Standing(
             bot_id=line.bot_id, rank=table[-1].rank if tied_above else position, games=line.games,
             points=line.points, wins=line.wins, draws=line.draws, losses=line.losses, forfeits=line.forfeits,
             average_score=line.score / line.games,
@@ -187,12 +188,12 @@ def _order_key(line: TournamentStanding) -> tuple[float, int, int]:
     return (-line.points, -line.wins, line.losses)
 
 
-def _crosstable(results: _Results) -> dict[int, dict[int, ratings.HeadToHead]]:
-    """``ratings.crosstable`` from the stored pairs: ``table[a][b]`` is a's record against b."""
-    table: dict[int, dict[int, ratings.HeadToHead]] = {}
+def _crosstable(results: _Results) -> dict[int, dict[int, HeadToHead]]:
+    """``crosstable`` from the stored pairs: ``table[a][b]`` is a's record against b."""
+    table: dict[int, dict[int, HeadToHead]] = {}
     for (low, high), pair in results.pairs.items():
-        table.setdefault(low, {})[high] = ratings.HeadToHead(pair.wins, pair.draws, pair.losses)
-        table.setdefault(high, {})[low] = ratings.HeadToHead(pair.losses, pair.draws, pair.wins)
+        table.setdefault(low, {})[high] = HeadToHead(pair.wins, pair.draws, pair.losses)
+        table.setdefault(high, {})[low] = HeadToHead(pair.losses, pair.draws, pair.wins)
     return table
 
 
@@ -201,8 +202,8 @@ def _standings(results: _Results) -> list[dict]:
     played = {line.bot_id for line in table}
     waiting = [bot_id for bot_id in results.entrants if bot_id not in played]
     # The pairs' sums are the fit's sufficient statistics: the same fit as from every pairwise result.
-    fitted = ratings.fit_bradley_terry(
-        [ratings.PairwiseResult(low, high, min(1.0, pair.score / pair.weight), pair.weight)
+    fitted = fit_bradley_terry(
+        [PairwiseResult(low, high, min(1.0, pair.score / pair.weight), pair.weight)
          for (low, high), pair in results.pairs.items() if pair.weight > 0],
         bots=[line.bot_id for line in table] + waiting,
     )
@@ -221,7 +222,7 @@ def _standings(results: _Results) -> list[dict]:
 
 
 def tournament_standings(*, tournament: Tournament) -> list[dict]:
-    """The standings, best first: each line of ``ratings.standings`` (``rank``, ``bot_id``, ``games``,
+    """The standings, best first: each line of ``standings`` (``rank``, ``bot_id``, ``games``,
     ``points``, ``wins``, ``draws``, ``losses``, ``forfeits``, ``average_score``) with the bot's name as
     ``bot`` and its Bradley-Terry ``rating`` for this tournament, ``rating_stderr`` and the 95% interval
     ``rating_low``..``rating_high``. Every entered bot that has not finished a match yet is listed last,
@@ -245,7 +246,7 @@ def _deals(tournament: Tournament, names: dict[int, str]) -> list[dict]:
         if deal is None:
             continue
         totals = points.setdefault(deal, {})
-        for seat, earned in zip(seats, ratings.match_points(seats), strict=True):
+        for seat, earned in zip(seats, match_points(seats), strict=True):
             totals[seat.bot_id] = totals.get(seat.bot_id, 0.0) + earned
         games[deal] = games.get(deal, 0) + 1
     return [
@@ -290,7 +291,7 @@ def tournament_crosstable(*, tournament: Tournament) -> dict:
     return {"bots": [{"id": bot_id, "name": results.names.get(bot_id, "")} for bot_id in order], "rows": rows}
 
 
-def tournament_page(*, tournament_id: int) -> dict:
+def tournament_page_data(*, tournament_id: int) -> dict:
     """Everything on a tournament's page: progress, the standings (:func:`tournament_standings`), the
     crosstable of the best ``CROSSTABLE_BOTS`` that played, a duplicate round robin's results per deal
     (:func:`tournament_deals`), recent matches. ServiceError 404 if there is

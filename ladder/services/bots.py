@@ -19,6 +19,8 @@ from ladder.services.enqueue import versions_validate_on_commit
 from ladder.services.errors import ServiceError
 from ladder.services.games import game_get
 from ladder.services.limits import limit_cap, limits_global, limits_playable, limits_resolve, limits_smoke
+from ladder.services.quotas import write_rate_check
+from ladder.services.webhook_events import bot_deactivated
 
 BOT_NAME_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 
@@ -94,10 +96,12 @@ def _version_add(*, bot: Bot, data: bytes, kind: str) -> BotVersion:
 def bot_create(*, owner: AbstractBaseUser, game_slug: str, name: str, data: bytes, filename: str) -> Bot:
     """Create a bot with a pending version 1 from an upload, and its rating row at the initial Elo.
 
-    Raises ServiceError for an unknown game, a bad or taken name, or an upload that fails the checks that
-    run none of its code. A worker then compiles the version and plays its smoke match; the bot plays in
-    tournaments and the ladder once a version is accepted.
+    Raises QuotaExceeded (429) past ``owner``'s rate of uploads (``quotas.write_rate_check``); ServiceError
+    for an unknown game, a bad or taken name, or an upload that fails the checks that run none of its code.
+    A worker then compiles the version and plays its smoke match; the bot plays in tournaments and the
+    ladder once a version is accepted.
     """
+    write_rate_check(user=owner, kind="uploads")
     game = game_get(slug=game_slug)
     if not BOT_NAME_PATTERN.match(name or ""):
         raise ServiceError(
@@ -120,7 +124,9 @@ def bot_create(*, owner: AbstractBaseUser, game_slug: str, name: str, data: byte
 
 def bot_version_create(*, bot: Bot, data: bytes, filename: str) -> BotVersion:
     """Add a pending version to ``bot`` (it keeps its rating); once a worker accepts it, it is the newest
-    accepted version and plays from then on."""
+    accepted version and plays from then on. Counts against its owner's rate of uploads, like
+    :func:`bot_create` (QuotaExceeded past it); ServiceError for an upload that fails the checks."""
+    write_rate_check(user=bot.owner, kind="uploads")
     kind = bot_code_check(data=data, filename=filename)
     with transaction.atomic():
         # Lock the bot so two concurrent uploads get consecutive numbers.
@@ -129,9 +135,13 @@ def bot_version_create(*, bot: Bot, data: bytes, filename: str) -> BotVersion:
 
 
 def bot_set_active(*, bot: Bot, active: bool) -> Bot:
-    """Include (True) or exclude (False) the bot from new tournaments and the ladder."""
-    Bot.objects.filter(pk=bot.pk).update(active=active)
-    bot.active = active
+    """Include (True) or exclude (False) the bot from new tournaments and the ladder. Deactivating an
+    active bot tells its owner's webhooks (``bot.deactivated``); doing it twice tells them once."""
+    with transaction.atomic():
+        changed = Bot.objects.filter(pk=bot.pk).exclude(active=active).update(active=active)
+        bot.active = active
+        if changed and not active:
+            bot_deactivated(bot=bot)
     return bot
 
 

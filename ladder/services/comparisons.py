@@ -11,10 +11,10 @@ Games are played in pairs, the two games of a pair on one deal (one seed, drawn 
   round of the field to the next.
 
 A game gives the candidate 1 for a win, 1/2 for a draw (tied places) and 0 for a loss, and a forfeit
-loses to a seat that did not forfeit (``ratings.pairwise_scores``, the rule of every table). In the field
+loses to a seat that did not forfeit (``ladder.ratings.elo.pairwise_scores``, the rule of every table). In the field
 game of the baseline, the candidate's share is what the baseline did not score (1 minus its score), so
 a pair is worth 0, 1/2, 1, 3/2 or 2 either way: 2 when the candidate won from both seats, or won where
-the baseline lost with the same luck. Pairs, not games, are the samples (``ladder.services.sequential``):
+the baseline lost with the same luck. Pairs, not games, are the samples (``ladder.ratings.sequential``):
 the luck the two games share cancels out of the comparison, and fewer games decide.
 
 Decision
@@ -56,21 +56,22 @@ from django.utils import timezone
 
 import engines
 from ladder.models import Bot, BotVersion, Comparison, Match, Seat
-from ladder.services import access
-from ladder.services.enqueue import matches_enqueue_on_commit
-from ladder.services.errors import ServiceError
-from ladder.services.limits import limits_resolve
-from ladder.services.quotas import unrated_matches_reserve
-from ladder.services.rated_play import rated_match_seed
-from ladder.services.ratings import pairwise_scores
-from ladder.services.sequential import (
+from ladder.ratings.elo import pairwise_scores
+from ladder.ratings.sequential import (
     SprtDecision,
     elo_interval,
     sprt_bounds,
     sprt_decision,
     sprt_llr,
 )
+from ladder.services import access
+from ladder.services.enqueue import matches_enqueue_on_commit
+from ladder.services.errors import ServiceError
+from ladder.services.limits import limits_resolve
+from ladder.services.quotas import unrated_matches_reserve, write_rate_check
+from ladder.services.rated_play import rated_match_seed
 from ladder.services.tournaments import TOURNAMENT_PRIORITY, current_versions, entrants_check
+from ladder.services.webhook_events import comparison_finished
 from ladder.services.worker_time import match_reservation_s, matches_reserve
 
 DEFAULT_ELO0 = 0.0
@@ -179,9 +180,11 @@ def comparison_create(
     version that does not exist or is not accepted, the same version twice, opponents that are unknown,
     repeated, inactive, of another game, without an accepted version or the bot itself, ``elo0 >=
     elo1`` or bounds beyond +-1000 Elo, error rates outside (0, 1) or summing to 1 or more, ``max_games``
-    below 2 or above the cap or a whole day's quota or budget; QuotaExceeded (429) when the owner's daily
+    below 2 or above the cap or a whole day's quota or budget; QuotaExceeded (429) past the owner's rate
+    of tournaments and comparisons created (``quotas.write_rate_check``, counted first), or when its daily
     quota of unrated matches, or budget of worker seconds, has too little left for ``max_games``.
     """
+    write_rate_check(user=user, kind="comparisons")
     bot = access.bot_for_change(user=user, bot_id=bot_id)
     base = _accepted_version(bot=bot, number=baseline, field="baseline")
     cand = _accepted_version(bot=bot, number=candidate, field="candidate")
@@ -302,7 +305,8 @@ def _pair_points(comparison: Comparison, deal: int) -> list[float] | None:
 
 
 def _finish(comparison: Comparison, verdict: str) -> None:
-    """Record the verdict and drop the matches not yet claimed: they would only cost the workers."""
+    """Record the verdict and drop the matches not yet claimed: they would only cost the workers; the
+    owner's webhooks hear of it once the transaction commits (``comparison.finished``)."""
     # Locked first: a worker's claim of one of them then waits for this commit and finds it gone, and one
     # claimed a moment before is no longer queued here, so it is played and recorded, not deleted.
     queued = list(Match.objects.select_for_update().filter(comparison=comparison, status=Match.Status.QUEUED)
@@ -312,6 +316,7 @@ def _finish(comparison: Comparison, verdict: str) -> None:
     comparison.verdict = verdict
     comparison.finished_at = timezone.now()
     comparison.save(update_fields=["status", "verdict", "finished_at", "pairs", "llr_history", "updated_at"])
+    comparison_finished(comparison=comparison, elo=tuple(elo_interval(list(comparison.pairs or [0] * 5))))
 
 
 def comparison_decided(*, comparison_id: int) -> bool:

@@ -25,6 +25,7 @@ logger = logging.getLogger(__name__)
 
 RUN_MATCH_TASK = "ladder.run_match"
 VALIDATE_VERSION_TASK = "ladder.validate_version"
+DELIVER_WEBHOOK_TASK = "ladder.deliver_webhook"
 
 _client: Celery | None = None
 
@@ -160,12 +161,13 @@ def broker_queue_purge(queue: str) -> int:
         return int(connection.default_channel.queue_purge(queue) or 0)
 
 
-def _publish(task: str, ids: list[int], queue: str) -> None:
-    """One ``task`` message per id on ``queue``, through one producer."""
+def _publish(task: str, ids: list[int], queue: str, *, countdown: float | None = None) -> None:
+    """One ``task`` message per id on ``queue``, through one producer; run no sooner than ``countdown``
+    seconds from now when given."""
     client = celery_client()
     with client.producer_or_acquire() as producer:
         for row_id in ids:
-            client.send_task(task, args=[row_id], queue=queue, producer=producer)
+            client.send_task(task, args=[row_id], queue=queue, producer=producer, countdown=countdown)
 
 
 def _publish_after_commit(send, ids: list[int], what: str) -> None:
@@ -228,3 +230,19 @@ def versions_validate_now(version_ids: Iterable[int]) -> int:
 def versions_validate_on_commit(version_ids: Iterable[int]) -> None:
     """Publish ``validate_version`` for these pending versions once the current transaction commits."""
     _publish_after_commit(versions_validate_now, list(version_ids), "upload checks")
+
+
+def webhook_deliveries_send_now(delivery_ids: Iterable[int], *, countdown: float | None = None) -> int:
+    """Publish one ``deliver_webhook`` message per id on ``settings.WEBHOOKS_QUEUE`` (due ``countdown``
+    seconds from now when given); returns how many were sent."""
+    ids = list(delivery_ids)
+    if ids:
+        _publish(DELIVER_WEBHOOK_TASK, ids, settings.WEBHOOKS_QUEUE, countdown=countdown)
+    return len(ids)
+
+
+def webhook_deliveries_send_on_commit(delivery_ids: Iterable[int], *, countdown: float | None = None) -> None:
+    """Publish ``deliver_webhook`` for these deliveries once the current transaction commits (at once if
+    none): a change rolled back sends nothing. A lost message is sent again by the sweep."""
+    _publish_after_commit(lambda ids: webhook_deliveries_send_now(ids, countdown=countdown), list(delivery_ids),
+                          "webhook deliveries")

@@ -2,20 +2,18 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from django.contrib.auth import get_user_model
 
+from bots.examples import EXAMPLES_DIR
 from ladder.models import Bot, Game
 from ladder.services.bots import bot_create
 from ladder.services.errors import ServiceError
-
-EXAMPLES_DIR = Path(__file__).resolve().parents[2] / "bots" / "examples"
-EXAMPLES_OWNER = "examples"
+from ladder.services.house import EXAMPLES_OWNER
 
 
 def examples_owner():
-    """The account that owns the example bots (no password: it cannot log in)."""
+    """The house account (``ladder.services.house``), which owns the example bots: no password, so it
+    cannot log in."""
     user, created = get_user_model().objects.get_or_create(username=EXAMPLES_OWNER)
     if created:
         user.set_unusable_password()

@@ -22,6 +22,7 @@ from django.db.models import Count, Exists, Max, OuterRef, Q, QuerySet
 from django.utils import timezone
 
 from ladder.models import Bot, BotVersion, Game, LadderEntry, Match, PairRecord, Rating, Seat, Tournament
+from ladder.ratings.confidence import SETTLED_P
 from ladder.ratings.pairing import (
     Candidate,
     candidate_deviations,
@@ -30,7 +31,6 @@ from ladder.ratings.pairing import (
     select_groups,
 )
 from ladder.services.rated_play import HOUSE_BOTS, rated_owner_keys
-from ladder.services.rating_confidence import SETTLED_P
 from ladder.services.tournaments import LADDER_PRIORITY, current_versions, matches_create
 
 logger = logging.getLogger(__name__)

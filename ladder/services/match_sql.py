@@ -3,9 +3,8 @@
 Every match a worker plays costs it a claim and a recording; at tens of matches per second per machine,
 building those queries with the ORM cost as much CPU as playing the match's protocol, and every round
 trip to the database adds its latency to the match. So these few statements are written once, here,
-for both supported databases (PostgreSQL and SQLite: the same text, with ``FOR UPDATE`` only where the
-database has it), and :func:`statements_batched` sends those that do not depend on each other in one
-round trip. Table and column names come from the models, parameters are always bound, never formatted
+for both supported databases (PostgreSQL and SQLite: the same text), and :func:`statements_batched`
+sends those that do not depend on each other in one round trip. Table and column names come from the models, parameters are always bound, never formatted
 into the text.
 """
 
@@ -18,7 +17,7 @@ from functools import cache
 
 from django.db import connection
 
-from ladder.models import Bot, BotVersion, Game, Match, Rating, RatingChange, Seat, Tournament
+from ladder.models import Bot, BotVersion, Game, Match, Seat, Tournament
 
 
 def _table(model) -> str:
@@ -110,10 +109,6 @@ def _statement(build):
         return by_vendor(connection.vendor)
 
     return text
-
-
-def _for_update() -> str:
-    return " FOR UPDATE" if connection.features.has_select_for_update else ""
 
 
 @_statement
@@ -236,39 +231,6 @@ def seats_sql() -> str:
         f"JOIN {_table(Match)} m ON m.id = s.match_id LEFT JOIN {_table(Tournament)} t ON t.id = m.tournament_id "
         "WHERE s.match_id = %s ORDER BY s.position"
     )
-
-
-RATING_COLUMNS = ("id", "bot_id", "elo", "games", "wins", "draws", "losses")
-
-
-@_statement
-def locked_ratings_sql() -> str:
-    """Params: match id, match id. Rows (:data:`RATING_COLUMNS`): the rating rows of the match's bots in
-    its game, locked in bot-id order (the same order in every transaction, so no deadlock)."""
-    return (
-        f"SELECT {', '.join(RATING_COLUMNS)} FROM {_table(Rating)} "
-        f"WHERE game_id = (SELECT game_id FROM {_table(Match)} WHERE id = %s) "
-        f"AND bot_id IN (SELECT bot_id FROM {_table(Seat)} WHERE match_id = %s) ORDER BY bot_id" + _for_update()
-    )
-
-
-@_statement
-def rating_update_sql() -> str:
-    """Params: elo, games, wins, draws, losses, now, rating id."""
-    return (
-        f"UPDATE {_table(Rating)} SET elo = %s, games = %s, wins = %s, draws = %s, losses = %s, updated_at = %s "
-        "WHERE id = %s"
-    )
-
-
-CHANGE_COLUMNS = ("seat_id", "match_id", "bot_id", "game_id", "before", "after", "delta", "created_at")
-
-
-@_statement
-def change_insert_sql() -> str:
-    """Params: :data:`CHANGE_COLUMNS`."""
-    names = ", ".join(_column(name) for name in CHANGE_COLUMNS)
-    return f"INSERT INTO {_table(RatingChange)} ({names}) VALUES ({', '.join(['%s'] * len(CHANGE_COLUMNS))})"
 
 
 @_statement

@@ -8,8 +8,9 @@
 2. The referee plays the match outside any transaction (no Django there), while the worker renews the
    lease (:func:`match_lease_renew`, every ``MATCH_HEARTBEAT_S``): the lease is short, so the match of a
    worker that died is played again within seconds, and a long match that is alive keeps it.
-3. :func:`match_record_result` writes the actions, the seats, the rating changes and the tournament's
-   standings (``tournament_records``) in one transaction,
+3. :func:`match_record_result` writes the actions, the seats and the tournament's standings
+   (``tournament_records``) in one transaction, with a rated match marked pending for its game's rating
+   applier (``rating_updates``), which applies it once the transaction committed,
    and only if the match is still running under the same token: a worker whose lease was taken over
    cannot record a stale result, and a result is never recorded twice.
 
@@ -37,7 +38,7 @@ from ladder.models import Match, Seat, Tournament
 from ladder.services import match_sql, tournament_records
 from ladder.services.comparisons import comparison_advance, comparison_decided
 from ladder.services.enqueue import broker_match_messages, broker_waiting_match_ids, matches_enqueue_on_commit
-from ladder.services.rating_updates import ratings_compute, ratings_write
+from ladder.services.rating_updates import pending_add, ratings_apply_after_recording, ratings_apply_stranded
 from ladder.services.rotations import rotation_held, rotation_release_next
 from ladder.services.tournaments import tournament_finish_if_done
 
@@ -156,21 +157,23 @@ class _RecordedSeat:
 
 def match_record_result(*, match_id: int, token: str, result) -> bool:
     """Store a played match (a ``bots.referee.MatchResult``) with its seats (their logs and decision records
-    too) and rating changes, atomically.
+    too), atomically, and for a rated match its rating changes right after.
     Only a rated match changes ratings (``ladder.services.rated_play``); an unrated one leaves every
-    rating, its history and its seats' ``rating_before``/``rating_after`` alone.
+    rating, its history and its seats' ``rating_before``/``rating_after`` alone. A rated one is marked
+    pending in the transaction (no rating row is locked there), and after the commit this caller tries to
+    become its game's rating applier (``rating_updates.ratings_apply_pending``): when it returns, the
+    match is applied, by this caller or by the applier that held the game meanwhile.
 
     Returns False, changing nothing, unless the match is running under ``token``: the caller lost its
     claim (lease expired and taken over) or the result is already recorded.
 
     Two round trips: the conditional UPDATE that finishes the match (it checks the claim and takes the
-    match row's lock) with the reads of the seats, of the bots' rating rows (locked in bot-id order) and
-    of whether the tournament still has queued matches; then every write, and the COMMIT with them
-    (:func:`match_sql.commit_batched`) unless the tournament may be done or the match is a comparison's
-    (``comparisons.comparison_advance``), which take a few more. On PostgreSQL the first is one
-    statement with the lock of the rating rows (:func:`match_sql.finish_read_sql`), and the seats'
-    results with the tournament's records are another (:func:`match_sql.execute_combined`), whatever the
-    number of seats: with the rating writes (``rating_updates.ratings_write``), all of it.
+    match row's lock) with the reads of the seats and of whether the tournament still has queued
+    matches; then every write, and the COMMIT with them (:func:`match_sql.commit_batched`) unless the
+    tournament may be done or the match is a comparison's (``comparisons.comparison_advance``), which take
+    a few more. On PostgreSQL the first is one statement (:func:`match_sql.finish_read_sql`), and the
+    seats' results with the tournament's records another (:func:`match_sql.execute_combined`), whatever
+    the number of seats; a rated match adds its pending mark (``rating_updates.pending_add``).
     """
     try:
         token_value = match_sql.db_token(uuid.UUID(str(token)))
@@ -178,14 +181,12 @@ def match_record_result(*, match_id: int, token: str, result) -> bool:
         return False  # not a token this service ever handed out
     now = match_sql.db_datetime(timezone.now())
     finished, running = Match.Status.FINISHED.value, Match.Status.RUNNING.value
-    # Compressed before the transaction, which holds the match's and the bots' rating rows' locks (the
-    # actions with them).
+    # Compressed before the transaction, which holds the match row's lock (the actions with them).
     packed_logs = [seat_logs.pack(played.log or "", list(played.decisions)) for played in result.seats]
     finish_params = [packed_actions.pack(list(result.actions)), finished, now, float(result.duration_s),
                      now, match_id, running, token_value]
     with transaction.atomic():
-        with connection.cursor() as finish, connection.cursor() as seat_rows, connection.cursor() as ratings, \
-                connection.cursor() as queued_left:
+        with connection.cursor() as finish, connection.cursor() as seat_rows, connection.cursor() as queued_left:
             with match_sql.statements_batched():
                 if match_sql.combined():
                     # One statement: the UPDATE, the seats and whether the tournament has matches queued.
@@ -197,7 +198,6 @@ def match_record_result(*, match_id: int, token: str, result) -> bool:
                     # that is claimed before the commit is recorded later, and its recording finishes the
                     # tournament if it is the last.
                     queued_left.execute(match_sql.queued_left_sql(), [Match.Status.QUEUED.value, match_id])
-                ratings.execute(match_sql.locked_ratings_sql(), [match_id, match_id])
             if match_sql.combined():
                 rows = finish.fetchall()
                 if not rows:
@@ -209,7 +209,6 @@ def match_record_result(*, match_id: int, token: str, result) -> bool:
                     return False
                 rows = seat_rows.fetchall()
                 others_queued = queued_left.fetchone()[0]
-            locked = ratings.fetchall()
         if len(result.seats) != len(rows) or not rows:
             raise ValueError(f"match {match_id} has {len(rows)} seats, the result {len(result.seats)}")
         game_id, tournament_id, kind, rated, comparison_id, deal = rows[0][2:8]
@@ -220,14 +219,12 @@ def match_record_result(*, match_id: int, token: str, result) -> bool:
         releases_rotation = bool(rated) and deal is not None and bool(others_queued)
         # A comparison counts the pair, decides or schedules more within this transaction.
         follow_up = may_finish_tournament or comparison_id is not None or releases_rotation
-        # Outside the batch: the rare repair of a missing rating row runs ORM statements, which need
-        # their answers at once.
-        rating_writes = ratings_compute(game_id=game_id, match_id=match_id, seats=seats,
-                                        locked=locked) if rated else None
         with connection.cursor() as commit:
             with match_sql.statements_batched():
-                if rating_writes:
-                    ratings_write(*rating_writes)
+                if rated:
+                    # First in the batch: it takes the game's recording lock (shared) before the standings'
+                    # writes, which the rebuild's standings rebuild also writes (``rating_updates.rebuild_sums``).
+                    pending_add(match_id=match_id, game_id=game_id)
                 _seats_and_records_write(seats=seats, rows=rows, tournament_id=tournament_id, match_id=match_id,
                                          now=now)
                 if not follow_up:
@@ -238,6 +235,10 @@ def match_record_result(*, match_id: int, token: str, result) -> bool:
             tournament_finish_if_done(tournament_id=tournament_id)
         if comparison_id is not None:
             comparison_advance(comparison_id=comparison_id, match_id=match_id)
+    if rated:
+        # After the commit, outside the transaction that held the match row: the game's one applier
+        # (this worker, or the one applying now) applies the result in order with the others.
+        ratings_apply_after_recording(game_id=game_id)
     return True
 
 
@@ -333,9 +334,13 @@ def matches_reconcile(*, now: datetime | None = None) -> ReconcileReport:
     """Recover from lost work: running matches past their lease go back to the queue (or fail after too
     many attempts); queued matches get their message again when the broker holds none for them
     (``_queued_without_message``; duplicates are harmless, the claim skips them), and in any case once
-    they have waited ``MATCH_REQUEUE_AFTER_S`` unclaimed. A held rotation of a rated deal
+    they have waited ``MATCH_REQUEUE_AFTER_S`` unclaimed. Rated results left pending by a worker that died
+    after recording them are applied (``rating_updates.ratings_apply_stranded``). A held rotation of a rated deal
     (``rotations.rotation_held``) has no message to lose: it is neither counted nor sent."""
     now = now or timezone.now()
+    stranded = ratings_apply_stranded()
+    if stranded:
+        logger.warning("%d rated results were left pending (a worker died after recording them); applied", stranded)
     # First, so that the matches given back below, whose messages go out as each one commits, are not
     # counted among them.
     lost = _queued_without_message()

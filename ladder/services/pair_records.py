@@ -1,11 +1,11 @@
 """The pair records (``PairRecord``): every rated pairwise result of a game, summed per pair of bots.
 
 They are what the leaderboard's confidence fit reads (``ladder.selectors.leaderboards``), so its cost
-follows the number of bots, not of matches. The recorder adds a rated match's pairs in the transaction
+follows the number of bots, not of matches. The rating applier adds a batch's pairs in the transaction
 that applies its Elo (:func:`pair_rows`, written by :func:`pair_records_write` with the rating rows), and
 :func:`pair_records_rebuild` recomputes them from the history in one statement (``rebuild_ratings``).
 
-The pairwise reading of a match is the ratings' one (``ladder.services.ratings``): places decide, equal
+The pairwise reading of a match is the ratings' one (``ladder.ratings.elo.pairwise_scores``): places decide, equal
 places draw, a forfeited seat loses to every seat that played on and draws with another forfeited one,
 and each pair of an N-player match weighs 2/N. Both paths below apply that rule and a test holds them
 equal.
@@ -14,12 +14,13 @@ equal.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from functools import cache
+from functools import lru_cache
 
 from django.db import connection
 
 from ladder.models import Match, PairRecord, Seat
-from ladder.services import match_sql, ratings
+from ladder.ratings.elo import pairwise_scores
+from ladder.services import match_sql
 from ladder.services.rated_play import RATED_MATCHES
 
 PAIR_COLUMNS = ("game_id", "bot_low_id", "bot_high_id", "wins", "draws", "losses", "weight", "score", "updated_at")
@@ -30,7 +31,7 @@ def pair_rows(*, game_id: int, bot_ids: Sequence[int], places: Sequence[int], fo
     """One row of :data:`PAIR_COLUMNS` per pair of different bots among one match's seats (in seat order):
     the counts one result adds, from the lower bot id's side. ``now`` as a statement parameter
     (:func:`match_sql.db_datetime`)."""
-    scores = ratings.pairwise_scores(list(places), list(forfeited))
+    scores = pairwise_scores(list(places), list(forfeited))
     weight = 2.0 / len(bot_ids)
     rows = []
     for i, low in enumerate(bot_ids):
@@ -43,29 +44,42 @@ def pair_rows(*, game_id: int, bot_ids: Sequence[int], places: Sequence[int], fo
 
 
 def pair_records_write(rows: list[tuple]) -> None:
-    """Add :func:`pair_rows` to the records. The caller holds the rating rows of the match's bots locked
-    (``rating_updates.ratings_compute``), so two matches of one pair never add to its row at once. Reads
-    nothing back, so that the statements join the recorder's batch."""
-    match_sql.execute_many(_upsert_sql(), rows)
+    """Add :func:`pair_rows` (of any number of matches) to the records, in one multi-row upsert per few
+    thousand pairs: rows of one pair are summed first, since one statement may touch a row once. The
+    caller is the game's one rating applier (``rating_updates``), so two batches never add to a row at
+    once. Reads nothing back, so that the statements join the applier's batch."""
+    summed: dict[tuple, list] = {}
+    for game_id, low, high, wins, draws, losses, weight, score, now in rows:
+        total = summed.setdefault((game_id, low, high), [game_id, low, high, 0, 0, 0, 0.0, 0.0, now])
+        for index, value in ((3, wins), (4, draws), (5, losses), (6, weight), (7, score)):
+            total[index] += value
+    pairs = [tuple(total) for total in summed.values()]
+    size = 3000
+    with connection.cursor() as cursor:
+        for start in range(0, len(pairs), size):
+            chunk = pairs[start:start + size]
+            cursor.execute(_upsert_sql(len(chunk)), [value for row in chunk for value in row])
 
 
 def _table(model) -> str:
     return connection.ops.quote_name(model._meta.db_table)
 
 
-def _upsert_sql() -> str:
-    """Params: :data:`PAIR_COLUMNS`. Inserts the pair's row, or adds to it (both databases have ON CONFLICT)."""
-    return _upsert_sql_for(connection.vendor)
+def _upsert_sql(rows: int) -> str:
+    """Params: :data:`PAIR_COLUMNS` of ``rows`` pairs. Inserts each pair's row, or adds to it (both
+    databases have ON CONFLICT)."""
+    return _upsert_sql_for(connection.vendor, rows)
 
 
-@cache
-def _upsert_sql_for(vendor: str) -> str:
+@lru_cache(maxsize=32)
+def _upsert_sql_for(vendor: str, rows: int) -> str:
     table = _table(PairRecord)
     names = ", ".join(PAIR_COLUMNS)
     added = ", ".join(f"{column} = {table}.{column} + excluded.{column}"
                       for column in ("wins", "draws", "losses", "weight", "score"))
+    values = ", ".join(["(" + ", ".join(["%s"] * len(PAIR_COLUMNS)) + ")"] * rows)
     return (
-        f"INSERT INTO {table} ({names}) VALUES ({', '.join(['%s'] * len(PAIR_COLUMNS))}) "
+        f"INSERT INTO {table} ({names}) VALUES {values} "
         f"ON CONFLICT (game_id, bot_low_id, bot_high_id) DO UPDATE SET {added}, updated_at = excluded.updated_at"
     )
 
@@ -73,7 +87,7 @@ def _upsert_sql_for(vendor: str) -> str:
 def pair_records_rebuild(*, game_id: int, now) -> int:
     """Replace the game's pair records with the sums over its finished rated matches, in one INSERT ...
     SELECT (seconds for a million matches, where reading them into Python would take minutes). Returns
-    the pairs written. Run inside the caller's transaction (``rating_updates.ratings_rebuild``)."""
+    the pairs written. Run inside the caller's transaction (``rating_updates.ratings_rebuild``'s swap)."""
     rated_sql, rated_params = (
         Match.objects.filter(RATED_MATCHES, game_id=game_id, status=Match.Status.FINISHED)
         .values("id").query.sql_with_params()

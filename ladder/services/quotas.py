@@ -1,4 +1,16 @@
-"""The daily quota of matches a user may schedule in unrated tournaments and version comparisons.
+"""The limits on what a user may ask of the server: the hourly rates of uploads and of tournaments and
+comparisons created (:func:`write_rate_check`), and the daily quota of matches a user may schedule in
+unrated tournaments and version comparisons (:func:`unrated_matches_reserve`).
+
+The services that take those requests call the checks themselves (``bot_create``, ``bot_version_create``,
+``tournament_create``, ``comparison_create``), so the REST API and the site hold every user to the same
+limits and no view can forget one; both answer a refusal (``QuotaExceeded``) with a 429 and Retry-After.
+
+Write rates live in ``REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"]`` beside the API's own per-address limits
+(registrations, logins), under the scopes ``uploads`` and ``tournaments`` (``"30/hour"`` style; a missing
+or null rate turns the limit off). They are read on every call, so settings overrides (tests, the
+environment) take effect. Counters live in Django's default cache: a shared cache (Redis, ``CACHE_URL``)
+makes them hold across web processes.
 
 Unrated round robins may seat anybody's active bots (that is how people benchmark), so what they cost the
 workers is bounded per user: at most ``UNRATED_MATCHES_PER_DAY`` matches in any 24 hours, counted from
@@ -14,15 +26,18 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import time
 from datetime import datetime, timedelta
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
+from django.core.cache import cache
 from django.db.models import Count, Q
 from django.utils import timezone
 
 from ladder.models import Comparison, Match
 from ladder.services.errors import ServiceError
+from ladder.services.house import is_house
 
 WINDOW = timedelta(days=1)
 
@@ -48,6 +63,74 @@ class Quota:
 
     def to_json(self) -> dict:
         return dataclasses.asdict(self)
+
+
+#: What each kind of write counts against: its rate's scope, and what a refusal calls the requests. Version
+#: comparisons share the tournaments' scope and count: both schedule matches on request.
+WRITE_RATES = {
+    "uploads": ("uploads", "uploads"),
+    "tournaments": ("tournaments", "tournaments created"),
+    "comparisons": ("tournaments", "tournaments and comparisons created"),
+}
+_PERIODS = {"s": ("second", 1), "m": ("minute", 60), "h": ("hour", 3600), "d": ("day", 86400)}
+
+
+def _write_rate(scope: str) -> tuple[int, str, int] | None:
+    """``(limit, period name, period seconds)`` of ``scope``'s rate (``"30/hour"``), None when it is off."""
+    rate = (settings.REST_FRAMEWORK.get("DEFAULT_THROTTLE_RATES") or {}).get(scope)
+    if not rate:
+        return None
+    count, period = str(rate).split("/")
+    name, seconds = _PERIODS[period[:1]]
+    return int(count), name, seconds
+
+
+def _write_history(scope: str, user, now: float, seconds: int) -> tuple[str, list[float]]:
+    # The counter's key and shape are those of Django REST framework's throttles (newest first), so the
+    # counts of a server upgraded in place carry on.
+    key = f"throttle_{scope}_{user.pk}"
+    return key, [at for at in cache.get(key, []) if at > now - seconds]
+
+
+def write_rate_usage(*, user, kind: str, now: float | None = None) -> Quota | None:
+    """Where ``user`` stands against the rate of ``kind`` (a key of :data:`WRITE_RATES`), without counting
+    a write; None when the limit is off."""
+    scope, _what = WRITE_RATES[kind]
+    rate = _write_rate(scope)
+    if rate is None:
+        return None
+    limit, period, seconds = rate
+    now = time.time() if now is None else now
+    _key, history = _write_history(scope, user, now, seconds)
+    # The oldest write counted leaves the window first.
+    frees_in = max(1, math.ceil(history[-1] + seconds - now)) if history else None
+    return Quota(limit=limit, period=period, used=len(history), left=max(0, limit - len(history)),
+                 frees_in_s=frees_in)
+
+
+def write_rate_check(*, user, kind: str, now: float | None = None) -> None:
+    """Count one write of ``kind`` (a key of :data:`WRITE_RATES`) by ``user`` against its hourly (or other)
+    rate, or refuse it: QuotaExceeded (429) naming the limit, with the seconds until the oldest counted
+    write leaves the window. A write the server asks for itself (``user`` None, or the house account that
+    owns the examples and the bench's bots: ``house.is_house``) is not counted.
+
+    Call first in the service that performs the write, before its own checks: like the API's throttles,
+    a refused request counts as much as an accepted one (a refusal costs the server the same work)."""
+    if user is None or is_house(user):
+        return
+    scope, what = WRITE_RATES[kind]
+    rate = _write_rate(scope)
+    if rate is None:
+        return
+    limit, period, seconds = rate
+    now = time.time() if now is None else now
+    key, history = _write_history(scope, user, now, seconds)
+    if len(history) >= limit:
+        # The oldest write counted leaves the window first (a limit of 0: a whole period).
+        wait = max(1, math.ceil(history[-1] + seconds - now)) if history else seconds
+        raise QuotaExceeded(f"too many {what}: at most {limit} per {period}; try again in {wait} seconds",
+                            retry_after_s=wait)
+    cache.set(key, [now, *history], seconds)
 
 
 # A comparison whose matches have all left the window but that still runs holds its rest: asked to wait,

@@ -33,7 +33,7 @@ from django.db.models import BooleanField, ExpressionWrapper, Q
 
 from ladder.models import Bot, Match, Tournament
 from ladder.services.errors import ServiceError
-from ladder.services.examples import EXAMPLES_OWNER
+from ladder.services.house import EXAMPLES_OWNER
 
 #: Matches that move leaderboard ratings (a filter on Match querysets).
 RATED_MATCHES = Q(tournament__rated=True)

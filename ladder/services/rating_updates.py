@@ -1,183 +1,339 @@
-"""Applying Elo to recorded matches: incrementally (exactly once per match, inside the transaction that
-records it) and from scratch (``rebuild_ratings``). Both go through :func:`seat_rating_deltas`, so the
-rebuild reproduces the incremental ratings exactly. Only rated matches move ratings
-(``ladder.services.rated_play``). The same two paths keep the game's pair records
+"""Applying Elo to recorded matches: online, by the game's one applier (:func:`ratings_apply_pending`), and
+from scratch (:func:`ratings_rebuild`, ``manage.py rebuild_ratings``). Both take every step through
+``ladder.ratings.elo.rate_match``, so the rebuild reproduces the online ratings exactly. Only rated matches
+move ratings (``ladder.services.rated_play``). The same two paths keep the game's pair records
 (``ladder.services.pair_records``), which the leaderboard's confidence fit reads.
+
+The online path has no per-bot lock: the recorder only marks a rated match pending
+(:func:`pending_add`, a ``PendingRating`` row, in the transaction that stores the result), and after the
+commit tries to become the game's applier. One applier per game at a time (an advisory lock,
+``rating_sql.APPLY_LOCK``) takes the pending matches in their order and applies them in batches of up to
+``RATING_APPLY_BATCH``: the lock tried and the batch's seats and ratings read in one round trip, the exact
+sequential Elo in Python, then one multi-row statement each for the ratings, the history, the seats'
+``rating_before``/``rating_after``, the pair records and the pending rows' removal, sent with the COMMIT
+in a second round trip.
+The history rows are inserted in the order of application, so their ids are the order
+``ratings_rebuild`` replays.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import dataclasses
+import logging
+from collections.abc import Iterable
 
 from django.conf import settings
-from django.db import transaction
-from django.db.models import F, Min
+from django.db import OperationalError, connection, transaction
 from django.utils import timezone
 
-from ladder.models import Match, Rating, RatingChange, Seat
-from ladder.services import match_sql, pair_records, ratings, tournament_records
+from ladder.models import Match, Rating, RatingChange, Seat, Tournament
+from ladder.ratings.elo import BotRating, KFactors, RatedSeat, rate_match
+from ladder.services import match_sql, pair_records, rating_sql, tournament_records
 from ladder.services.games import game_get
 from ladder.services.rated_play import RATED_MATCHES
 
-
-def seat_rating_deltas(
-    *, elos: Sequence[float], games: Sequence[int], places: Sequence[int], forfeited: Sequence[bool]
-) -> list[float]:
-    """Elo change per seat for one match, with each seat's K from its number of games so far."""
-    if len(elos) < 2:
-        return [0.0] * len(elos)
-    ks = [
-        ratings.k_factor(
-            played,
-            k=settings.RATING_K,
-            provisional_k=settings.RATING_PROVISIONAL_K,
-            provisional_games=settings.RATING_PROVISIONAL_GAMES,
-        )
-        for played in games
-    ]
-    return ratings.elo_deltas(list(elos), list(places), ks, list(forfeited))
+logger = logging.getLogger(__name__)
 
 
-def seat_record(*, place: int, places: Sequence[int], forfeited: bool) -> str:
-    """"win" for sole first place, "draw" for shared first place, "loss" otherwise (and on forfeit)."""
-    if forfeited or place != 1:
-        return "loss"
-    return "win" if list(places).count(1) == 1 else "draw"
+def k_factors() -> KFactors:
+    """The K factors of the settings (``RATING_K``, ``RATING_PROVISIONAL_K``, ``RATING_PROVISIONAL_GAMES``)."""
+    return KFactors(k=settings.RATING_K, provisional_k=settings.RATING_PROVISIONAL_K,
+                    provisional_games=settings.RATING_PROVISIONAL_GAMES)
 
 
-_RECORD_FIELD = {"win": "wins", "draw": "draws", "loss": "losses"}
+def pending_add(*, match_id: int, game_id: int) -> None:
+    """Mark a recorded rated match pending, inside the recording's transaction (and its batch: reads
+    nothing back). On PostgreSQL the statement also takes the game's recording lock shared, which only
+    the rebuild's standings rebuild (:func:`rebuild_sums`) ever waits for."""
+    with connection.cursor() as cursor:
+        cursor.execute(rating_sql.pending_insert_sql(), rating_sql.pending_insert_params(match_id, game_id))
 
 
-def _forfeited(seat) -> bool:
-    return Seat.outcome_forfeits(seat.outcome)
+def ratings_apply_pending(*, game_id: int) -> int:
+    """Apply the game's pending matches, if this caller becomes the game's applier; returns how many it
+    applied (0 when another applier holds the game: that one applies them).
 
-
-def ratings_compute(*, game_id: int, match_id: int, seats: Sequence,
-                    locked: list[tuple] | None = None) -> tuple[list[tuple], list[tuple], list[tuple]]:
-    """The rating updates, history rows and pair-record additions of one finished match, as parameters
-    of :func:`ratings_write`.
-
-    ``seats`` are the match's seats in seat order: objects with ``id``, ``bot_id``, ``place`` and
-    ``outcome`` (Seat instances, or the recorder's lighter rows); each one's ``rating_before`` and
-    ``rating_after`` are set in memory only, for a caller that saves the seats with the rest of the
-    result. ``locked`` are the bots' rating rows (:data:`match_sql.RATING_COLUMNS`) if the caller has
-    already read and locked them (:func:`match_sql.locked_ratings_sql`); otherwise they are locked here.
-
-    The caller holds the transaction that records the result (and the match row lock). Rating rows are
-    locked in bot-id order, the same order in every transaction, so concurrent workers neither lose
-    updates nor deadlock. The unique history row per seat makes a second application fail loudly.
+    Call it after the commit that made a match pending. It loops, a batch per transaction, until it finds
+    nothing pending once the lock is released: a result committed while this applier held the lock, whose
+    own recorder therefore failed to take it, is always picked up here. Where there are no advisory locks
+    (SQLite, which has one writer at a time anyway) it simply applies what is pending.
     """
-    bot_ids = sorted({seat.bot_id for seat in seats})
-    rows = _rows_by_bot(locked) if locked is not None else _locked_ratings(game_id, bot_ids)
+    applied = 0
+    batch = settings.RATING_APPLY_BATCH
+    while True:
+        with transaction.atomic():
+            done = _apply_batch(game_id, limit=batch, commit=True, try_lock=True)
+        if done is None:
+            return applied
+        applied += done
+        if done < batch and not _pending_exists(game_id):
+            return applied
+
+
+def ratings_apply_after_recording(*, game_id: int) -> None:
+    """:func:`ratings_apply_pending` for the recorder, once its result is committed. A database that
+    fails it now (a lost connection, a timeout) leaves the matches pending for the next applier or the
+    reconciler's :func:`ratings_apply_stranded`: the result itself is already stored."""
+    try:
+        ratings_apply_pending(game_id=game_id)
+    except OperationalError:
+        logger.exception("ratings of game %s left pending", game_id)
+
+
+def ratings_apply_stranded() -> int:
+    """The safety net (the reconciler calls it): apply every game's pending matches, such as those left
+    by a worker that died between its recording's commit and their application. Returns how many."""
+    with connection.cursor() as cursor:
+        cursor.execute(rating_sql.pending_games_sql())
+        games = [game_id for (game_id,) in cursor.fetchall()]
+    return sum(ratings_apply_pending(game_id=game_id) for game_id in games)
+
+
+def _pending_exists(game_id: int) -> bool:
+    with connection.cursor() as cursor:
+        cursor.execute(rating_sql.pending_batch_sql(), [game_id, 1])
+        return cursor.fetchone() is not None
+
+
+@dataclasses.dataclass
+class _Rated:
+    """One rated seat as the applier and the rebuild carry it."""
+
+    seat_id: int
+    match_id: int
+    bot_id: int
+    place: int
+    forfeited: bool
+    #: Its history row (the rebuild's), with what it and the seat store now.
+    change_id: int | None = None
+    stored: tuple = ()
+    #: What the step made of it: (before, after, delta).
+    step: tuple = ()
+
+
+def _forfeits(outcome: str) -> bool:
+    return Seat.outcome_forfeits(outcome)
+
+
+def _by_match(rows: Iterable[_Rated]) -> list[list[_Rated]]:
+    """Consecutive seats of one match grouped (rows come in match order)."""
+    matches: list[list[_Rated]] = []
+    for seat in rows:
+        if matches and matches[-1][0].match_id == seat.match_id:
+            matches[-1].append(seat)
+        else:
+            matches.append([seat])
+    return matches
+
+
+def _replay(matches: list[list[_Rated]], ratings: dict[int, BotRating], ks: KFactors) -> None:
+    """The one sequential step over ``matches`` in order: ``ratings`` move, each seat gets its step."""
+    for seats in matches:
+        changes = rate_match(ratings, [RatedSeat(s.bot_id, s.place or len(seats), s.forfeited) for s in seats], ks)
+        for seat, change in zip(seats, changes, strict=True):
+            seat.step = tuple(change)
+
+
+def _ratings_read(game_id: int, bot_ids: list[int]) -> dict[int, tuple[int, BotRating]]:
+    """The bots' rating rows, ``{bot id: (rating id, BotRating)}``; a missing row (deleted by hand: every
+    bot gets one when it is created) is created first."""
+    def read() -> dict[int, tuple[int, BotRating]]:
+        with connection.cursor() as cursor:
+            cursor.execute(rating_sql.ratings_read_sql(len(bot_ids)), [game_id, *bot_ids])
+            return {bot_id: (rating_id, BotRating(elo, games, wins, draws, losses))
+                    for rating_id, bot_id, elo, games, wins, draws, losses in cursor.fetchall()}
+
+    rows = read()
     if len(rows) < len(bot_ids):
-        # Every bot gets its rating row when it is created; this only covers rows deleted by hand.
-        for bot_id in set(bot_ids) - set(rows):
-            Rating.objects.get_or_create(bot_id=bot_id, game_id=game_id)
-        rows = _locked_ratings(game_id, bot_ids)
-    places = [seat.place for seat in seats]
-    deltas = seat_rating_deltas(
-        elos=[rows[s.bot_id]["elo"] for s in seats],
-        games=[rows[s.bot_id]["games"] for s in seats],
-        places=places,
-        forfeited=[_forfeited(s) for s in seats],
-    )
+        Rating.objects.bulk_create([Rating(bot_id=bot_id, game_id=game_id) for bot_id in set(bot_ids) - set(rows)],
+                                   ignore_conflicts=True)
+        rows = read()
+    return rows
+
+
+def _execute(statements: Iterable[tuple[str, list]]) -> None:
+    with connection.cursor() as cursor:
+        for sql, params in statements:
+            cursor.execute(sql, params)
+
+
+def _apply_batch(game_id: int, *, limit: int, commit: bool = False, try_lock: bool = False) -> int | None:
+    """Apply the game's first ``limit`` pending matches inside the caller's transaction; returns how many
+    it applied. ``try_lock``: first try to take the game's applier lock (in the same round trip as the
+    reads), and return None, changing nothing, if another applier holds it; otherwise the caller holds it.
+    ``commit``: the transaction is the caller's own, ended with the batch's writes
+    (:func:`match_sql.commit_batched`)."""
+    params = [game_id, limit]
+    with connection.cursor() as lock, connection.cursor() as batch, connection.cursor() as rated:
+        with match_sql.statements_batched():
+            if try_lock and rating_sql.has_advisory_locks():
+                lock.execute(rating_sql.try_apply_lock_sql(), [game_id])
+            batch.execute(rating_sql.pending_batch_sql(), params)
+            rated.execute(rating_sql.batch_ratings_sql(), [game_id, *params])
+        if try_lock and rating_sql.has_advisory_locks() and not lock.fetchone()[0]:
+            return None
+        rows = batch.fetchall()
+        read_rows = rated.fetchall()
+    if not rows:
+        return 0
+    pending_ids = list(dict.fromkeys(row[0] for row in rows))
+    seats = [_Rated(seat_id=seat_id, match_id=match_id, bot_id=bot_id, place=place, forfeited=_forfeits(outcome))
+             for _pending, match_id, seat_id, bot_id, place, outcome in rows]
+    matches = _by_match(seats)
+    bot_ids = sorted({seat.bot_id for seat in seats})
+    read = {bot_id: (rating_id, BotRating(elo, games, wins, draws, losses))
+            for rating_id, bot_id, elo, games, wins, draws, losses in read_rows if bot_id in bot_ids}
+    if len(read) < len(bot_ids):
+        read = _ratings_read(game_id, bot_ids)
+    ratings = {bot_id: rating for bot_id, (_id, rating) in read.items()}
+    _replay(matches, ratings, k_factors())
     now = match_sql.db_datetime(timezone.now())
-    changes = []
-    for seat, delta in zip(seats, deltas, strict=True):
-        row = rows[seat.bot_id]
-        before, after = row["elo"], row["elo"] + delta
-        record = seat_record(place=seat.place, places=places, forfeited=_forfeited(seat))
-        # Absolute values are safe: the row is locked until the transaction ends.
-        row["elo"] = after
-        row["games"] += 1
-        row[_RECORD_FIELD[record]] += 1
-        seat.rating_before, seat.rating_after = before, after
-        changes.append((seat.id, match_id, seat.bot_id, game_id, before, after, delta, now))
-    updates = [(r["elo"], r["games"], r["wins"], r["draws"], r["losses"], now, r["id"]) for r in rows.values()]
-    pairs = pair_records.pair_rows(game_id=game_id, bot_ids=[s.bot_id for s in seats], places=places,
-                                   forfeited=[_forfeited(s) for s in seats], now=now)
-    return updates, changes, pairs
+    pairs = [row for match in matches for row in _pair_rows(game_id, match, now)]
+    with match_sql.statements_batched(), connection.cursor() as end:
+        _execute(rating_sql.ratings_update(
+            [(read[bot_id][0], r.elo, r.games, r.wins, r.draws, r.losses) for bot_id, r in ratings.items()], now))
+        _execute(rating_sql.changes_insert(
+            [(s.seat_id, s.match_id, s.bot_id, game_id, *s.step, now) for s in seats]))
+        _execute(rating_sql.seats_update([(s.seat_id, s.step[0], s.step[1]) for s in seats]))
+        pair_records.pair_records_write(pairs)
+        _execute(rating_sql.pending_delete(pending_ids))
+        if commit:
+            match_sql.commit_batched(end)
+    return len(pending_ids)
 
 
-def ratings_write(updates: list[tuple], changes: list[tuple], pairs: list[tuple] = ()) -> None:
-    """Write what :func:`ratings_compute` gave. Reads nothing back, so that a caller batching statements
-    (:func:`match_sql.statements_batched`) sends them with its other writes in one round trip."""
-    match_sql.execute_many(match_sql.rating_update_sql(), updates)
-    match_sql.execute_many(match_sql.change_insert_sql(), changes)
-    pair_records.pair_records_write(list(pairs))
+def _pair_rows(game_id: int, seats: list[_Rated], now) -> list[tuple]:
+    return pair_records.pair_rows(game_id=game_id, bot_ids=[s.bot_id for s in seats],
+                                  places=[s.place or len(seats) for s in seats],
+                                  forfeited=[s.forfeited for s in seats], now=now)
 
 
-def _rows_by_bot(rows: list[tuple]) -> dict[int, dict]:
-    return {row[1]: dict(zip(match_sql.RATING_COLUMNS, row, strict=True)) for row in rows}
+def _history(game_id: int, *, change_id: int, after: bool) -> list[list[_Rated]]:
+    """The game's applied matches with history rows up to ``change_id`` (``after``: past it), in the order
+    they were applied."""
+    with connection.cursor() as cursor:
+        cursor.execute(rating_sql.history_sql(after=after), [game_id, change_id, Match.Status.FINISHED.value])
+        rows = cursor.fetchall()
+    return _by_match(
+        _Rated(seat_id=seat_id, match_id=match_id, bot_id=bot_id, place=place, forfeited=_forfeits(outcome),
+               change_id=change, stored=(before, after_, delta, rating_before, rating_after))
+        for match_id, change, seat_id, bot_id, place, outcome, before, after_, delta, rating_before, rating_after
+        in rows
+    )
 
 
-def _locked_ratings(game_id: int, bot_ids: list[int]) -> dict[int, dict]:
-    """The bots' rating rows as plain dicts, locked in bot-id order."""
-    return _rows_by_bot(list(
-        Rating.objects.select_for_update().filter(game_id=game_id, bot_id__in=bot_ids).order_by("bot_id")
-        .values_list(*match_sql.RATING_COLUMNS)
-    ))
-
-
-@transaction.atomic
 def ratings_rebuild(*, game_slug: str) -> int:
-    """Recompute every rating of a game from its finished rated matches, in the order they were first
-    applied (their oldest history row; matches never rated come last, by finish time), its pair
-    records and its tournaments' standings (``tournament_records``; recordings of its unrated
-    tournaments, which lock no rating row, should be held off meanwhile). Returns the matches replayed. Seats of unrated matches lose any rating they carry (from
-    before the rule).
+    """Recompute every rating of a game from its finished rated matches, in the order they were applied
+    (their first history row), with its pair records and its tournaments' standings
+    (``tournament_records``; recordings of its unrated tournaments should be held off meanwhile). Rated
+    matches that were never applied (a tournament marked rated afterwards) are applied after the rest,
+    by finish time. Seats of unrated matches lose any rating they carry (from before the rule), and
+    their history goes. Returns the matches replayed.
 
-    Equals the incremental result: matches that share a bot are replayed in the order their rating rows
-    were locked, and matches that share none commute.
+    Built aside, then swapped in: the history is read and replayed without a lock (on PostgreSQL in one
+    repeatable-read snapshot), while results keep being recorded and applied (:func:`rebuild_aside`). The
+    swap (:func:`rebuild_swap`) is one short transaction under the game's applier lock (results are still
+    recorded meanwhile, and applied after it): it replays
+    on top what was applied since the snapshot, writes the ratings and only the history rows and seats
+    whose values changed, and applies what is pending. So a result recorded during a rebuild is applied
+    exactly once, after everything before it. Then :func:`rebuild_sums` recomputes the pair records and
+    the standings.
     """
     game = game_get(slug=game_slug)
-    rating_rows = {
-        row.bot_id: row for row in Rating.objects.select_for_update().filter(game=game).order_by("bot_id")
-    }
-    matches = list(
-        Match.objects.filter(RATED_MATCHES, game=game, status=Match.Status.FINISHED)
-        .annotate(first_change=Min("rating_changes__id"))
-        .order_by(F("first_change").asc(nulls_last=True), "finished_at", "id")
-    )
-    seats_by_match: dict[int, list[Seat]] = {}
-    for seat in Seat.objects.filter(match__in=[m.id for m in matches]).order_by("match_id", "position"):
-        seats_by_match.setdefault(seat.match_id, []).append(seat)
-    RatingChange.objects.filter(game=game).delete()
-    Seat.objects.filter(match__game=game).exclude(match__in=Match.objects.filter(RATED_MATCHES)).exclude(
-        rating_before=None, rating_after=None
-    ).update(rating_before=None, rating_after=None)
+    replayed = rebuild_swap(rebuild_aside(game_id=game.id))
+    rebuild_sums(game_id=game.id)
+    return replayed
 
-    state: dict[int, dict] = {}
-    for bot_id in {s.bot_id for seats in seats_by_match.values() for s in seats} | set(rating_rows):
-        state[bot_id] = {"elo": ratings.INITIAL_RATING, "games": 0, "wins": 0, "draws": 0, "losses": 0}
-    changes: list[RatingChange] = []
-    touched_seats: list[Seat] = []
-    for match in matches:
-        seats = seats_by_match.get(match.id, [])
-        places = [s.place for s in seats]
-        deltas = seat_rating_deltas(
-            elos=[state[s.bot_id]["elo"] for s in seats],
-            games=[state[s.bot_id]["games"] for s in seats],
-            places=places,
-            forfeited=[_forfeited(s) for s in seats],
-        )
-        for seat, delta in zip(seats, deltas, strict=True):
-            entry = state[seat.bot_id]
-            before, after = entry["elo"], entry["elo"] + delta
-            entry["elo"] = after
-            entry["games"] += 1
-            entry[_RECORD_FIELD[seat_record(place=seat.place, places=places, forfeited=_forfeited(seat))]] += 1
-            seat.rating_before, seat.rating_after = before, after
-            touched_seats.append(seat)
-            changes.append(RatingChange(seat=seat, match=match, bot_id=seat.bot_id, game=game,
-                                        before=before, after=after, delta=delta))
-    Seat.objects.bulk_update(touched_seats, ["rating_before", "rating_after"], batch_size=1000)
-    RatingChange.objects.bulk_create(changes, batch_size=1000)
-    for bot_id, entry in state.items():
-        Rating.objects.update_or_create(bot_id=bot_id, game=game, defaults=entry)
-    pair_records.pair_records_rebuild(game_id=game.id, now=timezone.now())
-    # The standings read the same results: recomputed with them, so a history changed by hand is read
-    # the same way by every table.
-    tournament_records.records_rebuild(tournament_ids=list(game.tournaments.values_list("id", flat=True)),
-                                       now=timezone.now())
-    return len(matches)
+
+@dataclasses.dataclass
+class RebuildPlan:
+    """The ratings rebuilt aside (:func:`rebuild_aside`) from the history up to ``upto``, to be swapped in."""
+
+    game_id: int
+    upto: int
+    ratings: dict[int, BotRating]
+    applied: list[list[_Rated]]
+
+
+def _rated_ids(game_id: int):
+    return Match.objects.filter(RATED_MATCHES, game_id=game_id, status=Match.Status.FINISHED).values("id")
+
+
+def rebuild_aside(*, game_id: int) -> RebuildPlan:
+    """The first half of :func:`ratings_rebuild`: read the game's history (one snapshot, no lock) and replay
+    it from the initial ratings."""
+    with transaction.atomic():
+        if rating_sql.has_advisory_locks() and len(connection.atomic_blocks) == 1:
+            with connection.cursor() as cursor:
+                cursor.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY")
+        upto = RatingChange.objects.filter(game_id=game_id).order_by("-id").values_list("id", flat=True).first() or 0
+        applied = _history(game_id, change_id=upto, after=False)
+        bot_ids = list(Rating.objects.filter(game_id=game_id).values_list("bot_id", flat=True))
+    # Matches no longer rated (the snapshot read none of them) lose their history and their seats any
+    # rating, before the swap and outside it: the applier never touches them.
+    # Rated matches never applied (a tournament marked rated afterwards) join the pending ones, by finish
+    # time: the applier applies them, and the swap replays them with the rest.
+    with transaction.atomic():
+        RatingChange.objects.filter(game_id=game_id).exclude(match__in=_rated_ids(game_id)).delete()
+        Seat.objects.filter(match__game_id=game_id).exclude(match__in=Match.objects.filter(RATED_MATCHES)).exclude(
+            rating_before=None, rating_after=None
+        ).update(rating_before=None, rating_after=None)
+        rated_sql, rated_params = _rated_ids(game_id).query.sql_with_params()
+        with connection.cursor() as cursor:
+            cursor.execute(rating_sql.never_rated_insert_sql(rated_sql), rated_params)
+    ratings = {bot_id: BotRating() for bot_id in bot_ids}
+    ratings.update({seat.bot_id: BotRating() for seats in applied for seat in seats})
+    _replay(applied, ratings, k_factors())
+    return RebuildPlan(game_id=game_id, upto=upto, ratings=ratings, applied=applied)
+
+
+def rebuild_swap(plan: RebuildPlan) -> int:
+    """The second part of :func:`ratings_rebuild`: one short transaction under the game's applier lock that
+    brings the plan up to date and writes it. Returns the matches replayed."""
+    game_id, ratings, ks = plan.game_id, plan.ratings, k_factors()
+    with transaction.atomic():
+        if rating_sql.has_advisory_locks():
+            with connection.cursor() as cursor:
+                cursor.execute(rating_sql.apply_lock_sql(), [game_id])
+        since = _history(game_id, change_id=plan.upto, after=True)
+        for seats in since:
+            for seat in seats:
+                ratings.setdefault(seat.bot_id, BotRating())
+        _replay(since, ratings, ks)
+        replayed = [seat for seats in (*plan.applied, *since) for seat in seats]
+        now = match_sql.db_datetime(timezone.now())
+        stored = _ratings_read(game_id, sorted(ratings))
+        _execute(rating_sql.ratings_update(
+            [(stored[bot_id][0], r.elo, r.games, r.wins, r.draws, r.losses) for bot_id, r in ratings.items()
+             if dataclasses.astuple(stored[bot_id][1]) != dataclasses.astuple(r)], now))
+        _execute(rating_sql.changes_update(
+            [(s.change_id, *s.step) for s in replayed if s.stored[:3] != s.step]))
+        _execute(rating_sql.seats_update(
+            [(s.seat_id, s.step[0], s.step[1]) for s in replayed if s.stored[3:] != s.step[:2]]))
+        pending = 0
+        while done := _apply_batch(game_id, limit=settings.RATING_APPLY_BATCH):
+            pending += done
+    return len(plan.applied) + len(since) + pending
+
+
+def rebuild_sums(*, game_id: int) -> None:
+    """The last part of :func:`ratings_rebuild`: the game's pair records and its tournaments' standings
+    recomputed from the results, each in one transaction of INSERT ... SELECT statements (seconds per
+    million matches). The pair records under the applier's lock (results are recorded meanwhile and
+    applied after), the standings under the recording lock (the game's rated recordings wait: they write
+    the standings)."""
+    with transaction.atomic():
+        if rating_sql.has_advisory_locks():
+            with connection.cursor() as cursor:
+                cursor.execute(rating_sql.apply_lock_sql(), [game_id])
+        # Summed over every finished rated match: the batches' additions are replaced.
+        pair_records.pair_records_rebuild(game_id=game_id, now=timezone.now())
+    with transaction.atomic():
+        if rating_sql.has_advisory_locks():
+            with connection.cursor() as cursor:
+                cursor.execute(rating_sql.record_lock_sql(), [game_id])
+        # The standings read the same results: recomputed with them, so a history changed by hand is read
+        # the same way by every table.
+        tournament_records.records_rebuild(
+            tournament_ids=list(Tournament.objects.filter(game_id=game_id).values_list("id", flat=True)),
+            now=timezone.now())

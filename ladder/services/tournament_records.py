@@ -5,7 +5,7 @@ finished match, so that they answer as fast after a million matches as after ten
 (``ladder.models``): ``TournamentStanding`` (one bot's line of the table), ``TournamentHeadToHead`` (the
 pairwise results of two bots) and ``TournamentTally`` (matches finished).
 
-Two paths write them, and a test holds them equal to the tables ``ladder.services.ratings`` computes from
+Two paths write them, and a test holds them equal to the tables ``ladder.ratings.tables`` computes from
 the matches:
 
 * :func:`match_record_rows` and :func:`records_write` (or :func:`records_parts`, the same writes as part of
@@ -16,7 +16,7 @@ the matches:
 * :func:`records_rebuild`: the rows recomputed from the history in three INSERT ... SELECT statements, for
   a changed or imported history (and, frozen, by the migration that created the tables).
 
-The rules are those of ``ratings.standings`` and ``ratings.crosstable``: only matches of two or more seats
+The rules are those of ``standings`` and ``crosstable``: only matches of two or more seats
 count; points by place are N-1 .. 0 for places 1..N with shared places sharing; a forfeited seat ranks
 below every seat that played on (sharing the last places with the other forfeits), loses to each of them
 and draws another forfeit; a bot's results against a seat it holds itself do not count; each pair of an
@@ -32,7 +32,9 @@ from functools import cache
 from django.db import connection
 
 from ladder.models import Match, Seat, TournamentHeadToHead, TournamentStanding, TournamentTally
-from ladder.services import match_sql, pair_records, ratings
+from ladder.ratings.elo import pairwise_scores
+from ladder.ratings.tables import PlacedSeat, match_points
+from ladder.services import match_sql, pair_records
 
 STANDING_COLUMNS = ("tournament_id", "bot_id", "games", "points", "wins", "draws", "losses", "forfeits", "score",
                     "first_match_id", "first_position", "updated_at")
@@ -49,10 +51,10 @@ def match_record_rows(*, tournament_id: int, match_id: int, seats: Sequence[tupl
     parameter (:func:`match_sql.db_datetime`). Nothing for a match of fewer than two seats."""
     if len(seats) < 2:
         return [], []
-    placed = [ratings.PlacedSeat(bot_id, place or len(seats), score or 0, bool(forfeited))
+    placed = [PlacedSeat(bot_id, place or len(seats), score or 0, bool(forfeited))
               for _position, bot_id, place, score, forfeited in seats]
-    points = ratings.match_points(placed)
-    scores = ratings.pairwise_scores([seat.place for seat in placed], [seat.forfeited for seat in placed])
+    points = match_points(placed)
+    scores = pairwise_scores([seat.place for seat in placed], [seat.forfeited for seat in placed])
     lines: dict[int, list] = {}
     for i, ((position, bot_id, *_), seat) in enumerate(zip(seats, placed, strict=True)):
         line = lines.setdefault(bot_id, [0, 0.0, 0, 0, 0, 0, 0, position])
@@ -207,7 +209,7 @@ def _placed_cte(scope: str, tables: dict[str, str]) -> str:
     )
 
 
-# a's pairwise score against b: the rule of ratings.pairwise_scores.
+# a's pairwise score against b: the rule of pairwise_scores.
 _SCORE = ("CASE WHEN a.f = 1 AND b.f = 1 THEN 0.5 WHEN a.f = 1 THEN 0.0 WHEN b.f = 1 THEN 1.0 "
           "WHEN a.place < b.place THEN 1.0 WHEN a.place = b.place THEN 0.5 ELSE 0.0 END")
 

@@ -16,7 +16,7 @@ from ladder.services.enqueue import matches_enqueue_on_commit
 from ladder.services.errors import ServiceError
 from ladder.services.games import game_get
 from ladder.services.limits import limits_resolve, tournament_limits_check
-from ladder.services.quotas import unrated_matches_reserve
+from ladder.services.quotas import unrated_matches_reserve, write_rate_check
 from ladder.services.rated_play import (
     match_moves_ratings,
     rated_match_seed,
@@ -33,6 +33,7 @@ from ladder.services.scheduling import (
     round_robin,
     round_robin_count,
 )
+from ladder.services.webhook_events import tournament_finished
 from ladder.services.worker_time import match_reservation_s, matches_reserve
 
 TOURNAMENT_PRIORITY = 0
@@ -212,8 +213,10 @@ def tournament_create(
     user-facing limits within the server's caps (``ladder.services.limits``) or, for anyone but staff,
     within the game's own limits, a seed for a rated tournament, two bots of one owner in a rated one;
     ServiceError 403 for a rated tournament asked by anyone but staff; QuotaExceeded (429) past the
-    creator's daily quota of unrated matches or of worker seconds.
+    creator's rate of tournaments created (``quotas.write_rate_check``, counted first) or daily quota of
+    unrated matches or of worker seconds.
     """
+    write_rate_check(user=created_by, kind="tournaments")
     tournament_rated_check(created_by=created_by, rated=rated, seed=seed)
     game = game_get(slug=game_slug)
     name = (name or "").strip()
@@ -278,9 +281,10 @@ def tournament_create(
 
 
 def tournament_finish_if_done(*, tournament_id: int) -> bool:
-    """Mark the tournament finished when none of its matches is queued or running. Caller holds a
-    transaction; the tournament row is locked so that two workers finishing the last two matches at once
-    cannot both miss it."""
+    """Mark the tournament finished when none of its matches is queued or running, and tell its creator's
+    webhooks once the transaction commits (``tournament.finished``). Caller holds a transaction; the
+    tournament row is locked so that two workers finishing the last two matches at once cannot both miss
+    it."""
     # A queued match cannot finish behind our back, so while one exists there is nothing to lock.
     if Match.objects.filter(tournament_id=tournament_id, status=Match.Status.QUEUED).exists():
         return False
@@ -294,4 +298,5 @@ def tournament_finish_if_done(*, tournament_id: int) -> bool:
     tournament.status = Tournament.Status.FINISHED
     tournament.finished_at = timezone.now()
     tournament.save(update_fields=["status", "finished_at", "updated_at"])
+    tournament_finished(tournament=tournament)
     return True

@@ -23,6 +23,7 @@ from django.utils import timezone
 from ladder.models import BotVersion
 from ladder.services.bots import smoke_sandbox_limits
 from ladder.services.enqueue import versions_validate_on_commit
+from ladder.services.webhook_events import bot_validated
 
 logger = logging.getLogger(__name__)
 
@@ -68,11 +69,16 @@ def bot_version_validate(*, version_id: int) -> str:
         status, message, log = BotVersion.Validation.REJECTED, CHECK_FAILED, ""
     else:
         status, message, log = BotVersion.Validation.ACCEPTED, validated.message, ""
-    # Guarded by the status, so that of two workers checking the same version only the first decides.
-    BotVersion.objects.filter(pk=version_id, validation_status=BotVersion.Validation.PENDING).update(
-        validation_status=status, validation_message=message[:_MESSAGE_CHARS], validation_log=log,
-        validated_at=timezone.now(),
-    )
+    # Guarded by the status, so that of two workers checking the same version only the first decides, and
+    # only its decision reaches the owner's webhooks (``bot.validated``, sent once this commits).
+    with transaction.atomic():
+        decided = BotVersion.objects.filter(pk=version_id, validation_status=BotVersion.Validation.PENDING).update(
+            validation_status=status, validation_message=message[:_MESSAGE_CHARS], validation_log=log,
+            validated_at=timezone.now(),
+        )
+        if decided:
+            version.validation_status, version.validation_message = status, message[:_MESSAGE_CHARS]
+            bot_validated(version=version)
     return BotVersion.objects.values_list("validation_status", flat=True).get(pk=version_id)
 
 

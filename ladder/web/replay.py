@@ -1,10 +1,10 @@
-"""Replays for the match page: the timeline of a finished match and the picture at any step.
+"""Replays drawn for the match page: the picture at a step, and a seat's decisions beside it.
 
-A match is stored as ``(game, players, seed, options, actions)`` (docs/architecture.md, "Engines"), so every
-step is recomputed by the engine. Engines are fast next to a page load (a 1,500-action Carcassonne game
-replays in tens of milliseconds), so nothing is cached: the timeline is one pass over the actions, and a frame
-replays up to its step and draws only that step. Step ``s`` is the position after ``s`` actions (0 = the
-start).
+The timeline and the positions come from ``ladder.selectors.matches`` (``match_timeline``,
+``match_position``), the one replay read path the REST API uses too; this module only draws them. Engines are
+fast next to a page load (a 1,500-action Carcassonne game replays in tens of milliseconds), so nothing is
+cached: the timeline is one pass over the actions, and a frame replays up to its step and draws only that
+step.
 
 A bot's owner also sees what the bot did at each step: its decisions (``Seat.decisions``, one record per
 decision, written by the referee), read here into :class:`Decision` rows with the time bank left after each.
@@ -22,25 +22,7 @@ import importlib
 import json
 from collections.abc import Callable, Sequence
 
-import engines
-
-
-class ReplayUnavailable(Exception):
-    """The match cannot be replayed (unknown game, or its actions do not fit the engine)."""
-
-
-@dataclasses.dataclass(frozen=True)
-class Step:
-    """What happened on the way to one step: ``actor`` took ``action`` (both None at step 0)."""
-
-    step: int
-    actor: int | None
-    action: str | None
-    to_move: int | None
-    scores: list[int]
-
-    def to_json(self) -> dict:
-        return dataclasses.asdict(self)
+from ladder.selectors.matches import Position, Step
 
 
 @dataclasses.dataclass(frozen=True)
@@ -52,44 +34,6 @@ class Frame:
     view_json: str | None
 
 
-def action_text(action) -> str:
-    """An action as compact JSON, the form bots and their authors read it in."""
-    return json.dumps(action, separators=(", ", ": "), sort_keys=True)
-
-
-def _new_state(game: str, players: int, seed: int, options: dict | None):
-    try:
-        return engines.get(game).new_state(players, seed, options or None)
-    # Unknown game (KeyError), options the installed rules refuse (ValueError) or fail on: no replay.
-    except Exception as exc:  # noqa: BLE001
-        raise ReplayUnavailable(f"this match cannot be replayed: {exc}") from exc
-
-
-def _apply(state, action, index: int) -> None:
-    try:
-        state.apply(action)
-    # A stored action the engine refuses (IllegalAction) or chokes on (a malformed value) is the same fact
-    # for the page: the match's actions no longer fit the installed rules.
-    except Exception as exc:  # noqa: BLE001
-        raise ReplayUnavailable(
-            f"action {index + 1} ({action_text(action)}) does not fit the game's rules as installed now: {exc}"
-        ) from exc
-
-
-def timeline(*, game: str, players: int, seed: int, options: dict | None, actions: list) -> list[Step]:
-    """One ``Step`` per position, ``len(actions) + 1`` of them. Raises ReplayUnavailable."""
-    state = _new_state(game, players, seed, options)
-    steps = [Step(step=0, actor=None, action=None, to_move=state.current_player(), scores=list(state.scores()))]
-    for index, action in enumerate(actions):
-        actor = state.current_player()
-        _apply(state, action, index)
-        steps.append(
-            Step(step=index + 1, actor=actor, action=action_text(action), to_move=state.current_player(),
-                 scores=list(state.scores()))
-        )
-    return steps
-
-
 def renderer(game: str) -> Callable[..., str] | None:
     """The game's ``render(view, *, seat_names)``, or None when the engine ships none."""
     try:
@@ -99,30 +43,16 @@ def renderer(game: str) -> Callable[..., str] | None:
     return getattr(module, "render", None)
 
 
-def frame(*, game: str, players: int, seed: int, options: dict | None, actions: list, step: int,
-          seat_names: list[str], renderer_for: Callable[[str], Callable[..., str] | None] = renderer) -> Frame:
-    """The position after ``step`` actions (clamped to the match), drawn. Raises ReplayUnavailable.
+def frame(position: Position, *, game: str, seat_names: list[str],
+          renderer_for: Callable[[str], Callable[..., str] | None] = renderer) -> Frame:
+    """``position`` (``selectors.matches.match_position``) of a ``game`` drawn.
 
     ``renderer_for(game)`` finds the drawing function (None: show the JSON view instead).
     """
-    step = max(0, min(step, len(actions)))
-    state = _new_state(game, players, seed, options)
-    actor = None
-    for index, action in enumerate(actions[:step]):
-        actor = state.current_player()
-        _apply(state, action, index)
-    info = Step(
-        step=step,
-        actor=actor,
-        action=action_text(actions[step - 1]) if step else None,
-        to_move=state.current_player(),
-        scores=list(state.scores()),
-    )
-    view = state.view()
     draw = renderer_for(game)
     if draw is None:
-        return Frame(step=info, svg=None, view_json=json.dumps(view, indent=1, sort_keys=True))
-    return Frame(step=info, svg=draw(view, seat_names=list(seat_names)), view_json=None)
+        return Frame(step=position.step, svg=None, view_json=json.dumps(position.view, indent=1, sort_keys=True))
+    return Frame(step=position.step, svg=draw(position.view, seat_names=list(seat_names)), view_json=None)
 
 
 @dataclasses.dataclass(frozen=True)

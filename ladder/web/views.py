@@ -17,15 +17,9 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils import timezone
 from django.views.decorators.http import require_GET, require_POST
-from rest_framework.exceptions import Throttled
 
-from ladder.api.throttles import (
-    ComparisonCreateThrottle,
-    TournamentCreateThrottle,
-    UploadThrottle,
-    WriteRateThrottle,
-)
 from ladder.models import Match
+from ladder.ratings.sequential import elo_interval
 from ladder.selectors import bots as bot_reads
 from ladder.selectors import comparisons as comparison_reads
 from ladder.selectors import games as game_reads
@@ -39,7 +33,6 @@ from ladder.services.errors import ServiceError
 from ladder.services.limits import limits_playable, limits_resolve, tournament_limits_allowed
 from ladder.services.quotas import QuotaExceeded
 from ladder.services.rated_play import match_public_seed
-from ladder.services.sequential import elo_interval
 from ladder.services.tournaments import tournament_create
 from ladder.services.users import user_register
 from ladder.web import charts, replay
@@ -127,7 +120,7 @@ def _with_comparisons(page: dict, user, form: ComparisonForm | None = None) -> d
 
 
 def bot_page(request, bot_id: int):
-    page = _found(bot_reads.bot_page, bot_id=bot_id, viewer=request.user)
+    page = _found(bot_reads.bot_page_data, bot_id=bot_id, viewer=request.user)
     page["chart"] = _history_chart(page)
     if page["owner_view"]:
         page["version_form"] = BotVersionUploadForm()
@@ -140,19 +133,16 @@ def bot_page(request, bot_id: int):
 def comparison_start(request, bot_id: int):
     """Start a version comparison from the bot page's form (owner only; anyone else 404)."""
     bot = _found(access.bot_for_change, user=request.user, bot_id=bot_id)
-    page = bot_reads.bot_page(bot_id=bot.id, viewer=request.user)
+    page = bot_reads.bot_page_data(bot_id=bot.id, viewer=request.user)
     form = ComparisonForm(request.POST, versions=_accepted_numbers(page))
     wait = None
-    if form.is_valid() and (wait := _throttled(request, form, ComparisonCreateThrottle)) is None:
+    if form.is_valid():
         try:
             comparison = comparison_create(user=request.user, bot_id=bot.id, baseline=form.cleaned_data["baseline"],
                                            candidate=form.cleaned_data["candidate"],
                                            max_games=form.cleaned_data["max_games"])
-        except QuotaExceeded as refusal:
-            add_quota_error(form, refusal, now=timezone.now(), what="comparison")
-            wait = refusal.retry_after_s
         except ServiceError as error:
-            add_service_error(form, error)
+            wait = _refused(form, error, what="comparison")
         else:
             return redirect("comparison", comparison_id=comparison.id)
     page["chart"] = _history_chart(page)
@@ -185,14 +175,14 @@ def comparison_page(request, comparison_id: int):
     })
 
 
-def _throttled(request, form, throttle: type[WriteRateThrottle]) -> int | None:
-    """Count a write against the same per-user limit as the API's (``throttle``); past it, the refusal
-    goes on ``form`` and the seconds to wait are returned."""
-    try:
-        throttle().allow_request(request, None)
-    except Throttled as refusal:
-        form.add_error(None, str(refusal.detail))
-        return refusal.wait
+def _refused(form, error: ServiceError, *, what: str) -> int | None:
+    """A service's refusal of the ``what`` asked (an upload, a round robin) shown on ``form``; the seconds to
+    wait when it was a limit (``QuotaExceeded``: the services count every write against the same limits
+    as the API's), None otherwise."""
+    if isinstance(error, QuotaExceeded):
+        add_quota_error(form, error, now=timezone.now(), what=what)
+        return error.retry_after_s
+    add_service_error(form, error)
     return None
 
 
@@ -210,17 +200,17 @@ def bot_version_upload(request, bot_id: int):
     bot = _found(access.bot_for_change, user=request.user, bot_id=bot_id)
     form = BotVersionUploadForm(request.POST, request.FILES)
     wait = None
-    if form.is_valid() and (wait := _throttled(request, form, UploadThrottle)) is None:
+    if form.is_valid():
         upload = form.cleaned_data["code"]
         try:
             version = bot_version_create(bot=bot, data=upload.read(), filename=upload.name)
         except ServiceError as error:
-            add_service_error(form, error)
+            wait = _refused(form, error, what="upload")
         else:
             messages.success(request, f"Version {version.number} was uploaded: a worker is checking it now "
                                       "(it is compiled and plays a smoke match), as the table below shows.")
             return redirect("bot", bot_id=bot.id)
-    page = bot_reads.bot_page(bot_id=bot.id, viewer=request.user)
+    page = bot_reads.bot_page_data(bot_id=bot.id, viewer=request.user)
     page["chart"] = _history_chart(page)
     page["version_form"] = form
     return _render_refused(request, "ladder/bot.html", page, wait)
@@ -230,13 +220,13 @@ def bot_version_upload(request, bot_id: int):
 def bot_upload_page(request):
     form = BotUploadForm(request.POST or None, request.FILES or None)
     wait = None
-    if request.method == "POST" and form.is_valid() and (wait := _throttled(request, form, UploadThrottle)) is None:
+    if request.method == "POST" and form.is_valid():
         upload = form.cleaned_data["code"]
         try:
             bot = bot_create(owner=request.user, game_slug=form.cleaned_data["game"].slug,
                              name=form.cleaned_data["name"], data=upload.read(), filename=upload.name)
         except ServiceError as error:
-            add_service_error(form, error)
+            wait = _refused(form, error, what="upload")
         else:
             messages.success(request, f"{bot.name} was uploaded: a worker is checking version 1 now (it is "
                                       "compiled and plays a smoke match), as the table below shows.")
@@ -270,8 +260,7 @@ def tournament_create_page(request):
         initial={"game": game.slug, "name": request.GET.get("name", ""), "players_per_match": game.min_players},
     )
     wait = None
-    if request.method == "POST" and form.is_valid() and (
-            wait := _throttled(request, form, TournamentCreateThrottle)) is None:
+    if request.method == "POST" and form.is_valid():
         values = form.cleaned_data
         try:
             tournament = tournament_create(
@@ -280,11 +269,8 @@ def tournament_create_page(request):
                 options=values["options"], seed=values["seed"], rated=values.get("rated", False),
                 duplicate=values["duplicate"], limits=form.limits(),
             )
-        except QuotaExceeded as error:
-            add_quota_error(form, error, now=timezone.now())
-            wait = error.retry_after_s
         except ServiceError as error:
-            add_service_error(form, error)
+            wait = _refused(form, error, what="round robin")
         else:
             messages.success(request, f"{tournament.name} is scheduled: its matches play as workers take them, "
                                       "and this page follows them live.")
@@ -293,7 +279,7 @@ def tournament_create_page(request):
 
 
 def tournament_page(request, tournament_id: int):
-    page = _found(tournament_reads.tournament_page, tournament_id=tournament_id)
+    page = _found(tournament_reads.tournament_page_data, tournament_id=tournament_id)
     page["progress_url"] = reverse("tournament-progress", args=[tournament_id])
     return render(request, "ladder/tournament.html", page)
 
@@ -315,7 +301,7 @@ def seat_label(seat: int | None, names: list[str]) -> str:
     return f"seat {seat} ({names[seat]})" if seat < len(names) else f"seat {seat}"
 
 
-def step_labels(step: replay.Step, names: list[str]) -> dict[str, str]:
+def step_labels(step: match_reads.Step, names: list[str]) -> dict[str, str]:
     return {
         "actor_label": seat_label(step.actor, names) if step.action else "",
         "to_move_label": seat_label(step.to_move, names),
@@ -383,22 +369,18 @@ def match_page(request, match_id: int):
                "logs": {position: log for position, (log, _decisions) in private.items()},
                "logs_withheld": withheld if withheld and any(
                    access.bot_private_readable(user=request.user, bot=seat.bot) for seat in seats) else None}
-    # A replay shows the opening the seed deals: none while the seed is a secret.
-    if match.status != Match.Status.FINISHED or context["seed"] is None:
-        return render(request, "ladder/match.html", context)
-    refused = match_reads.replay_unavailable_reason(match=match)
     names = _seat_names(match)
     try:
-        if refused is not None:
-            raise replay.ReplayUnavailable(refused.message)
-        steps = replay.timeline(game=match.game.slug, players=match.players, seed=match.seed,
-                                options=match.options, actions=match.actions)
+        steps = match_reads.match_timeline(match=match)
         step = _step_from(request, len(steps) - 1)
-        frame = replay.frame(game=match.game.slug, players=match.players, seed=match.seed,
-                             options=match.options, actions=match.actions, step=step, seat_names=names)
-    except replay.ReplayUnavailable as exc:
-        context["replay_error"] = str(exc)
-        context["actions_json"] = [replay.action_text(action) for action in match.actions]
+        frame = replay.frame(match_reads.match_position(match=match, step=step), game=match.game.slug,
+                             seat_names=names)
+    except match_reads.ReplayUnavailable as exc:
+        # Until it finished, or while a rated deal's seed is a secret (a replay shows the opening the seed
+        # deals), the page says when its replay comes; otherwise why there is none, beside the actions.
+        if exc.reason not in ("unfinished", "seed_secret"):
+            context["replay_error"] = exc.message
+            context["actions_json"] = [match_reads.action_text(action) for action in match.actions]
         return render(request, "ladder/match.html", context)
     last = len(steps) - 1
     panels, decisions_json = _seat_panels(match, private, names, step, last)
@@ -420,20 +402,15 @@ def match_page(request, match_id: int):
 @require_GET
 def match_frame(request, match_id: int):
     """One replay step as JSON: ``{"step": {...}, "svg": "<svg...>" | null, "view_json": str | null}``;
-    ``{"detail"}`` with 410 for a match played under another rules version, 409 when the engine refuses
-    its actions."""
+    ``{"detail"}`` with the status the REST API answers for the same match (``REPLAY_STATUS``: 409 until it
+    finished or while its seed is secret, 410 under another rules version, 409 when the engine refuses its
+    actions)."""
     match = _found(match_reads.match_get, match_id=match_id, user=request.user)
-    if match.status != Match.Status.FINISHED or match_public_seed(match) is None:
-        raise Http404("no finished match with that id and a public seed")
-    refused = match_reads.replay_unavailable_reason(match=match)
-    if refused is not None:
-        return JsonResponse({"detail": refused.message}, status=refused.status)
     try:
-        frame = replay.frame(game=match.game.slug, players=match.players, seed=match.seed, options=match.options,
-                             actions=match.actions, step=_step_from(request, len(match.actions)),
-                             seat_names=_seat_names(match))
-    except replay.ReplayUnavailable as exc:
-        return JsonResponse({"detail": str(exc)}, status=409)
+        position = match_reads.match_position(match=match, step=_step_from(request, len(match.actions)))
+    except match_reads.ReplayUnavailable as exc:
+        return JsonResponse({"detail": exc.message}, status=exc.status)
+    frame = replay.frame(position, game=match.game.slug, seat_names=_seat_names(match))
     response = JsonResponse({"step": frame.step.to_json(), "svg": frame.svg, "view_json": frame.view_json})
     # A finished match never changes, so a step can be cached by the browser; a comparison's match by the
     # owner's browser alone, never by a shared cache.

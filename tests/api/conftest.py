@@ -3,18 +3,14 @@
 from __future__ import annotations
 
 import pytest
-from django.core.cache import cache
 
 from tests.api.helpers import token_client
 from tests.factories import UserFactory
 
 
 @pytest.fixture(autouse=True)
-def _fresh_throttle_counters():
+def _fresh_throttle_counters(fresh_cache):
     """Throttle counters live in the cache; each test starts with none."""
-    cache.clear()
-    yield
-    cache.clear()
 
 
 @pytest.fixture
@@ -28,14 +24,3 @@ def staff_client(db):
     return token_client(UserFactory(is_staff=True))
 
 
-@pytest.fixture
-def throttle_rates(settings):
-    """Set throttle rates for one test: ``throttle_rates(uploads="2/hour")``."""
-
-    def apply(**rates):
-        settings.REST_FRAMEWORK = {
-            **settings.REST_FRAMEWORK,
-            "DEFAULT_THROTTLE_RATES": {**settings.REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"], **rates},
-        }
-
-    return apply

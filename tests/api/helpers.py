@@ -7,7 +7,7 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
-from tests.conftest import FIRST_LEGAL_BOT
+from tests.factories import FIRST_LEGAL_BOT
 
 
 def token_client(user) -> APIClient:

@@ -8,8 +8,14 @@ import pytest
 from ladder.api.pagination import MAX_PAGE_SIZE
 from ladder.models import Bot, BotVersion, Game
 from tests.api.helpers import check_pending_uploads, error_of, upload, upload_version
-from tests.conftest import FIRST_LEGAL_BOT, LAST_LEGAL_BOT
-from tests.factories import BotFactory, BotVersionFactory, UserFactory, finished_match
+from tests.factories import (
+    FIRST_LEGAL_BOT,
+    LAST_LEGAL_BOT,
+    BotFactory,
+    BotVersionFactory,
+    UserFactory,
+    finished_match,
+)
 
 pytestmark = pytest.mark.django_db
 

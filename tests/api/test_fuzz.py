@@ -21,6 +21,7 @@ from schemathesis.specs.openapi.checks import (
     status_code_conformance,
 )
 
+from ladder.services.webhooks import webhook_create
 from tests.api.helpers import token_client
 from tests.factories import BotFactory, TournamentFactory, UserFactory, finished_match
 
@@ -54,16 +55,18 @@ def api_schema(db, settings, _connection_kept_across_requests):
         **settings.REST_FRAMEWORK,
         # High enough that fuzzing exercises the writes, not only the 429s (which the tests of each route cover).
         "DEFAULT_THROTTLE_RATES": {"uploads": "100000/hour", "registrations": "100000/hour",
-                                   "tournaments": "100000/hour", "logins": "100000/hour"},
+                                   "tournaments": "100000/hour", "logins": "100000/hour", "exports": "100000/hour"},
     }
     owner = UserFactory()
     bots = BotFactory.create_batch(3, owner=owner)
     tournament = TournamentFactory(bots=bots)
     match = finished_match(tournament=tournament, bots=bots[:2])
+    webhook, _ = webhook_create(owner=owner, url="http://93.184.215.14/hook", events=["bot.validated"])
     KNOWN_PATH_VALUES.clear()
     KNOWN_PATH_VALUES.update({
         "bot_id": [b.id for b in bots], "opponent_id": [b.id for b in bots], "number": [1],
         "tournament_id": [tournament.id], "match_id": [match.id], "game": ["kingdomino", "dice_king"],
+        "webhook_id": [webhook.id],
     })
     AUTHORIZATION["Authorization"] = token_client(owner)._credentials["HTTP_AUTHORIZATION"]
     return schemathesis.from_wsgi("/api/schema/", application)

@@ -14,8 +14,8 @@ import engines
 from ladder.models import Game
 from ladder.services.bots import sandbox_limits
 from tests.api.helpers import error_of, token_client
-from tests.conftest import LAST_LEGAL_BOT
 from tests.factories import (
+    LAST_LEGAL_BOT,
     BotFactory,
     MatchFactory,
     RatedTournamentFactory,

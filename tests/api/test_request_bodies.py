@@ -17,6 +17,7 @@ from django.test.client import BOUNDARY, MULTIPART_CONTENT, encode_multipart
 from rest_framework.test import APIClient
 
 from ladder.services.comparisons import comparison_create
+from ladder.services.webhooks import webhook_create
 from tests.api.helpers import token_client
 from tests.factories import (
     BotFactory,
@@ -36,8 +37,8 @@ MIDDLING = json.dumps({"username": "a" * 5, "password": "b" * 12, "options": jso
 
 @pytest.fixture
 def world(settings):
-    """An owner with two bots (one with two versions), a tournament, a finished match and a comparison;
-    throttles high enough that every request reaches its view."""
+    """An owner with two bots (one with two versions), a tournament, a finished match, a comparison and a
+    webhook; throttles high enough that every request reaches its view."""
     settings.REST_FRAMEWORK = {
         **settings.REST_FRAMEWORK,
         "DEFAULT_THROTTLE_RATES": {scope: "100000/hour" for scope in settings.REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"]},
@@ -51,7 +52,9 @@ def world(settings):
     tournament = TournamentFactory(bots=bots, created_by=owner)
     match = finished_match(bots=bots)
     comparison = comparison_create(user=owner, bot_id=bots[0].id, baseline=1, candidate=2)
-    values = {"bot_id": bots[0].id, "opponent_id": bots[1].id, "number": 1, "tournament_id": tournament.id,
+    settings.WEBHOOKS_ALLOW_PRIVATE = True  # a target that resolves without a network
+    webhook, _ = webhook_create(owner=owner, url="http://127.0.0.1:9/hook", events=["bot.validated"])
+    values = {"webhook_id": webhook.id, "bot_id": bots[0].id, "opponent_id": bots[1].id, "number": 1, "tournament_id": tournament.id,
               "match_id": match.id, "comparison_id": comparison.id, "game": "kingdomino"}
     return {"owner": owner, "values": values}
 

@@ -4,7 +4,7 @@ progress and standings carrying the Bradley-Terry ratings, standings and crossta
 import pytest
 
 from ladder.models import Game, Match
-from ladder.services import ratings
+from ladder.ratings.elo import INITIAL_RATING
 from tests.api.helpers import error_of
 from tests.factories import BotFactory, TournamentFactory, finished_match
 
@@ -223,7 +223,7 @@ def test_standings_carry_the_order_independent_rating_with_an_interval(api_clien
     assert [line["rank"] for line in table] == [1, 2, 3]
     assert (table[0]["wins"], table[0]["losses"], table[0]["points"]) == (3, 1, 3.0)
     assert table[2]["games"] == 2 and table[2]["wins"] == 0
-    assert sum(line["rating"] for line in table) == pytest.approx(3 * ratings.INITIAL_RATING)
+    assert sum(line["rating"] for line in table) == pytest.approx(3 * INITIAL_RATING)
     assert table[0]["rating"] > table[1]["rating"] > table[2]["rating"]
     for line in table:
         assert line["rating_low"] < line["rating"] < line["rating_high"]

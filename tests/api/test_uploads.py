@@ -13,8 +13,7 @@ import pytest
 
 from ladder.models import Bot, BotVersion, Rating
 from tests.api.helpers import check_pending_uploads, error_of, upload, upload_version
-from tests.conftest import FIRST_LEGAL_BOT
-from tests.factories import BotFactory
+from tests.factories import FIRST_LEGAL_BOT, BotFactory
 
 pytestmark = pytest.mark.django_db
 

@@ -18,8 +18,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from bots.archive import UnsafeArchive, unpack
-from bots.sandbox.codecache import CodeCache
-from bots.validate import ValidationError, check_static
+from bots.sandbox.unpacked_code import CodeCache
+from bots.upload_checks import ValidationError, check_static
 
 GOOD = b"def act(observation, legal_actions):\n    return legal_actions[0]\n"
 

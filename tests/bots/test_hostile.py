@@ -214,3 +214,24 @@ def test_bots_cannot_start_without_isolation_when_the_probe_fails(tmp_path):
     broken = replace(default_policy(), mounts=default_policy().mounts + (Mount("/nonexistent/python"),))
     with pytest.raises(SandboxUnavailable, match="required runtime path /nonexistent/python is missing"):
         ZygoteSandbox(tmp_path, policy=broken).start()
+
+
+def test_the_bot_runs_in_its_folder_with_the_policys_environment_and_import_path(sandbox, race):
+    """The shell sets the interpreter's environment, import path and working directory, and makes the
+    standard streams, while it waits: the bot finds them as the policy and the protocol say, whatever the
+    zygote had."""
+    from bots.sandbox.policy import default_policy
+
+    code = (b"import os, sys\n"
+            b"print('streams', repr(sys.stdin.read()), os.read(0, 10), sys.stdout.seekable(),\n"
+            b"      sys.stdout.line_buffering, sys.stdout.encoding, sys.stderr.errors, sys.stdout.fileno(),\n"
+            b"      sys.stderr.fileno(), os.get_inheritable(3))\n"
+            b"print('cwd', os.getcwd(), 'env', dict(os.environ), 'path', sys.path, flush=True)\n"
+            b"def act(observation, legal_actions):\n"
+            b"    return legal_actions[0]\n")
+    seat, _ = play(sandbox, race, code)
+    assert seat.outcome == "ok"
+    policy = default_policy()
+    expected = f"cwd /bot env {dict(policy.environment)} path {['/bot', *policy.python_path]}"
+    assert expected in seat.log
+    assert "streams '' b'' False True utf-8 replace 1 2 False" in seat.log

@@ -275,7 +275,7 @@ SCRIPT = textwrap.dedent("""
 def test_an_ordinary_user_s_bot_reads_exactly_the_allowlist(tmp_path):
     import dataclasses
 
-    from bots.sandbox.codecache import CodeCache
+    from bots.sandbox.unpacked_code import CodeCache
 
     cache = tmp_path / "cache"
     script = SCRIPT.format(root=str(PROJECT_ROOT), here=str(HERE), cache=str(cache), inventory=INVENTORY,

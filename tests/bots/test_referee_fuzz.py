@@ -175,3 +175,26 @@ def test_a_bot_that_never_reads_its_input_times_out_when_the_pipe_is_full(race):
     assert (deaf.outcome, deaf.reason) == ("timeout", "the bot stopped reading its input")
     assert (honest_seat.outcome, deaf.place, honest_seat.place) == ("ok", 2, 1)
     assert sum(result.actions) == 400
+
+
+def test_answers_written_ahead_in_one_write_are_taken_one_per_decision(race):
+    """A bot may write several answers at once: the referee reads up to the first line's end, and each
+    later line answers a later decision, whether it waited in the referee's inbox or in the pipe."""
+
+    def ahead(ends, process):
+        ends.read_line()
+        # ready, then the answers to the first three decisions, the third split across two writes.
+        ends.write(ends.stdout, b'{"type":"ready"}\n')
+        ends.read_line()
+        ends.write(ends.stdout, b'{"type":"action","action":2}\n{"type":"action","action":1}\n{"type":')
+        ends.write(ends.stdout, b'"action","action":2}\n')
+        while (line := ends.read_line()) is not None:
+            message = json.loads(line)
+            if message["type"] == "end":
+                return
+            ends.write(ends.stdout, json.dumps({"type": "action", "action": 1}).encode() + b"\n")
+
+    result = play_match(race, [BotSpec("ahead", b"ahead"), BotSpec("honest", b"honest")], seed=1, limits=LIMITS,
+                        sandbox=FakeSandbox({b"ahead": ahead}))
+    assert [seat.outcome for seat in result.seats] == ["ok", "ok"]
+    assert result.actions[0::2][:3] == [2, 1, 2]

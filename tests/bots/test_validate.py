@@ -2,29 +2,17 @@
 
 from __future__ import annotations
 
-import io
 import stat
 import zipfile
-from pathlib import Path
 
 import pytest
 
 from bots.archive import ArchiveCaps, UnsafeArchive, unpack
-from bots.sandbox.codecache import CodeCache
-from bots.upload_checks import check_compiles
-from bots.validate import ValidationError, check_static, random_bot_path, validate_upload
+from bots.upload_checks import check_compiles, check_static
+from bots.validate import ValidationError, random_bot_path, validate_upload
+from tests.factories import make_zip
 
 GOOD = b"def act(observation, legal_actions):\n    return legal_actions[0]\n"
-
-
-def make_zip(members: dict[str, bytes] | list[tuple[zipfile.ZipInfo | str, bytes]],
-             compression: int = zipfile.ZIP_DEFLATED) -> bytes:
-    buffer = io.BytesIO()
-    items = members.items() if isinstance(members, dict) else members
-    with zipfile.ZipFile(buffer, "w", compression) as archive:
-        for name, data in items:
-            archive.writestr(name, data)
-    return buffer.getvalue()
 
 
 def symlink_member(name: str, target: str) -> tuple[zipfile.ZipInfo, bytes]:
@@ -156,32 +144,6 @@ def test_unpacking_repeats_the_checks(tmp_path):
     with pytest.raises(UnsafeArchive, match="'..' is not allowed"):
         unpack(make_zip({"bot.py": GOOD, "../x.py": GOOD}), tmp_path)
     assert not (tmp_path.parent / "x.py").exists()
-
-
-def test_code_cache_is_keyed_by_content(tmp_path):
-    cache = CodeCache(tmp_path / "cache")
-    first = cache.path_for(GOOD)
-    assert cache.path_for(GOOD) == first
-    assert (first / "bot.py").read_bytes() == GOOD
-    packaged = cache.path_for(make_zip({"bot.py": GOOD, "pkg/helper.py": b"X = 1\n"}))
-    assert (packaged / "pkg" / "helper.py").read_bytes() == b"X = 1\n"
-    assert oct((tmp_path / "cache").stat().st_mode & 0o777) == oct(0o711)
-
-
-def test_code_cache_holds_the_bytecode_of_every_module_named_as_in_the_sandbox(tmp_path):
-    import importlib.util
-    import marshal
-
-    folder = CodeCache(tmp_path / "cache").path_for(
-        make_zip({"bot.py": GOOD, "pkg/helper.py": b"X = 1\n", "broken.py": b"def (:\n"}))
-    compiled = Path(importlib.util.cache_from_source(str(folder / "bot.py")))
-    assert compiled.is_file() and oct(compiled.stat().st_mode & 0o777) == oct(0o644)
-    # Hash-based bytecode (flags 0b01): valid whatever the files' times; the code is named by its sandbox path.
-    header = compiled.read_bytes()
-    assert int.from_bytes(header[4:8], "little") == 0b01
-    assert marshal.loads(header[16:]).co_filename == "/bot/bot.py"
-    assert Path(importlib.util.cache_from_source(str(folder / "pkg" / "helper.py"))).is_file()
-    assert not Path(importlib.util.cache_from_source(str(folder / "broken.py"))).exists()
 
 
 # The smoke match runs in the real sandbox against the game's random bot.

@@ -8,8 +8,9 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from rest_framework.test import APIClient
 
 import engines
-from tests.conftest import FIRST_LEGAL_BOT, wait_until_checked
+from tests.conftest import wait_until_checked
 from tests.e2e.test_round_robin import registered, wait_finished
+from tests.factories import FIRST_LEGAL_BOT
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(300)]
 

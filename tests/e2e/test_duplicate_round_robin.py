@@ -8,8 +8,9 @@ from django.contrib.auth import get_user_model
 from django.core.files.uploadedfile import SimpleUploadedFile
 
 from ladder.models import Match
-from tests.conftest import FIRST_LEGAL_BOT, LAST_LEGAL_BOT, BotFactory, wait_until_checked
+from tests.conftest import wait_until_checked
 from tests.e2e.test_round_robin import registered, wait_finished
+from tests.factories import FIRST_LEGAL_BOT, LAST_LEGAL_BOT, BotFactory
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(300)]
 

@@ -21,7 +21,8 @@ import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 
 from ladder.models import Match, Seat
-from tests.conftest import FIRST_LEGAL_BOT, wait_until, wait_until_checked
+from tests.conftest import wait_until, wait_until_checked
+from tests.factories import FIRST_LEGAL_BOT
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(600)]
 

@@ -13,8 +13,8 @@ import pytest
 from ladder.models import BotVersion, Game
 from ladder.services.enqueue import versions_validate_now
 from ladder.services.validation import CHECK_FAILED
-from tests.conftest import FIRST_LEGAL_BOT, BotFactory, wait_until
-from tests.factories import BotVersionFactory, zip_with_members
+from tests.conftest import wait_until
+from tests.factories import FIRST_LEGAL_BOT, BotFactory, BotVersionFactory, zip_with_members
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(240)]
 

@@ -8,7 +8,8 @@ import pytest
 
 from ladder.models import Game, Match, Tournament
 from ladder.services.ladder import ladder_tick, ladder_tournament_get
-from tests.conftest import BotFactory, UserFactory, wait_until
+from tests.conftest import wait_until
+from tests.factories import BotFactory, UserFactory
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(300)]
 

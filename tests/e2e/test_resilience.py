@@ -7,12 +7,13 @@ import time
 
 import pytest
 
-from ladder.models import Match, Rating, RatingChange
+from ladder.models import Match, PendingRating, Rating, RatingChange
 from ladder.services.enqueue import matches_send_now
 from ladder.services.matches import matches_reconcile
 from ladder.services.rating_updates import ratings_rebuild
 from ladder.services.tournaments import tournament_create
-from tests.conftest import FIRST_LEGAL_BOT, LAST_LEGAL_BOT, BotFactory, broker_queue_purge, wait_until
+from tests.conftest import broker_queue_purge, wait_until
+from tests.factories import FIRST_LEGAL_BOT, LAST_LEGAL_BOT, BotFactory
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(420)]
 
@@ -65,7 +66,8 @@ def test_killed_worker_and_flushed_broker_lose_nothing_and_recover_in_seconds(wo
         def all_done():
             # What celery beat runs, as often as it runs it by default.
             matches_reconcile()
-            return not matches.filter(status__in=["queued", "running"]).exists()
+            # Their ratings too: the game's applier applies each result moments after its recording.
+            return not matches.filter(status__in=["queued", "running"]).exists() and not PendingRating.objects.exists()
 
         wait_until(all_done, timeout=RECOVERED_WITHIN_S, interval=settings.RECONCILE_INTERVAL_S,
                    message="every match to finish after the kill and the flush")
@@ -127,8 +129,8 @@ def test_two_workers_racing_on_the_same_matches_record_each_once(worker_pool):
     worker_pool.start(concurrency=2)
     worker_pool.start(concurrency=2)
     try:
-        wait_until(lambda: not tournament.matches.exclude(status="finished").exists(), timeout=180,
-                   message="every match to finish")
+        wait_until(lambda: not tournament.matches.exclude(status="finished").exists()
+                   and not PendingRating.objects.exists(), timeout=180, message="every match to finish and be rated")
     except BaseException:
         print(worker_pool.logs())
         raise

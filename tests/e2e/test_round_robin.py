@@ -10,8 +10,9 @@ from django.contrib.auth import get_user_model
 from django.core.files.uploadedfile import SimpleUploadedFile
 from rest_framework.test import APIClient
 
-from ladder.models import Match, Rating, RatingChange, Seat, Tournament
-from tests.conftest import FIRST_LEGAL_BOT, wait_until, wait_until_checked
+from ladder.models import Match, PendingRating, Rating, RatingChange, Seat, Tournament
+from tests.conftest import wait_until, wait_until_checked
+from tests.factories import FIRST_LEGAL_BOT
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(300)]
 
@@ -37,7 +38,8 @@ def registered(username: str) -> APIClient:
 def wait_finished(client, tournament_id: int, worker_pool) -> dict:
     def finished():
         body = client.get(f"/api/tournaments/{tournament_id}/").json()
-        return body if body["status"] == "finished" else None
+        # Its ratings too: the game's applier applies each result moments after its recording.
+        return body if body["status"] == "finished" and not PendingRating.objects.exists() else None
 
     try:
         return wait_until(finished, timeout=240, interval=0.5, message="the tournament to finish")

@@ -10,9 +10,9 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from ladder.models import Comparison, Match, Rating, RatingChange
 from ladder.services.comparisons import comparison_create
 from ladder.services.matches import matches_reconcile
-from tests.conftest import BotFactory, wait_until, wait_until_checked
+from tests.conftest import wait_until, wait_until_checked
 from tests.e2e.test_round_robin import EXAMPLES, registered
-from tests.factories import BotVersionFactory
+from tests.factories import BotFactory, BotVersionFactory
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(300)]
 

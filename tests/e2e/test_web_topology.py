@@ -23,7 +23,8 @@ import pytest
 import requests
 
 from bots.sandbox import FORBIDDEN_ENV
-from tests.conftest import FIRST_LEGAL_BOT, REPO, database_url, wait_until
+from tests.conftest import REPO, database_url, wait_until
+from tests.factories import FIRST_LEGAL_BOT
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(300)]
 

@@ -13,7 +13,8 @@ from django.utils import timezone
 from ladder.models import LadderEntry, Match, Seat
 from ladder.services.ladder import ladder_tick
 from ladder.services.tournaments import tournament_create
-from tests.conftest import LAST_LEGAL_BOT, BotFactory, UserFactory, wait_until
+from tests.conftest import wait_until
+from tests.factories import LAST_LEGAL_BOT, BotFactory, UserFactory
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(300)]
 

@@ -15,7 +15,8 @@ from django.db import connection
 
 from ladder.models import Match
 from ladder.services.tournaments import tournament_create
-from tests.conftest import BotFactory, wait_until
+from tests.conftest import wait_until
+from tests.factories import BotFactory
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(240)]
 

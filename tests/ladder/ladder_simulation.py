@@ -14,8 +14,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ladder.ratings.bradley_terry import fit_bradley_terry
 from ladder.ratings.pairing import Candidate, candidate_deviations, expected_score, select_groups
-from ladder.services.ratings import fit_bradley_terry
 
 # The service's defaults (settings.RATING_K, RATING_PROVISIONAL_K, RATING_PROVISIONAL_GAMES).
 K, PROVISIONAL_K, PROVISIONAL_GAMES = 32.0, 48.0, 10

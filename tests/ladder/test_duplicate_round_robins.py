@@ -6,7 +6,7 @@ from collections import defaultdict
 import pytest
 
 from ladder.models import Match, Tournament
-from ladder.selectors.tournaments import tournament_deals, tournament_page
+from ladder.selectors.tournaments import tournament_deals, tournament_page_data
 from ladder.services.errors import ServiceError
 from ladder.services.quotas import QuotaExceeded
 from ladder.services.rated_play import match_public_seed
@@ -148,7 +148,7 @@ def test_standings_give_each_pairs_points_per_deal(bot_factory):
     assert [(row["games"], row["rotations"], row["complete"]) for row in deals] == [
         (2, 2, True), (2, 2, True), (1, 2, False)]
     assert [line["bot"] for line in deals[1]["bots"]] == [a.name, b.name]
-    assert tournament_page(tournament_id=tournament.id)["deals"] == deals
+    assert tournament_page_data(tournament_id=tournament.id)["deals"] == deals
 
 
 def test_a_tournament_that_is_not_duplicate_lists_no_deals(bot_factory):
@@ -156,7 +156,7 @@ def test_a_tournament_that_is_not_duplicate_lists_no_deals(bot_factory):
     tournament = TournamentFactory(bots=[a, b])
     finished_match(bots=[a, b], tournament=tournament)
     assert tournament_deals(tournament=tournament) == []
-    assert tournament_page(tournament_id=tournament.id)["deals"] == []
+    assert tournament_page_data(tournament_id=tournament.id)["deals"] == []
 
 
 def test_the_results_per_deal_take_three_queries_however_many_deals(bot_factory, django_assert_num_queries):

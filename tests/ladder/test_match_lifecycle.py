@@ -9,7 +9,7 @@ from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from bots.referee import MatchResult, SeatResult
-from ladder.models import Match, Rating, RatingChange, Tournament
+from ladder.models import Match, PendingRating, Rating, RatingChange, Tournament
 from ladder.services.enqueue import broker_queue_length, celery_client, matches_send_now
 from ladder.services.matches import (
     match_claim,
@@ -20,7 +20,7 @@ from ladder.services.matches import (
 )
 from ladder.services.tournaments import tournament_create
 from tests.conftest import broker_queue_purge
-from tests.factories import RatingChangeFactory, StaffFactory
+from tests.factories import StaffFactory
 
 pytestmark = pytest.mark.django_db
 
@@ -287,13 +287,15 @@ def _commits(match, claim) -> int:
 def test_a_recording_commits_with_its_writes_until_the_tournament_may_be_done(three_matches):
     """Outside any enclosing transaction, a match of a tournament with matches still queued is committed
     in the batch of its writes (where batches are pipelined); once nothing is queued, a recording takes
-    the path that can finish the tournament."""
+    the path that can finish the tournament. Each rated result is then applied by the game's rating
+    applier in a transaction of its own, committed the same way."""
     first, second, last = three_matches
+    pipelined = 2 if connection.vendor == "postgresql" else 1
     first_claim, second_claim = match_claim(match_id=first.id), match_claim(match_id=second.id)
-    assert _commits(first, first_claim) == (2 if connection.vendor == "postgresql" else 1)
+    assert _commits(first, first_claim) == pipelined + pipelined
     last_claim = match_claim(match_id=last.id)  # nothing queued any more: second may be the last to finish
-    assert _commits(second, second_claim) == 1
-    assert _commits(last, last_claim) == 1
+    assert _commits(second, second_claim) == 1 + pipelined
+    assert _commits(last, last_claim) == 1 + pipelined
     assert list(Match.objects.filter(id__in=[m.id for m in three_matches]).values_list("status", flat=True)) \
         == ["finished"] * 3
     assert Tournament.objects.get(id=first.tournament_id).status == "finished"
@@ -306,13 +308,13 @@ def test_a_recording_that_fails_in_its_writes_commits_nothing(three_matches):
     """A failed write of the batch makes the server skip the batch's COMMIT: nothing of the match is kept."""
     match = three_matches[0]
     claim = match_claim(match_id=match.id)
-    seat = match.seats.get(position=1)
-    # A history row for the seat already exists, so the recording's own insert breaks the unique rule.
-    RatingChangeFactory(seat=seat)
+    # The match is already marked pending, so the recording's own mark breaks the unique rule.
+    PendingRating.objects.create(match=match, game_id=match.game_id)
     with pytest.raises(IntegrityError):
         match_record_result(match_id=match.id, token=claim.token, result=result_for(claim))
     match.refresh_from_db()
     assert (match.status, match.actions) == ("running", [])
     assert list(match.seats.values_list("place", flat=True)) == [None, None]
     assert list(Rating.objects.values_list("games", flat=True)) == [0, 0]
-    assert RatingChange.objects.count() == 1
+    assert PendingRating.objects.count() == 1
+    assert not RatingChange.objects.exists()

@@ -12,7 +12,8 @@ from django.core.management import call_command
 
 from bots.referee import MatchResult, SeatResult
 from ladder.models import Match, PairRecord, Seat
-from ladder.services import ratings
+from ladder.ratings.bradley_terry import match_pairwise_results
+from ladder.ratings.tables import crosstable
 from ladder.services.matches import match_claim, match_record_result
 from ladder.services.tournaments import tournament_create
 from tests.ladder.migration_steps import migrate, migrate_to_latest
@@ -36,15 +37,15 @@ def play(tournament, rng) -> None:
 
 
 def history_read_pairwise(game) -> dict[tuple[int, int], tuple]:
-    """The finished rated matches of ``game`` read by ``ladder.services.ratings`` (an independent path):
+    """The finished rated matches of ``game`` read by ``ladder.ratings`` (an independent path):
     per pair of bots, the lower id first, its wins, draws, losses, total weight and weighted score."""
     seats = defaultdict(list)
     rated = Match.objects.filter(game=game, status="finished", tournament__rated=True)
     for seat in Seat.objects.filter(match__in=rated).order_by("match_id", "position"):
         seats[seat.match_id].append((seat.bot_id, seat.place, 0, Seat.outcome_forfeits(seat.outcome)))
-    table = ratings.crosstable(seats.values())
+    table = crosstable(seats.values())
     totals: dict[tuple[int, int], list[float]] = defaultdict(lambda: [0.0, 0.0])
-    for a, b, score_a, weight in ratings.match_pairwise_results(seats.values()):
+    for a, b, score_a, weight in match_pairwise_results(seats.values()):
         low, high, score = (a, b, score_a) if a < b else (b, a, 1.0 - score_a)
         totals[low, high][0] += weight
         totals[low, high][1] += weight * score

@@ -13,8 +13,8 @@ import sys
 import pytest
 
 from tests.api.helpers import token_client
-from tests.conftest import LAST_LEGAL_BOT, REPO
-from tests.factories import BotFactory, UserFactory, finished_match, zip_with_members
+from tests.conftest import REPO
+from tests.factories import LAST_LEGAL_BOT, BotFactory, UserFactory, finished_match, zip_with_members
 
 pytestmark = [pytest.mark.django_db, pytest.mark.timeout(180)]
 

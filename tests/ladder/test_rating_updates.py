@@ -1,14 +1,25 @@
-"""Ratings applied once per match, and rebuild_ratings reproducing them exactly."""
+"""Ratings applied once per match, in order, by the game's one applier, and rebuild_ratings reproducing them
+exactly while results keep coming."""
 
 import random
+import threading
 
 import pytest
 from django.core.management import call_command
+from django.db import connection, transaction
 
 from bots.referee import MatchResult, SeatResult
-from ladder.models import Rating, RatingChange
-from ladder.services.matches import match_claim, match_record_result
-from ladder.services.rating_updates import seat_record
+from ladder.models import Match, PendingRating, Rating, RatingChange, Seat, Tournament
+from ladder.ratings.elo import BotRating, RatedSeat, rate_match, seat_record
+from ladder.services import rating_sql
+from ladder.services.matches import match_claim, match_record_result, matches_reconcile
+from ladder.services.rating_updates import (
+    k_factors,
+    ratings_apply_pending,
+    ratings_rebuild,
+    rebuild_aside,
+    rebuild_swap,
+)
 from ladder.services.tournaments import tournament_create
 
 pytestmark = pytest.mark.django_db
@@ -72,3 +83,248 @@ def test_a_rating_row_deleted_by_hand_is_recreated_when_a_result_is_recorded(bot
     assert set(rows) == {bots[0].id, bots[1].id}
     assert rows[bots[0].id].games == rows[bots[1].id].games == 1
     assert RatingChange.objects.filter(bot=bots[0]).count() == 1
+
+
+# --- The game's one applier: no per-bot lock in the recording, the exact sequential Elo ------------------
+
+
+def claimed_results(tournament, rng) -> list[tuple]:
+    """Every match of ``tournament`` claimed, with a random result: ``(match id, token, result)``."""
+    out = []
+    for match in tournament.matches.order_by("id"):
+        claim = match_claim(match_id=match.id)
+        places = [rng.randint(1, claim.players) for _ in claim.seats]
+        outcomes = ["ok" if rng.random() > 0.1 else "crash" for _ in claim.seats]
+        out.append((match.id, claim.token, MatchResult(
+            game=claim.game, players=claim.players, seed=claim.seed, options=claim.options, actions=[],
+            seats=[SeatResult(bot=s.bot_name, score=0, place=p, outcome=o, reason="", time_used_ms=1, log="")
+                   for s, p, o in zip(claim.seats, places, outcomes)],
+            duration_s=0.1)))
+    return out
+
+
+def assert_history_is_one_sequential_chain(game_id: int) -> None:
+    """Every bot's history is unbroken (each change starts where the last ended, from 1500, and ends at
+    its rating), the seats carry their changes, and the whole history equals the one Elo step replayed
+    over the matches in the order of their history rows: the sequential Elo, exactly."""
+    changes = list(RatingChange.objects.filter(game_id=game_id).order_by("id")
+                   .values_list("match_id", "seat_id", "bot_id", "before", "after", "delta"))
+    last: dict[int, float] = {}
+    for _match, _seat, bot_id, before, after, delta in changes:
+        assert before == last.get(bot_id, 1500.0)
+        assert after == before + delta
+        last[bot_id] = after
+    ratings = {r.bot_id: r for r in Rating.objects.filter(game_id=game_id)}
+    for bot_id, elo in last.items():
+        assert ratings[bot_id].elo == elo
+        assert ratings[bot_id].games == sum(1 for c in changes if c[2] == bot_id)
+    seats = {s.id: s for s in Seat.objects.filter(id__in=[c[1] for c in changes])}
+    assert all((seats[c[1]].rating_before, seats[c[1]].rating_after) == (c[3], c[4]) for c in changes)
+    order = list(dict.fromkeys(c[0] for c in changes))
+    replay: dict[int, BotRating] = {bot_id: BotRating() for bot_id in ratings}
+    expected = []
+    for match_id in order:
+        seated = list(Seat.objects.filter(match_id=match_id).order_by("position"))
+        steps = rate_match(replay, [RatedSeat(s.bot_id, s.place, Seat.outcome_forfeits(s.outcome)) for s in seated],
+                           k_factors())
+        expected += [(match_id, s.id, s.bot_id, *step) for s, step in zip(seated, steps, strict=True)]
+    assert changes == expected
+    assert {bot_id: (r.elo, r.games, r.wins, r.draws, r.losses) for bot_id, r in ratings.items()} == {
+        bot_id: (r.elo, r.games, r.wins, r.draws, r.losses) for bot_id, r in replay.items()}
+
+
+def held_elsewhere(take):
+    """Run ``take()`` in a transaction of another connection and keep that transaction open (its locks
+    held) until the returned event is set; returns ``(thread, release)``."""
+    taken, release = threading.Event(), threading.Event()
+
+    def holder():
+        try:
+            with transaction.atomic():
+                take()
+                taken.set()
+                release.wait(30)
+        finally:
+            connection.close()
+
+    thread = threading.Thread(target=holder)
+    thread.start()
+    assert taken.wait(10)
+    return thread, release
+
+
+def hold_apply_lock(game_id: int):
+    """Another connection that holds the game's applier lock (an applier busy elsewhere) until told."""
+    def take():
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT pg_advisory_xact_lock(%s, %s)", [rating_sql.APPLY_LOCK, game_id])
+
+    return held_elsewhere(take)
+
+
+def rated_round_robin(bot_factory, bots=6, players=2, games=2):
+    entrants = [bot_factory() for _ in range(bots)]
+    return tournament_create(created_by=None, game_slug="kingdomino", name="t", rated=True,
+                             bot_ids=[b.id for b in entrants], players_per_match=players, games_per_pairing=games)
+
+
+def postgresql_only():
+    if connection.vendor != "postgresql":
+        pytest.skip("concurrent recordings and advisory locks need PostgreSQL")
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.parametrize("players", [2, 3])
+def test_results_recorded_at_once_by_many_workers_keep_the_exact_sequential_elo(bot_factory, settings, players):
+    """Four workers record rated results that share bots at once (and a rebuild runs among them): every
+    result is applied exactly once, every bot's chain of rating_before/rating_after is unbroken, and the
+    ratings equal the sequential Elo replayed in the order the results were applied."""
+    postgresql_only()
+    settings.RATING_PROVISIONAL_GAMES = 3
+    settings.RATING_APPLY_BATCH = 4
+    tournament = rated_round_robin(bot_factory, bots=6, players=players, games=2)
+    work = claimed_results(tournament, random.Random(players))
+    errors = []
+
+    def worker(share):
+        try:
+            for match_id, token, result in share:
+                assert match_record_result(match_id=match_id, token=token, result=result)
+        except Exception as exc:  # reported below: an assertion in a thread would be lost
+            errors.append(exc)
+        finally:
+            connection.close()
+
+    def rebuilder():
+        try:
+            for _ in range(3):
+                ratings_rebuild(game_slug="kingdomino")
+        except Exception as exc:
+            errors.append(exc)
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=worker, args=(work[i::4],)) for i in range(4)]
+    threads.append(threading.Thread(target=rebuilder))
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(120)
+    assert errors == []
+    assert not PendingRating.objects.exists()
+    assert RatingChange.objects.values("match_id").distinct().count() == len(work)
+    assert RatingChange.objects.count() == players * len(work)
+    assert_history_is_one_sequential_chain(tournament.game_id)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_recording_takes_no_rating_lock_and_leaves_its_result_to_the_applier_holding_the_game(bot_factory):
+    """The rating rows locked elsewhere and the game's applier busy: a rated result is still recorded at
+    once (no wait: a lock timeout would fail it), pending; the next applier applies it."""
+    postgresql_only()
+    tournament = rated_round_robin(bot_factory, bots=2, games=1)
+    (match_id, token, result), = claimed_results(tournament, random.Random(1))
+    thread, release = hold_apply_lock(tournament.game_id)
+    other, unlock = held_elsewhere(
+        lambda: list(Rating.objects.select_for_update().filter(game_id=tournament.game_id)))
+    try:
+        with connection.cursor() as cursor:
+            cursor.execute("SET lock_timeout = '2s'")
+        assert match_record_result(match_id=match_id, token=token, result=result)
+        assert Match.objects.get(id=match_id).status == "finished"
+        assert list(PendingRating.objects.values_list("match_id", flat=True)) == [match_id]
+        assert not RatingChange.objects.exists()
+    finally:
+        with connection.cursor() as cursor:
+            cursor.execute("SET lock_timeout = 0")
+        unlock.set()
+        release.set()
+        thread.join(30)
+        other.join(30)
+    assert ratings_apply_pending(game_id=tournament.game_id) == 1
+    assert not PendingRating.objects.exists()
+    assert_history_is_one_sequential_chain(tournament.game_id)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_reconciler_applies_results_a_dead_worker_left_pending(bot_factory):
+    postgresql_only()
+    tournament = rated_round_robin(bot_factory, bots=3, games=1)
+    work = claimed_results(tournament, random.Random(2))
+    thread, release = hold_apply_lock(tournament.game_id)
+    try:
+        for match_id, token, result in work:
+            assert match_record_result(match_id=match_id, token=token, result=result)
+    finally:
+        release.set()  # the holder "dies" without applying them
+        thread.join(30)
+    assert PendingRating.objects.count() == len(work)
+    matches_reconcile()
+    assert not PendingRating.objects.exists()
+    assert RatingChange.objects.count() == 2 * len(work)
+    assert_history_is_one_sequential_chain(tournament.game_id)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_results_recorded_during_a_rebuild_are_neither_lost_nor_applied_twice(bot_factory, settings):
+    """Between the rebuild's read of the history and its swap, one result is applied and another waits
+    pending (its applier busy): the swap replays the first on top of the rebuilt ratings and applies the
+    second, each once, in order."""
+    postgresql_only()
+    settings.RATING_PROVISIONAL_GAMES = 2
+    tournament = rated_round_robin(bot_factory, bots=4, games=2)
+    work = claimed_results(tournament, random.Random(3))
+    for match_id, token, result in work[:-2]:
+        assert match_record_result(match_id=match_id, token=token, result=result)
+    # A history changed by hand, which the rebuild repairs.
+    first = RatingChange.objects.order_by("id").first()
+    Rating.objects.filter(bot_id=first.bot_id).update(elo=1000.0)
+    plan = rebuild_aside(game_id=tournament.game_id)
+    match_id, token, result = work[-2]
+    assert match_record_result(match_id=match_id, token=token, result=result)
+    thread, release = hold_apply_lock(tournament.game_id)
+    try:
+        match_id, token, result = work[-1]
+        assert match_record_result(match_id=match_id, token=token, result=result)
+        assert PendingRating.objects.count() == 1
+    finally:
+        release.set()
+        thread.join(30)
+    assert rebuild_swap(plan) == len(work)
+    assert not PendingRating.objects.exists()
+    assert RatingChange.objects.count() == 2 * len(work)
+    assert RatingChange.objects.values("match_id").distinct().count() == len(work)
+    assert_history_is_one_sequential_chain(tournament.game_id)
+
+
+def test_single_threaded_callers_see_the_ratings_applied_when_the_recording_returns(bot_factory):
+    tournament = rated_round_robin(bot_factory, bots=3, games=1)
+    for match_id, token, result in claimed_results(tournament, random.Random(4)):
+        assert match_record_result(match_id=match_id, token=token, result=result)
+        assert not PendingRating.objects.exists()
+        assert RatingChange.objects.filter(match_id=match_id).count() == 2
+    assert_history_is_one_sequential_chain(tournament.game_id)
+
+
+def test_a_rebuild_applies_rated_matches_that_were_never_applied_after_the_rest(bot_factory, settings):
+    """A tournament marked rated after its matches were recorded: the rebuild applies them after the
+    history, by finish time, once."""
+    settings.RATING_PROVISIONAL_GAMES = 2
+    rated = rated_round_robin(bot_factory, bots=3, games=1)
+    for match_id, token, result in claimed_results(rated, random.Random(5)):
+        assert match_record_result(match_id=match_id, token=token, result=result)
+    later = tournament_create(created_by=None, game_slug="kingdomino", name="later", rated=False, seed=9,
+                              bot_ids=list(rated.bots.values_list("id", flat=True)), players_per_match=2,
+                              games_per_pairing=1)
+    for match_id, token, result in claimed_results(later, random.Random(6)):
+        assert match_record_result(match_id=match_id, token=token, result=result)
+    assert not RatingChange.objects.filter(match__tournament=later).exists()
+    Tournament.objects.filter(id=later.id).update(rated=True, seed=None)
+    call_command("rebuild_ratings", "kingdomino")
+    applied = list(RatingChange.objects.order_by("id").values_list("match_id", flat=True))
+    assert applied[:6] == list(RatingChange.objects.filter(match__tournament=rated).order_by("id")
+                               .values_list("match_id", flat=True))
+    assert list(dict.fromkeys(applied[6:])) == list(later.matches.order_by("finished_at", "id")
+                                                    .values_list("id", flat=True))
+    assert not PendingRating.objects.exists()
+    assert_history_is_one_sequential_chain(rated.game_id)

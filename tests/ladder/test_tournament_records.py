@@ -1,5 +1,5 @@
 """The stored standings, head-to-head records and finished counts (``ladder.services.tournament_records``)
-equal what ``ladder.services.ratings`` computes from the tournament's finished matches: kept by the
+equal what ``ladder.ratings`` computes from the tournament's finished matches: kept by the
 recorder match by match (forfeits, draws, 2 to 4 players, a retried match counted once, a stale result
 not at all), rebuilt from the history in SQL, and backfilled by migration 0012."""
 
@@ -14,9 +14,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from ladder.models import Match, TournamentHeadToHead, TournamentStanding, TournamentTally
+from ladder.ratings.bradley_terry import fit_bradley_terry, match_pairwise_results
+from ladder.ratings.tables import PlacedSeat, crosstable, standings
 from ladder.selectors.matches import finished_seat_results
 from ladder.selectors.tournaments import tournament_crosstable, tournament_progress, tournament_standings
-from ladder.services import ratings
 from ladder.services.matches import match_claim, match_record_result, match_release_after_fault
 from ladder.services.tournament_records import records_rebuild
 from tests.factories import BotFactory, MatchFactory, RatedTournamentFactory, SeatFactory, TournamentFactory
@@ -25,22 +26,22 @@ from tests.ladder.migration_steps import migrate, migrate_to_latest
 pytestmark = pytest.mark.django_db
 
 
-def _matches(tournament) -> list[list[ratings.PlacedSeat]]:
+def _matches(tournament) -> list[list[PlacedSeat]]:
     return [seats for seats in finished_seat_results(Q(match__tournament=tournament)).values() if len(seats) >= 2]
 
 
 def computed_standings(tournament) -> list[dict]:
     """The standings as computed from every finished match (what the pages read before they were stored),
-    without the fit: ``ratings.standings`` with the bots' names."""
+    without the fit: ``standings`` with the bots' names."""
     names = {bot.id: bot.name for bot in BotFactory._meta.model.objects.all()}
-    return [{**dataclasses.asdict(line), "bot": names[line.bot_id]} for line in ratings.standings(_matches(tournament))]
+    return [{**dataclasses.asdict(line), "bot": names[line.bot_id]} for line in standings(_matches(tournament))]
 
 
 def computed_fit(tournament) -> dict:
-    table = ratings.standings(_matches(tournament))
+    table = standings(_matches(tournament))
     entered = sorted(tournament.bots.values_list("id", flat=True))
     played = [line.bot_id for line in table]
-    return ratings.fit_bradley_terry(ratings.match_pairwise_results(_matches(tournament)),
+    return fit_bradley_terry(match_pairwise_results(_matches(tournament)),
                                      bots=played + [b for b in entered if b not in played])
 
 
@@ -54,11 +55,11 @@ def assert_stored_equal_computed(tournament) -> None:
         expected = fit[line["bot_id"]]
         assert (line["rating"], line["rating_low"], line["rating_high"]) == pytest.approx(
             (expected.rating, expected.low, expected.high), rel=1e-6, abs=1e-3)
-    crosstable = ratings.crosstable(_matches(tournament))
+    expected_crosstable = crosstable(_matches(tournament))
     rows = tournament_crosstable(tournament=tournament)["rows"]
     assert {(row["bot_id"], cell["opponent_id"]): (cell["wins"], cell["draws"], cell["losses"])
             for row in rows for cell in row["results"]} == {
-        (a, b): (h.wins, h.draws, h.losses) for a, row in crosstable.items() for b, h in row.items()}
+        (a, b): (h.wins, h.draws, h.losses) for a, row in expected_crosstable.items() for b, h in row.items()}
     finished = Match.objects.filter(tournament=tournament, status="finished").count()
     assert tournament_progress(tournament=tournament).finished == finished
 

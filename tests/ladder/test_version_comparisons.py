@@ -11,6 +11,7 @@ from django.utils import timezone
 
 from bots.referee import MatchResult, SeatResult
 from ladder.models import Comparison, Game, Match, Rating, RatingChange, Seat
+from ladder.ratings.sequential import sprt_bounds
 from ladder.services.comparisons import (
     candidate_points,
     comparison_advance,
@@ -26,7 +27,6 @@ from ladder.services.matches import (
     matches_reconcile,
 )
 from ladder.services.quotas import QuotaExceeded, unrated_matches_quota
-from ladder.services.sequential import sprt_bounds
 from tests.factories import BotVersionFactory
 
 pytestmark = pytest.mark.django_db

@@ -4,6 +4,8 @@ A match recorded under an older ``rules_version`` than the installed engine's ca
 ``GET /api/matches/{id}/replay/`` answers 410 and the site's replay step 410, both saying the rules
 changed and that the actions and the result can still be read; the match page still shows them. Any
 failure of the engine on stored actions is a 409 with a message, never a 500. A current match replays.
+Both surfaces read replays through ``selectors.matches`` and give the same status and message for every
+reason (``REPLAY_STATUS``).
 """
 
 from __future__ import annotations
@@ -11,9 +13,10 @@ from __future__ import annotations
 import pytest
 
 import engines
-from ladder.models import Match
+from ladder.models import Game, Match
+from ladder.selectors.matches import REPLAY_STATUS, ReplayUnavailable, match_timeline
 from tests.api.helpers import error_of
-from tests.factories import BotFactory, TournamentFactory, finished_match
+from tests.factories import BotFactory, MatchFactory, TournamentFactory, finished_match
 
 pytestmark = pytest.mark.django_db
 
@@ -82,3 +85,40 @@ def test_a_match_of_the_current_rules_still_replays(api_client, client):
     page = client.get(f"/matches/{match.id}/")
     assert page.status_code == 200 and "replay_error" not in page.context
     assert client.get(f"/matches/{match.id}/frame/", {"step": 1}).status_code == 200
+
+
+def _match_of_a_game_no_longer_installed() -> Match:
+    match = _played()
+    gone = Game.objects.create(slug="retired_game", title="Retired", min_players=2, max_players=2,
+                               available=False)
+    Match.objects.filter(pk=match.pk).update(game=gone)
+    return match
+
+
+@pytest.mark.parametrize("reason, make", [
+    ("unfinished", lambda: MatchFactory()),
+    ("game_missing", _match_of_a_game_no_longer_installed),
+    ("rules_changed", lambda: _played(rules_version=engines.get("kingdomino").rules_version - 1)),
+    ("does_not_fit", lambda: _played(actions=[{"no": "such action"}])),
+])
+def test_the_api_and_the_site_give_one_answer_for_each_reason_a_replay_is_unavailable(api_client, client,
+                                                                                       reason, make):
+    match = make()
+
+    api = api_client.get(f"/api/matches/{match.id}/replay/")
+    site = client.get(f"/matches/{match.id}/frame/", {"step": 1})
+
+    assert api.status_code == site.status_code == REPLAY_STATUS[reason]
+    assert error_of(api)["detail"] == site.json()["detail"]
+    page = client.get(f"/matches/{match.id}/")
+    assert page.status_code == 200 and "frame" not in page.context
+    # A replay that will come says so on its own; one that will not says why, beside the actions.
+    assert (page.context.get("replay_error") == site.json()["detail"]) is (reason != "unfinished")
+
+
+def test_every_reason_has_one_status_and_the_selector_raises_it():
+    match = _played(rules_version=engines.get("kingdomino").rules_version + 1)
+    with pytest.raises(ReplayUnavailable) as refused:
+        match_timeline(match=Match.objects.select_related("game", "tournament").get(pk=match.pk))
+    assert refused.value.reason == "rules_changed" and refused.value.status == 410
+    assert set(REPLAY_STATUS.values()) <= {409, 410}

@@ -56,11 +56,11 @@ def fill_decisions(match, *, log=None, seed: int = 1) -> dict[int, list[dict]]:
     records them: ``{"step": action index, "ms", "log"}``. Think times are seeded, mostly well inside a
     second with an occasional slow one; ``log(position, step)`` is what the bot printed (by default a
     line naming the seat and the action). Returns the records by seat position."""
-    from ladder.web import replay
+    from ladder.selectors.matches import replay_timeline
 
     rng = random.Random(seed)
     log = log or (lambda position, step: f"seat {position} weighs action {step}\nchose option {step % 3}\n")
-    steps = replay.timeline(game=match.game.slug, players=match.players, seed=match.seed, options=match.options,
+    steps = replay_timeline(game=match.game.slug, players=match.players, seed=match.seed, options=match.options,
                             actions=match.actions)
     records: dict[int, list[dict]] = {}
     for step in steps[1:]:

@@ -334,7 +334,8 @@ def test_a_match_not_yet_played_has_seats_but_no_replay(client, tournament_facto
     assert response.status_code == 200
     assert "frame" not in response.context
     assert "The replay appears once the match has finished." in response.content.decode()
-    assert client.get(f"/matches/{match.id}/frame/").status_code == 404
+    step = client.get(f"/matches/{match.id}/frame/")
+    assert step.status_code == 409 and "once it finished" in step.json()["detail"]
 
 
 def test_pages_load_scripts_and_styles_only_from_this_site(client, tournament_factory):

@@ -9,7 +9,7 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from ladder.models import Match
 from ladder.services.ladder import ladder_tick, ladder_tournament_get
 from ladder.services.matches import match_claim
-from tests.conftest import FIRST_LEGAL_BOT
+from tests.factories import FIRST_LEGAL_BOT
 from tests.web.conftest import finish_match
 
 pytestmark = pytest.mark.django_db
@@ -31,8 +31,8 @@ def assert_no_secret(client, matches) -> None:
         page = client.get(f"/matches/{match.id}/")
         assert "seed secret until the match finished" in page.content.decode()
         assert "frame" not in page.context
-        # The opening position derives from the seed: no frame of it either.
-        assert client.get(f"/matches/{match.id}/frame/", {"step": 0}).status_code == 404
+        # The opening position derives from the seed: no frame of it either, the API's answer for its replay.
+        assert client.get(f"/matches/{match.id}/frame/", {"step": 0}).status_code == 409
 
 
 def test_no_page_shows_a_rated_matchs_seed_before_it_finished(client, tournament_factory):
@@ -118,10 +118,11 @@ def test_a_rated_deals_finished_rotation_keeps_the_shared_seed_and_replay_secret
     html = page.content.decode()
     assert str(first.seed) not in html and "seed secret until the tournament finished (deal 0)" in html
     assert "frame" not in page.context
-    assert client.get(f"/matches/{first.id}/frame/", {"step": 0}).status_code == 404
+    step = client.get(f"/matches/{first.id}/frame/", {"step": 0})
+    assert step.status_code == 409 and "once its tournament finished" in step.json()["detail"]
     assert api_client.get(f"/api/matches/{first.id}/").json()["seed"] is None
     refused = api_client.get(f"/api/matches/{first.id}/replay/")
-    assert refused.status_code == 409 and "once its tournament finished" in refused.json()["detail"]
+    assert refused.status_code == 409 and refused.json()["detail"] == step.json()["detail"]
 
     finish_match(second.id)
     assert api_client.get(f"/api/matches/{first.id}/").json()["seed"] == first.seed

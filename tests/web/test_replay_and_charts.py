@@ -9,6 +9,7 @@ import xml.etree.ElementTree as ET
 import pytest
 
 import engines
+from ladder.selectors import matches as replays
 from ladder.web import charts, replay
 
 HOSTILE = "<script>alert(1)</script>"
@@ -29,19 +30,19 @@ def _random_actions(game: str, players: int, seed: int, count: int) -> list:
 def test_timeline_has_one_step_per_position_with_actor_and_scores(game):
     actions = _random_actions(game, 2, 11, 30)
     first_player = engines.get(game).new_state(2, 11).current_player()
-    steps = replay.timeline(game=game, players=2, seed=11, options=None, actions=actions)
+    steps = replays.replay_timeline(game=game, players=2, seed=11, options=None, actions=actions)
     assert len(steps) == len(actions) + 1
     assert (steps[0].actor, steps[0].action) == (None, None)
     assert steps[1].actor == first_player == steps[0].to_move
-    assert steps[1].action == replay.action_text(actions[0])
+    assert steps[1].action == replays.action_text(actions[0])
     assert all(len(step.scores) == 2 for step in steps)
 
 
 @pytest.mark.parametrize("game", GAMES)
 def test_every_renderer_escapes_hostile_seat_names(game):
     actions = _random_actions(game, 2, 5, 10)
-    frame = replay.frame(game=game, players=2, seed=5, options=None, actions=actions, step=10,
-                         seat_names=[HOSTILE, "b&b"])
+    position = replays.replay_position(game=game, players=2, seed=5, options=None, actions=actions, step=10)
+    frame = replay.frame(position, game=game, seat_names=[HOSTILE, "b&b"])
     tree = ET.fromstring(frame.svg)  # well-formed XML: nothing the name contains broke the markup
     assert not [el for el in tree.iter() if el.tag.rsplit("}", 1)[-1].lower() == "script"]
     assert HOSTILE not in frame.svg and "&lt;script&gt;" in frame.svg
@@ -49,8 +50,8 @@ def test_every_renderer_escapes_hostile_seat_names(game):
 
 def test_a_game_without_renderer_shows_its_json_view():
     actions = _random_actions("kingdomino", 2, 3, 4)
-    frame = replay.frame(game="kingdomino", players=2, seed=3, options=None, actions=actions, step=4,
-                         seat_names=["a", "b"], renderer_for=lambda game: None)
+    position = replays.replay_position(game="kingdomino", players=2, seed=3, options=None, actions=actions, step=4)
+    frame = replay.frame(position, game="kingdomino", seat_names=["a", "b"], renderer_for=lambda game: None)
     assert frame.svg is None
     state = engines.get("kingdomino").new_state(2, 3)
     for action in actions:
@@ -60,12 +61,12 @@ def test_a_game_without_renderer_shows_its_json_view():
 
 def test_frame_steps_are_clamped_and_bad_actions_explained():
     actions = _random_actions("draftosaurus", 2, 1, 6)
-    assert replay.frame(game="draftosaurus", players=2, seed=1, options=None, actions=actions, step=99,
-                        seat_names=[]).step.step == 6
-    with pytest.raises(replay.ReplayUnavailable, match="action 2"):
-        replay.timeline(game="draftosaurus", players=2, seed=1, options=None, actions=[actions[0], {"no": 1}])
-    with pytest.raises(replay.ReplayUnavailable, match="no game"):
-        replay.timeline(game="chess", players=2, seed=1, options=None, actions=[])
+    assert replays.replay_position(game="draftosaurus", players=2, seed=1, options=None, actions=actions,
+                                   step=99).step.step == 6
+    with pytest.raises(replays.ReplayUnavailable, match="action 2"):
+        replays.replay_timeline(game="draftosaurus", players=2, seed=1, options=None, actions=[actions[0], {"no": 1}])
+    with pytest.raises(replays.ReplayUnavailable, match="no game"):
+        replays.replay_timeline(game="chess", players=2, seed=1, options=None, actions=[])
 
 
 def test_rating_chart_escapes_its_title_and_is_well_formed():

@@ -7,7 +7,6 @@ import re
 from collections import defaultdict
 
 import pytest
-from django.core.cache import cache
 from django.test import Client
 from django.urls import reverse
 
@@ -21,11 +20,8 @@ URL = "/tournaments/new/"
 
 
 @pytest.fixture(autouse=True)
-def _no_throttle_counts():
-    """The creation throttle counts in the cache; each test starts with none."""
-    cache.clear()
-    yield
-    cache.clear()
+def _no_throttle_counts(fresh_cache):
+    """The creation rate limit counts in the cache; each test starts with none."""
 
 
 @pytest.fixture

@@ -4,9 +4,7 @@ import pytest
 
 from ladder.models import Match, RatingChange
 from ladder.services.tournaments import tournament_create
-from tests.conftest import FIRST_LEGAL_BOT, LAST_LEGAL_BOT
-from tests.factories import BotFactory
-from workers.code_cache import CodeBytesCache
+from tests.factories import FIRST_LEGAL_BOT, LAST_LEGAL_BOT, BotFactory
 from workers.execution import match_execute
 
 pytestmark = pytest.mark.django_db
@@ -47,17 +45,6 @@ def test_a_match_that_cannot_be_played_is_retried_then_failed(match, settings):
     assert match.status == "failed" and match.attempts == 2
     assert "no_such_option" in match.failure_reason
     assert not RatingChange.objects.filter(match=match).exists()
-
-
-def test_code_is_fetched_once_per_checksum(match):
-    cache = CodeBytesCache()
-    shas = list(match.seats.values_list("bot_version__sha256", flat=True))
-    first = cache.get_many(shas)
-    again = cache.get_many(shas)
-    assert first == again and set(first.values()) == {FIRST_LEGAL_BOT, LAST_LEGAL_BOT}
-    assert (cache.misses, cache.hits) == (2, 2)
-    with pytest.raises(KeyError):
-        cache.get_many(["0" * 64])
 
 
 def test_a_match_is_played_under_its_tournaments_limits_whatever_the_settings_say_later(settings):

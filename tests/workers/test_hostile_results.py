@@ -12,7 +12,7 @@ import pytest
 
 from ladder.models import Match, RatingChange
 from ladder.services.tournaments import tournament_create
-from tests.conftest import FIRST_LEGAL_BOT
+from tests.factories import FIRST_LEGAL_BOT
 from workers.execution import match_execute
 
 pytestmark = pytest.mark.django_db

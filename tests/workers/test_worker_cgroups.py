@@ -19,7 +19,8 @@ import pytest
 from ladder.models import Match
 from ladder.services.tournaments import tournament_create
 from tests.bots.sandbox_helpers import botladder_groups, descendants
-from tests.conftest import FIRST_LEGAL_BOT, LAST_LEGAL_BOT, BotFactory, wait_until
+from tests.conftest import wait_until
+from tests.factories import FIRST_LEGAL_BOT, LAST_LEGAL_BOT, BotFactory
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(300)]
 

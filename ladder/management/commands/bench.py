@@ -6,7 +6,10 @@ in-process matches, with the bots paused between their turns and without); ``pip
 database, two worker processes against one, and the ladder alone against a round robin on the same two
 processes); ``leaderboard.*`` from ``ladder.leaderboard_bench`` (the leaderboard and its certainty on a small
 and a large generated history); ``reads.*`` from ``ladder.reads_bench`` (every page and route of the site's
-reads on a small and a large generated history, and their ratios); with ``--recording``, only
+reads on a small and a large generated history, and their ratios); ``exports.*`` from ``ladder.exports_bench``
+(one full response of the bulk export on a small and a large generated history: its time and its memory);
+``ratings.*`` from ``ladder.ratings_bench`` (rated results sharing bots applied by the game's one applier
+against the former per-bot row locks, and the rebuild's swap; PostgreSQL only). With ``--recording``, only
 ``recording.*`` from ``ladder.recording_bench`` (results claimed and recorded per second through the
 service functions against bare multi-row INSERTs of the same rows, and the statements, rows, bytes and
 WAL a recorded match costs).
@@ -46,6 +49,12 @@ class Command(BaseCommand):
                             help="sizes of the generated histories of the reads figures, comma-separated, ascending "
                                  "(default: 10000,100000; e.g. 10000,1000000 for the million)")
         parser.add_argument("--skip-reads", action="store_true", help="leave out the reads figures (reads.*)")
+        parser.add_argument("--exports-matches", default="10000,100000",
+                            help="history sizes of the export figures, comma-separated (default: 10000,100000)")
+        parser.add_argument("--skip-exports", action="store_true", help="leave out the export figures (exports.*)")
+        parser.add_argument("--ratings-matches", type=int, default=600,
+                            help="rated results applied by each variant of the ratings figures (default: 600)")
+        parser.add_argument("--skip-ratings", action="store_true", help="leave out the ratings figures (ratings.*)")
         parser.add_argument("--recording", action="store_true",
                             help="measure only the recording figures (recording.*): results recorded per second "
                                  "against bare INSERTs, statements, rows, bytes and WAL per match")
@@ -63,7 +72,8 @@ class Command(BaseCommand):
                 raise CommandError("--recording-matches and --recording-processes must be at least 1")
             figures.update(bench_recording(matches=options["recording_matches"],
                                            processes=options["recording_processes"]))
-            options.update(skip_sandbox=True, skip_pipeline=True, skip_leaderboard=True, skip_reads=True)
+            options.update(skip_sandbox=True, skip_pipeline=True, skip_leaderboard=True, skip_reads=True,
+                           skip_exports=True, skip_ratings=True)
         if not options["skip_sandbox"]:
             from bots.bench import bench_sandbox
 
@@ -84,6 +94,15 @@ class Command(BaseCommand):
 
             sizes = tuple(int(size) for size in options["reads_matches"].split(","))
             figures.update(bench_reads(sizes=sizes))
+        if not options["skip_exports"]:
+            from ladder.exports_bench import bench_exports
+
+            sizes = tuple(int(size) for size in options["exports_matches"].split(","))
+            figures.update(bench_exports(sizes=sizes))
+        if not options["skip_ratings"]:
+            from ladder.ratings_bench import bench_ratings
+
+            figures.update(bench_ratings(matches=options["ratings_matches"]))
         if options["json"]:
             self.stdout.write(json.dumps(figures, sort_keys=True))
             return

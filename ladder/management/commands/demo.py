@@ -155,8 +155,9 @@ class Command(BaseCommand):
         return child
 
     def _start_worker(self, concurrency: int) -> None:
-        queues = ",".join(dict.fromkeys([settings.VALIDATION_QUEUE, settings.CELERY_TASK_DEFAULT_QUEUE,
-                                         settings.MATCH_QUEUE, settings.LADDER_QUEUE]))
+        queues = ",".join(dict.fromkeys([settings.VALIDATION_QUEUE, settings.WEBHOOKS_QUEUE,
+                                         settings.CELERY_TASK_DEFAULT_QUEUE, settings.MATCH_QUEUE,
+                                         settings.LADDER_QUEUE]))
         self._spawn(
             [sys.executable, "-m", "celery", "-A", "workers", "worker", "-B", "-s",
              str(Path(settings.VAR_DIR) / "demo-celerybeat-schedule"), "-Q", queues, "-c", str(concurrency),

@@ -1,7 +1,7 @@
 """How sure a leaderboard is of its order: an interval per bot, the ranks it could truly hold, and the
 chance that each row is truly stronger than the next.
 
-Pure functions on plain data (no Django, no database), like ``ladder.services.ratings``, whose
+Pure functions on plain data (no Django, no database), like ``ladder.ratings.bradley_terry``, whose
 Bradley-Terry fit they build on.
 
 The fit
@@ -51,7 +51,7 @@ from typing import NamedTuple
 import numpy as np
 from scipy import stats
 
-from ladder.services.ratings import DEFAULT_PRIOR_SD, bradley_terry_posterior
+from ladder.ratings.bradley_terry import DEFAULT_PRIOR_SD, bradley_terry_posterior
 
 #: The ``p_above`` from which the site calls the order of two adjacent rows settled.
 SETTLED_P = 0.95
@@ -140,15 +140,6 @@ def board_certainty(
                      best=int(best[i]), worst=int(worst[i]), p_above=None if i == shown - 1 else float(p_above[i]))
         for i in range(shown)
     ]
-
-
-def settled_share(p_above: Iterable[float | None], *, threshold: float = SETTLED_P) -> float | None:
-    """The share of adjacent pairs of a board whose order is settled (``p_above >= threshold``); None
-    for a board with fewer than two rows. The last row's None is not a pair and is skipped."""
-    values = [p for p in p_above if p is not None]
-    if not values:
-        return None
-    return sum(p >= threshold for p in values) / len(values)
 
 
 def _anchored(theta: np.ndarray, covariance: np.ndarray, group: list[int], group_elos: list[float],

@@ -1,4 +1,4 @@
-"""How sure a leaderboard is (``ladder.services.rating_confidence``), checked on synthetic histories of bots
+"""How sure a leaderboard is (``ladder.ratings.confidence``), checked on synthetic histories of bots
 whose true strengths are known: the intervals cover the truth about 95% of the time, ``p_above`` is near 1
 for far-apart bots and near 1/2 for equal ones, and rank ranges pin a clearly best bot to first place.
 
@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from ladder.services.rating_confidence import SETTLED_P, PairTotals, board_certainty, settled_share
+from ladder.ratings.confidence import SETTLED_P, PairTotals, board_certainty
 
 LN10_OVER_400 = np.log(10.0) / 400.0
 
@@ -198,7 +198,3 @@ def test_an_empty_board_and_a_single_bot():
     (only,) = board_certainty(["a"], {"a": 1500.0, "b": 1500.0}, [("a", "b", 10.0, 9.0)])
     assert (only.best, only.worst, only.p_above) == (1, 1, None)
 
-
-def test_settled_share_counts_adjacent_pairs():
-    assert settled_share([0.99, 0.6, 0.95, None]) == pytest.approx(2 / 3)
-    assert settled_share([None]) is None

@@ -1,16 +1,17 @@
 """A match stores fewer bytes: its actions compressed (``actions_packed``; older rows keep theirs in the JSON
 column ``actions``, now the field ``actions_json``), fewer indexes on the match row (the foreign keys'
 own where a unique index leads with them, partial ones where only queued or running matches, or a
-comparison's, are searched) and on the seat row, and a fillfactor on both tables, so that a seat's result
-and a lease's renewal are HOT updates and a match's next row version finds room on its page."""
+comparison's, are searched) and on the seat row. No index holds the lease any more: renewing it is a HOT
+update."""
 
 import django.db.models.deletion
 from django.db import migrations, models
 
+
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('ladder', '0013_read_records'),
+        ('ladder', '0015_pending_ratings'),
     ]
 
     operations = [

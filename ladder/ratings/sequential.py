@@ -2,8 +2,8 @@
 pentanomial mean and variance, a normal-approximation Elo interval and a sequential probability
 ratio test (SPRT), as fishtest runs them for chess engines.
 
-Pure functions on plain numbers (no Django, no database); ``ladder.services.ratings`` re-exports
-them.
+Pure functions on plain numbers (no Django, no database): version comparisons
+(``ladder.services.comparisons``) decide with them.
 
 Elo and score
 -------------

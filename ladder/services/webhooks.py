@@ -1,0 +1,280 @@
+"""Webhooks: a user's subscriptions, the deliveries of events to them, and their signed, retried attempts.
+
+* :func:`webhook_create` checks the target (``ladder.services.webhook_targets``) and returns the new
+  webhook with its secret, the only time the secret leaves the server. The secret is stored sealed
+  (Fernet, under a key derived from ``SECRET_KEY``; ``SECRET_KEY_FALLBACKS`` still open older ones): a
+  copy of the database alone does not let anyone sign as the ladder.
+* :func:`webhooks_emit` is called by the services where things happen, inside their transaction: it
+  writes one pending delivery per subscribed webhook of the object's owner, and its message goes to the
+  workers (``WEBHOOKS_QUEUE``) only once that transaction commits, so a change rolled back sends nothing.
+* :func:`webhook_delivery_attempt` (the ``ladder.deliver_webhook`` task) claims a due delivery, resolves
+  and checks its target again, POSTs the stored body signed with ``X-Ladder-Signature: sha256=<hex>``
+  and records the attempt. A failed one is due again after ``WEBHOOKS_RETRY_BASE_S``, four times longer at
+  each retry, until ``WEBHOOKS_MAX_ATTEMPTS``. The delivery row is the record: a message lost, or a worker
+  killed in the middle of an attempt, leaves a pending delivery past its due time, which
+  :func:`webhook_deliveries_sweep` (run by the reconciler) sends again; the claim makes a duplicate
+  message harmless.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import hmac
+import json
+import secrets
+import uuid
+from datetime import datetime, timedelta
+
+from cryptography.fernet import Fernet, InvalidToken, MultiFernet
+from django.conf import settings
+from django.contrib.auth import get_user_model
+from django.core.serializers.json import DjangoJSONEncoder
+from django.db import IntegrityError, transaction
+from django.db.models import Q, QuerySet
+from django.utils import timezone
+
+from ladder.models import Webhook, WebhookAttempt, WebhookDelivery
+from ladder.services.enqueue import webhook_deliveries_send_on_commit
+from ladder.services.errors import ServiceError
+from ladder.services.webhook_http import PostResult, post_pinned
+from ladder.services.webhook_targets import TargetRefused, target_check, target_resolve
+
+#: Every event a webhook may subscribe to (their payloads: docs/webhooks.md, ladder.services.webhook_events).
+EVENTS = ("bot.validated", "comparison.finished", "tournament.finished", "bot.deactivated")
+SIGNATURE_HEADER = "X-Ladder-Signature"
+#: Seconds past its due time (or its lease) after which a pending delivery's message counts as lost.
+LOST_AFTER_S = 30.0
+#: Deliveries kept per webhook, the newest (with their attempts): older ones go as new ones are written.
+DELIVERIES_KEPT = 500
+
+
+# --- The secret, sealed at rest ----------------------------------------------------------------------
+
+
+def _fernet(key: str) -> Fernet:
+    digest = hashlib.sha256(b"ladder.webhooks.secret\0" + key.encode()).digest()
+    return Fernet(base64.urlsafe_b64encode(digest))
+
+
+def _sealer() -> MultiFernet:
+    return MultiFernet([_fernet(key) for key in [settings.SECRET_KEY, *getattr(settings, "SECRET_KEY_FALLBACKS", [])]])
+
+
+def secret_seal(secret: str) -> str:
+    return _sealer().encrypt(secret.encode()).decode("ascii")
+
+
+def secret_open(sealed: str) -> str:
+    """The secret sealed in ``sealed``; ValueError when no configured key opens it (SECRET_KEY changed
+    without the old one in SECRET_KEY_FALLBACKS)."""
+    try:
+        return _sealer().decrypt(sealed.encode("ascii")).decode()
+    except InvalidToken:
+        raise ValueError("the webhook's secret cannot be opened with SECRET_KEY or SECRET_KEY_FALLBACKS") from None
+
+
+def signature(secret: str, body: bytes) -> str:
+    """The ``X-Ladder-Signature`` value of ``body``: ``sha256=`` and the hex HMAC-SHA256 under ``secret``."""
+    return "sha256=" + hmac.new(secret.encode(), body, hashlib.sha256).hexdigest()
+
+
+# --- Webhooks ----------------------------------------------------------------------------------------
+
+
+def _events_check(events) -> list[str]:
+    if not isinstance(events, list) or not events or not all(isinstance(name, str) for name in events):
+        raise ServiceError(f"events is a non-empty list of event names, among: {', '.join(EVENTS)}", field="events")
+    unknown = [name for name in events if name not in EVENTS]
+    if unknown:
+        raise ServiceError(f"unknown event {unknown[0]!r}; the events are: {', '.join(EVENTS)}", field="events")
+    return [name for name in EVENTS if name in events]
+
+
+def webhook_create(*, owner, url: str, events) -> tuple[Webhook, str]:
+    """A new webhook of ``owner`` and its secret (shown once). ServiceError (400) for a refused target
+    (``ladder.services.webhook_targets``), unknown events, or past ``WEBHOOKS_PER_USER`` webhooks."""
+    chosen = _events_check(events)
+    try:
+        url = target_check(url)
+    except TargetRefused as exc:
+        raise ServiceError(str(exc), field="url") from None
+    secret = "whsec_" + secrets.token_urlsafe(32)
+    with transaction.atomic():
+        # Locked, so that two requests at once cannot both take the last place.
+        get_user_model().objects.select_for_update().filter(pk=owner.pk).first()
+        if Webhook.objects.filter(owner=owner).count() >= settings.WEBHOOKS_PER_USER:
+            raise ServiceError(f"you have {settings.WEBHOOKS_PER_USER} webhooks, the most one user may hold: "
+                               "delete one first")
+        webhook = Webhook.objects.create(owner=owner, url=url, events=chosen, secret_sealed=secret_seal(secret))
+    return webhook, secret
+
+
+def webhooks_of(user) -> QuerySet[Webhook]:
+    """The webhooks ``user`` owns (none for an anonymous user): nobody reads another's, staff included."""
+    if not (user and user.is_authenticated):
+        return Webhook.objects.none()
+    return Webhook.objects.filter(owner=user)
+
+
+def webhook_get(*, user, webhook_id: int) -> Webhook:
+    """``user``'s webhook ``webhook_id``; ServiceError 404 for one that does not exist or is another's."""
+    webhook = webhooks_of(user).filter(pk=webhook_id).first()
+    if webhook is None:
+        raise ServiceError(f"you have no webhook with id {webhook_id}", status=404)
+    return webhook
+
+
+def webhook_delete(*, user, webhook_id: int) -> None:
+    """Delete ``user``'s webhook with its deliveries (pending ones are then never sent)."""
+    webhook_get(user=user, webhook_id=webhook_id).delete()
+
+
+def webhook_attempts(*, webhook: Webhook) -> QuerySet[WebhookAttempt]:
+    """Every attempt at ``webhook``'s deliveries, newest first, with its delivery."""
+    return (WebhookAttempt.objects.filter(delivery__webhook=webhook).select_related("delivery")
+            .defer("delivery__body").order_by("-id"))
+
+
+# --- Events ------------------------------------------------------------------------------------------
+
+
+def event_body(*, event: str, event_id: uuid.UUID, created_at: datetime, data: dict) -> str:
+    """The JSON body of an event, ``{"event", "id", "created_at", "data"}``."""
+    return json.dumps({"event": event, "id": str(event_id), "created_at": created_at, "data": data},
+                      cls=DjangoJSONEncoder, separators=(",", ":"))
+
+
+def webhooks_emit(*, event: str, owner_id: int | None, data: dict) -> int:
+    """Queue ``event`` for every webhook of user ``owner_id`` subscribed to it; returns how many.
+
+    Call inside the transaction of the change the event reports: the deliveries are written in it, and
+    their messages published once it commits (none if it rolls back)."""
+    assert event in EVENTS, event
+    if owner_id is None:
+        return 0
+    webhook_ids = [webhook_id for webhook_id, events in
+                   Webhook.objects.filter(owner_id=owner_id).values_list("id", "events") if event in events]
+    if not webhook_ids:
+        return 0
+    now = timezone.now()
+    event_id = uuid.uuid4()
+    body = event_body(event=event, event_id=event_id, created_at=now, data=data)
+    deliveries = WebhookDelivery.objects.bulk_create(
+        WebhookDelivery(webhook_id=webhook_id, event=event, event_id=event_id, body=body, next_attempt_at=now,
+                        sent_at=now) for webhook_id in webhook_ids)
+    webhook_deliveries_send_on_commit([delivery.id for delivery in deliveries])
+    for webhook_id in webhook_ids:
+        _deliveries_trim(webhook_id)
+    return len(deliveries)
+
+
+def _deliveries_trim(webhook_id: int) -> None:
+    """Drop the deliveries of ``webhook_id`` older than its newest :data:`DELIVERIES_KEPT`, so that its
+    record (and the attempts listed) stays bounded however many events it hears of."""
+    oldest_kept = list(WebhookDelivery.objects.filter(webhook_id=webhook_id).order_by("-id")
+                       .values_list("id", flat=True)[DELIVERIES_KEPT - 1:DELIVERIES_KEPT])
+    if oldest_kept:
+        WebhookDelivery.objects.filter(webhook_id=webhook_id, id__lt=oldest_kept[0]).delete()
+
+
+# --- Deliveries (on the workers) ---------------------------------------------------------------------
+
+
+def retry_delay_s(attempts: int) -> float:
+    """Seconds before the retry that follows failed attempt number ``attempts`` (1, 2, ...)."""
+    return settings.WEBHOOKS_RETRY_BASE_S * 4 ** (attempts - 1)
+
+
+def _lease_s() -> float:
+    # Connect plus the reads of the answer, each bounded by the timeout, and room for the records.
+    return 3 * settings.WEBHOOKS_TIMEOUT_S + 10
+
+
+def _claim(delivery_id: int, now: datetime) -> WebhookDelivery | None:
+    """Take delivery ``delivery_id`` for one attempt if it is pending and due (a duplicate message, or one
+    early, finds it leased or not yet due and leaves it)."""
+    with transaction.atomic():
+        delivery = (WebhookDelivery.objects.select_for_update(skip_locked=True).select_related("webhook")
+                    .filter(pk=delivery_id, status=WebhookDelivery.Status.PENDING,
+                            next_attempt_at__lte=now + timedelta(seconds=1)).first())
+        if delivery is None:
+            return None
+        if delivery.attempts >= settings.WEBHOOKS_MAX_ATTEMPTS:
+            # Its last attempt was lost with its worker: the bound holds all the same.
+            delivery.status, delivery.next_attempt_at = WebhookDelivery.Status.FAILED, None
+            delivery.save(update_fields=["status", "next_attempt_at", "updated_at"])
+            return None
+        delivery.attempts += 1
+        delivery.next_attempt_at = now + timedelta(seconds=_lease_s())
+        delivery.save(update_fields=["attempts", "next_attempt_at", "updated_at"])
+    return delivery
+
+
+def webhook_delivery_attempt(*, delivery_id: int) -> str:
+    """Make one attempt at delivery ``delivery_id`` if it is due; returns the delivery's status after it
+    (``"skipped"`` when it was not due or not pending, ``"missing"`` when gone). Never raises for what the
+    receiver or the network does: that is recorded as the attempt's error."""
+    now = timezone.now()
+    delivery = _claim(delivery_id, now)
+    if delivery is None:
+        return "skipped" if WebhookDelivery.objects.filter(pk=delivery_id).exists() else "missing"
+    body = delivery.body.encode()
+    result = None
+    try:
+        secret = secret_open(delivery.webhook.secret_sealed)
+        target = target_resolve(delivery.webhook.url)
+    except ValueError as exc:
+        result_error = f"not sent: {exc}"
+    except TargetRefused as exc:
+        result_error = f"refused: {exc}"
+    else:
+        headers = {SIGNATURE_HEADER: signature(secret, body), "X-Ladder-Event": delivery.event,
+                   "X-Ladder-Delivery": str(delivery.event_id)}
+        result = post_pinned(target, body=body, headers=headers, timeout=settings.WEBHOOKS_TIMEOUT_S)
+        result_error = result.error
+    try:
+        return _record(delivery, result, result_error, started=now, finished=timezone.now())
+    except IntegrityError:
+        # Its webhook was deleted during the attempt, and the delivery with it.
+        return "missing"
+
+
+def _record(delivery: WebhookDelivery, result: PostResult | None, error: str, *, started: datetime,
+            finished: datetime) -> str:
+    """Store the attempt just made at ``delivery`` (``result`` None: nothing was sent, for ``error``) and
+    what follows: delivered, failed, or due again after its wait."""
+    with transaction.atomic():
+        WebhookAttempt.objects.create(
+            delivery=delivery, number=delivery.attempts, started_at=started,
+            duration_ms=result.duration_ms if result else int((finished - started).total_seconds() * 1000),
+            status_code=result.status_code if result else None, error=error[:300],
+            response_excerpt=result.excerpt if result else "",
+        )
+        if result is not None and result.delivered:
+            status, due = WebhookDelivery.Status.DELIVERED, None
+        elif delivery.attempts >= settings.WEBHOOKS_MAX_ATTEMPTS:
+            status, due = WebhookDelivery.Status.FAILED, None
+        else:
+            delay = retry_delay_s(delivery.attempts)
+            status, due = WebhookDelivery.Status.PENDING, finished + timedelta(seconds=delay)
+            webhook_deliveries_send_on_commit([delivery.id], countdown=delay)
+        # Guarded by the attempt count: a sweep that took the delivery over meanwhile (this attempt ran
+        # past its lease) keeps its own record.
+        WebhookDelivery.objects.filter(pk=delivery.pk, attempts=delivery.attempts).update(
+            status=status, next_attempt_at=due, sent_at=finished if due else delivery.sent_at, updated_at=finished)
+    return status
+
+
+def webhook_deliveries_sweep(*, now: datetime | None = None) -> int:
+    """Send again the message of every pending delivery ``LOST_AFTER_S`` past its due time (or its
+    attempt's lease) whose message was not sent in that time either; returns how many were sent."""
+    now = now or timezone.now()
+    before = now - timedelta(seconds=LOST_AFTER_S)
+    with transaction.atomic():
+        stale = list(WebhookDelivery.objects.filter(status=WebhookDelivery.Status.PENDING, next_attempt_at__lt=before)
+                     .filter(Q(sent_at__lt=before) | Q(sent_at__isnull=True)).order_by("id")
+                     .values_list("id", flat=True)[:1000])
+        WebhookDelivery.objects.filter(id__in=stale).update(sent_at=now)
+        webhook_deliveries_send_on_commit(stale)
+    return len(stale)

@@ -1,0 +1,204 @@
+"""Every write a user asks for meets its rate limit inside the service that performs it
+(``ladder.services.quotas.write_rate_check``): the site and the API cannot skip it, and answer it alike,
+429 with Retry-After.
+
+The inventory test lists every route of both surfaces that accepts a write: each is either checked here
+(its POST, with a body the service would accept, is refused past the limit and creates nothing) or named
+with the reason it is not counted per user. A new write route fails it until it is sorted.
+"""
+
+from __future__ import annotations
+
+import inspect
+
+import pytest
+from django.core.files.uploadedfile import SimpleUploadedFile
+from django.test import Client
+from django.urls import URLPattern, URLResolver, get_resolver
+
+from ladder.models import Bot, BotVersion, Comparison, Tournament
+from ladder.services.bots import bot_create
+from ladder.services.quotas import QuotaExceeded, write_rate_check, write_rate_usage
+from tests.api.helpers import token_client
+from tests.factories import FIRST_LEGAL_BOT, BotFactory, BotVersionFactory, UserFactory
+
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("fresh_cache")]
+
+
+@pytest.fixture
+def rates(throttle_rates):
+    return throttle_rates
+
+
+def _code() -> SimpleUploadedFile:
+    return SimpleUploadedFile("bot.py", FIRST_LEGAL_BOT)
+
+
+def _count() -> tuple[int, int, int, int]:
+    return Bot.objects.count(), BotVersion.objects.count(), Tournament.objects.count(), Comparison.objects.count()
+
+
+# (surface, route name, request): each request is one the service would accept, sent by the bot's owner.
+def _site(bot):
+    client = Client()
+    client.force_login(bot.owner)
+    return client
+
+
+def _api(bot):
+    return token_client(bot.owner)
+
+
+def _rival(bot):
+    """Another owner's bot of the same game, made before the request (see ``_made``)."""
+    return Bot.objects.exclude(owner=bot.owner).filter(game=bot.game).first()
+
+
+def _made() -> Bot:
+    """A bot with accepted versions 1 and 2 and a rival of another owner."""
+    bot = BotFactory()
+    BotVersionFactory(bot=bot)
+    BotFactory()
+    return bot
+
+
+CHECKED = {
+    "bot-upload": lambda bot: _site(bot).post("/bots/new/", {"game": "kingdomino", "name": "fresh",
+                                                             "code": _code()}),
+    "bot-version-upload": lambda bot: _site(bot).post(f"/bots/{bot.id}/versions/", {"code": _code()}),
+    "comparison-start": lambda bot: _site(bot).post(f"/bots/{bot.id}/comparisons/",
+                                                    {"baseline": "1", "candidate": "2"}),
+    "tournament-create": lambda bot: _site(bot).post("/tournaments/new/", {
+        "game": "kingdomino", "name": "cup", "bots": [bot.id, _rival(bot).id], "players_per_match": 2,
+        "games_per_pairing": 1, "options": "", "seed": ""}),
+    "api-bots": lambda bot: _api(bot).post("/api/bots/", {"game": "kingdomino", "name": "fresh", "code": _code()},
+                                           format="multipart"),
+    "api-bot-versions": lambda bot: _api(bot).post(f"/api/bots/{bot.id}/versions/", {"code": _code()},
+                                                   format="multipart"),
+    "api-bot-comparisons": lambda bot: _api(bot).post(f"/api/bots/{bot.id}/comparisons/",
+                                                      {"baseline": 1, "candidate": 2}, format="json"),
+    "api-tournaments": lambda bot: _api(bot).post("/api/tournaments/", {
+        "game": "kingdomino", "name": "cup", "bots": [bot.id, _rival(bot).id], "players_per_match": 2},
+        format="json"),
+}
+
+# Writes not counted per user, and why.
+EXEMPT = {
+    "signup": "no user yet: registrations are limited per client address by the API's RegistrationThrottle",
+    "login": "Django's login form: a session, no work for the server",
+    "logout": "ends a session",
+    "api-register": "no user yet: limited per client address (RegistrationThrottle)",
+    "api-token": "no user yet: limited per client address (LoginThrottle, password guessing)",
+    "api-bot-deactivate": "a flag on the user's own bot: no work for the server",
+    "api-bot-reactivate": "a flag on the user's own bot: no work for the server",
+    "api-webhooks": "bounded by count, not rate: at most WEBHOOKS_PER_USER webhooks per user (webhook_create)",
+    "api-webhook": "deletes the user's own webhook",
+}
+
+
+def _routes(patterns):
+    """``(name, view)`` of every named route but the admin's (staff's own pages)."""
+    for pattern in patterns:
+        if isinstance(pattern, URLResolver):
+            if pattern.namespace != "admin":
+                yield from _routes(pattern.url_patterns)
+        elif isinstance(pattern, URLPattern) and pattern.name:
+            yield pattern.name, pattern.callback
+
+
+def _takes_writes(view) -> bool:
+    """Whether a view answers POST (or another write): a class-based view with such a handler, or a
+    function view whose code reads a POST."""
+    cls = getattr(view, "view_class", None) or getattr(view, "cls", None)
+    if cls is not None:
+        return any(hasattr(cls, method) for method in ("post", "put", "patch", "delete"))
+    return "POST" in inspect.getsource(inspect.unwrap(view))
+
+
+def test_every_write_route_of_the_site_and_the_api_is_rate_checked_or_exempt_with_a_reason():
+    writes = {name for name, view in _routes(get_resolver().url_patterns) if _takes_writes(view)}
+    known = set(CHECKED) | set(EXEMPT)
+    assert writes == known, {"not sorted": sorted(writes - known), "no longer writes": sorted(known - writes)}
+
+
+@pytest.mark.parametrize("route", sorted(CHECKED))
+def test_past_its_rate_every_write_of_either_surface_is_a_429_with_retry_after_and_changes_nothing(route, rates):
+    bot = _made()
+    rates(uploads="0/hour", tournaments="0/hour")
+    before = _count()
+
+    response = CHECKED[route](bot)
+
+    assert response.status_code == 429, response.content[:300]
+    assert 1 <= int(response["Retry-After"]) <= 3600
+    assert "too many" in response.content.decode()
+    assert _count() == before
+
+
+@pytest.mark.parametrize("route", sorted(CHECKED))
+def test_within_its_rate_every_checked_write_succeeds_and_is_counted(route, rates):
+    bot = _made()
+    rates(uploads="5/hour", tournaments="5/hour")
+    kind = "uploads" if "upload" in route or route in ("api-bots", "api-bot-versions") else "tournaments"
+
+    response = CHECKED[route](bot)
+
+    assert response.status_code in (201, 202, 302), response.content[:300]
+    assert write_rate_usage(user=bot.owner, kind=kind).used == 1
+
+
+def test_the_site_and_the_api_share_one_count_per_user(rates):
+    bot = BotFactory()
+    rates(uploads="2/hour")
+    assert CHECKED["bot-version-upload"](bot).status_code == 302
+    assert CHECKED["api-bot-versions"](bot).status_code == 202
+    refused = CHECKED["api-bots"](bot)
+    assert refused.status_code == 429 and "too many uploads: at most 2 per hour" in refused.json()["detail"]
+    other = BotFactory()
+    assert CHECKED["bot-version-upload"](other).status_code == 302
+
+
+def test_the_check_counts_within_the_window_says_when_a_slot_frees_and_ignores_the_servers_own_writes(rates):
+    user = UserFactory()
+    rates(tournaments="2/minute")
+    write_rate_check(user=user, kind="tournaments", now=1000.0)
+    write_rate_check(user=user, kind="comparisons", now=1010.0)  # the same scope as tournaments
+    with pytest.raises(QuotaExceeded) as refused:
+        write_rate_check(user=user, kind="tournaments", now=1030.0)
+    assert refused.value.retry_after_s == 30 and refused.value.status == 429
+    assert "at most 2 per minute; try again in 30 seconds" in refused.value.message
+    assert write_rate_usage(user=user, kind="comparisons", now=1030.0).to_json() == {
+        "limit": 2, "period": "minute", "used": 2, "left": 0, "frees_in_s": 30}
+    write_rate_check(user=user, kind="tournaments", now=1061.0)  # the first left the window
+    write_rate_check(user=None, kind="tournaments", now=1061.0)  # the server's own: never refused
+    rates(tournaments=None)
+    assert write_rate_usage(user=user, kind="tournaments") is None
+    write_rate_check(user=user, kind="tournaments")
+
+
+def test_the_service_itself_refuses_whoever_calls_it(rates):
+    user = UserFactory()
+    rates(uploads="0/hour")
+    with pytest.raises(QuotaExceeded, match="too many uploads"):
+        bot_create(owner=user, game_slug="kingdomino", name="direct", data=FIRST_LEGAL_BOT, filename="bot.py")
+    assert not Bot.objects.filter(name="direct").exists()
+
+
+def test_the_house_uploads_beyond_any_rate_and_a_user_who_took_its_name_does_not(rates):
+    """The bench and the demo upload the house's bots through the services: the server's own writes."""
+    from django.contrib.auth import get_user_model
+
+    from ladder.services.examples import EXAMPLES_OWNER, examples_owner
+
+    rates(uploads="1/hour")
+    house = examples_owner()
+    for number in range(3):
+        bot_create(owner=house, game_slug="kingdomino", name=f"house{number}", data=FIRST_LEGAL_BOT,
+                   filename="bot.py")
+    assert Bot.objects.filter(owner=house).count() == 3
+    # The same name with a usable password (registered before the house took it) is an ordinary user.
+    house.delete()
+    impostor = get_user_model().objects.create_user(username=EXAMPLES_OWNER, password="a-Password-1")
+    write_rate_check(user=impostor, kind="uploads")
+    with pytest.raises(QuotaExceeded):
+        write_rate_check(user=impostor, kind="uploads")
