@@ -71,3 +71,18 @@ def test_a_two_player_kingdomino_match_keeps_at_most_2600_bytes_on_disk():
     field = RecordingField(game_slug="kingdomino", bots=20, players=2)
     stored, _wal = storage_per_match(field, matches=500)
     assert stored <= 2600
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_recording_bench_gives_every_figure_it_documents():
+    from ladder.recording_bench import measure_recording
+
+    figures = measure_recording(matches=30, processes=2, bots=6, other_matches=30)
+    assert figures["recording.recorded_per_s"] > 0 and figures["recording.bare_insert_per_s"] > 0
+    assert figures["recording.ratio"] == pytest.approx(
+        figures["recording.recorded_per_s"] / figures["recording.bare_insert_per_s"], rel=0.01)
+    assert 1 <= figures["recording.statements_per_match"]
+    if connection.vendor == "postgresql":
+        assert figures["recording.statements_per_match"] <= 3 and figures["recording.rows_per_match"] >= 5
+        assert figures["recording.bytes_per_match"] > 0 and figures["recording.wal_bytes_per_match"] > 0
+        assert figures["recording.bytes_per_match.draftosaurus_5p"] > 0
