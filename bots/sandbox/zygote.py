@@ -39,7 +39,15 @@ from pathlib import Path
 from bots.sandbox import launch, linux
 from bots.sandbox.unpacked_code import CodeCache
 from bots.sandbox.errors import SandboxFault, SandboxUnavailable
-from bots.sandbox.policy import Limits, Mount, Policy, Syscall, default_policy, seccomp_rules
+from bots.sandbox.policy import (
+    CONTROL_MESSAGE_BYTES,
+    Limits,
+    Mount,
+    Policy,
+    Syscall,
+    default_policy,
+    seccomp_rules,
+)
 from bots.sandbox.process import BotProcess
 
 logger = logging.getLogger("bots.sandbox")
@@ -47,7 +55,6 @@ logger = logging.getLogger("bots.sandbox")
 _PROJECT_ROOT = str(Path(__file__).resolve().parents[2])
 _BOOTSTRAP = ("import sys; sys.path.insert(0, {root!r}); from bots.sandbox.zygote import serve_forever; "
               "del sys.path[0]; serve_forever(int(sys.argv[1]), int(sys.argv[2]))")
-_MESSAGE_BYTES = 65536
 _HELLO_TIMEOUT_S = 30
 # Copying the runtime reads some 150 MB, from the disk on a cold machine.
 _RUNTIME_TIMEOUT_S = 120
@@ -148,7 +155,7 @@ def serve_forever(sock_fd: int, host_pid: int) -> None:
     runtime_key = None
     while True:
         try:
-            message, fds, _, _ = socket.recv_fds(sock, _MESSAGE_BYTES, 1)
+            message, fds, _, _ = socket.recv_fds(sock, CONTROL_MESSAGE_BYTES, 1)
         except ConnectionResetError:
             break
         if not message:
@@ -352,7 +359,7 @@ def _run_cell(channel: socket.socket, setup: dict, policy: Policy, seccomp_for, 
         # Sent once the cell's previous bot is gone, so that making the shell never competes with a
         # running bot for the CPU or the cell's limits.
         try:
-            message = channel.recv(_MESSAGE_BYTES)
+            message = channel.recv(CONTROL_MESSAGE_BYTES)
         except OSError:
             os._exit(0)
         if not message:
@@ -363,7 +370,7 @@ def _shell_failure(shell: socket.socket, exc: OSError) -> str:
     """Why a shell died before its request: its last words on the channel, if it left any."""
     shell.setblocking(False)
     try:
-        words = shell.recv(_MESSAGE_BYTES)
+        words = shell.recv(CONTROL_MESSAGE_BYTES)
     except OSError:
         words = b""
     return words.decode(errors="replace") or f"the prepared bot process is gone: {exc}"
@@ -375,7 +382,7 @@ def _namespace_init(shell: socket.socket, shell_pidfd: int) -> int:
     kills the whole namespace, whatever the bot did to its parent-death signal. Takes ``shell_pidfd``."""
     shell.settimeout(_REPLY_TIMEOUT_S)
     try:
-        message, fds, _, _ = socket.recv_fds(shell, _MESSAGE_BYTES, 1)
+        message, fds, _, _ = socket.recv_fds(shell, CONTROL_MESSAGE_BYTES, 1)
     except (TimeoutError, OSError) as exc:
         os.close(shell_pidfd)
         raise SandboxFault(f"the prepared bot process stopped answering: {exc}") from None
@@ -429,7 +436,7 @@ class _Cell:
         """The cell's prepared shell: (pid, channel, pidfd), waiting for it if it is still being made;
         :class:`SandboxFault` if the cell cannot make one."""
         try:
-            message, fds, _, _ = socket.recv_fds(self.channel, _MESSAGE_BYTES, 2)
+            message, fds, _, _ = socket.recv_fds(self.channel, CONTROL_MESSAGE_BYTES, 2)
         except (TimeoutError, OSError) as exc:
             raise SandboxFault(f"the sandbox's cell stopped answering: {exc}") from None
         if not message:
@@ -735,7 +742,8 @@ class ZygoteSandbox:
                 self._busy.add(cell.number)
             try:
                 if cell.cgroup is not None:
-                    cell.cgroup.apply(limits, extra_processes=_CELL_PROCESSES)
+                    cell.cgroup.apply(limits, extra_processes=_CELL_PROCESSES,
+                                      headroom_mb=self.policy.kernel_headroom_mb)
                 marks.append(("host.cell_and_limits", time.monotonic()))
                 _, shell, shell_pidfd = cell.take_shell()
                 marks.append(("host.take_shell", time.monotonic()))
@@ -852,7 +860,7 @@ class ZygoteSandbox:
 
     def _receive(self) -> tuple[dict, list[int]]:
         try:
-            message, fds, _, _ = socket.recv_fds(self._sock, _MESSAGE_BYTES, 1)
+            message, fds, _, _ = socket.recv_fds(self._sock, CONTROL_MESSAGE_BYTES, 1)
         except (TimeoutError, OSError) as exc:
             raise SandboxFault(f"the zygote stopped answering: {exc}") from None
         if not message:
