@@ -37,7 +37,6 @@ import time
 from pathlib import Path
 
 from bots.sandbox import launch, linux
-from bots.sandbox.unpacked_code import CodeCache
 from bots.sandbox.errors import SandboxFault, SandboxUnavailable
 from bots.sandbox.policy import (
     CONTROL_MESSAGE_BYTES,
@@ -49,6 +48,7 @@ from bots.sandbox.policy import (
     seccomp_rules,
 )
 from bots.sandbox.process import BotProcess
+from bots.sandbox.unpacked_code import CodeCache
 
 logger = logging.getLogger("bots.sandbox")
 
