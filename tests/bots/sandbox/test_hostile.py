@@ -21,8 +21,8 @@ from bots.referee import BotSpec, Limits, play_match
 from bots.sandbox import SandboxUnavailable
 from bots.sandbox.zygote import ZygoteSandbox
 
-HOSTILE = Path(__file__).parent / "hostile"
-PROJECT_ROOT = Path(__file__).resolve().parents[2]
+HOSTILE = Path(__file__).parent.parent / "hostile"
+PROJECT_ROOT = Path(__file__).resolve().parents[3]
 MARKER = f"other-bot-marker-{uuid.uuid4().hex}"
 OPPONENT = (f"# {MARKER}\n"
             "def act(observation, legal_actions):\n"
