@@ -25,6 +25,7 @@ figures (``pipeline.referee_matches_per_s``).
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import select
@@ -35,10 +36,11 @@ import tempfile
 import time
 
 import engines
-from bots.referee import (BotSpec, Limits, _await_ready, _encode_line, _parse_reply, _Seat, play_match,
-                          play_match_in_process)
+from bots.match_result import MatchResult, SeatResult
+from bots.referee import BotSpec, Limits, _await_ready, play_match
 from bots.sandbox import launch
 from bots.sandbox.zygote import ZygoteSandbox, _read_line
+from bots.seat_io import Seat, encode_line, parse_reply
 from bots.validate import random_bot_path
 
 BENCH_GAME = "kingdomino"
@@ -202,7 +204,7 @@ def decision_breakdown(sandbox: ZygoteSandbox, repeats: int) -> dict:
     for seed in range(repeats):
         steps = _recorded_decisions(seed)
         all_steps.extend(steps)
-        seats = [_Seat(index, BotSpec("random", code), limits) for index in range(2)]
+        seats = [Seat(index, BotSpec("random", code), limits) for index in range(2)]
         try:
             for seat in seats:
                 seat.process = sandbox.spawn(code, limits)
@@ -216,7 +218,7 @@ def decision_breakdown(sandbox: ZygoteSandbox, repeats: int) -> dict:
                 t1 = clock()
                 seat.decisions.open(step)
                 seat.deciding = True
-                line = _encode_line({"type": "act", "observation": observation, "legal_actions": legal,
+                line = encode_line({"type": "act", "observation": observation, "legal_actions": legal,
                                      "time_left_ms": 1000})
                 t2 = clock()
                 pending = seat.offer(line)
@@ -240,7 +242,7 @@ def decision_breakdown(sandbox: ZygoteSandbox, repeats: int) -> dict:
                 t6 = clock()
                 seat.check_memory()
                 t7 = clock()
-                reply = _parse_reply(answer, limits.max_message_bytes)
+                reply = parse_reply(answer, limits.max_message_bytes)
                 t8 = clock()
                 engines.find_action(legal, reply["action"])
                 t9 = clock()
@@ -305,7 +307,6 @@ def start_breakdown(sandbox: ZygoteSandbox, code: bytes, repeats: int) -> dict:
     pivot into the runtime root and the host's tree detached, the interpreter's environment, import path
     and working directory, the SDK's streams)."""
     parts: dict[str, list[float]] = {}
-    totals = []
 
     def add(name: str, microseconds: float) -> None:
         parts.setdefault(name, []).append(microseconds)
@@ -438,3 +439,37 @@ def bench_sandbox(*, repeats: int = 40) -> dict:
     figures["sandbox.exchange_ratio"] = figures["sandbox.decision_us.exchange"] / floor_us
     figures["match.repeats"] = repeats
     return {key: round(value, 2) if isinstance(value, float) else value for key, value in sorted(figures.items())}
+
+
+def play_match_in_process(game: str, bots: list[BotSpec], *, seed: int,
+                          options: dict | None = None) -> MatchResult:
+    """The same match with every bot called in this process: no isolation, no clock. Benchmarks only."""
+    from bots.loader import load_bot, wants_time_left
+    from bots.sandbox.unpacked_code import CodeCache
+
+    started = time.monotonic()
+    engine = engines.get(game)
+    state = engine.new_state(len(bots), seed, options)
+    resolved_options = engine.resolve_options(options)
+    cache = CodeCache()
+    acts = [load_bot(cache.path_for(spec.code), game=game, seat=index, players=len(bots),
+                     options=resolved_options, module_name=f"_inprocess_bot_{index}")
+            for index, spec in enumerate(bots)]
+    # No clock here: a bot that manages its own time is told it has a whole default allowance.
+    defaults = Limits()
+    allowance_ms = defaults.move_ms + defaults.bank_ms
+    acts = [functools.partial(act, time_left_ms=allowance_ms) if wants_time_left(act) else act for act in acts]
+    actions = []
+    while not state.is_terminal():
+        player = state.current_player()
+        legal = state.legal_actions()
+        action = engines.find_action(legal, acts[player](state.observation(player), legal))
+        state.apply(action)
+        actions.append(action)
+    scores, ranking = state.scores(), state.ranking()
+    return MatchResult(
+        game=game, players=len(bots), seed=seed, options=resolved_options, actions=actions,
+        seats=[SeatResult(bot=spec.name, score=scores[i], place=ranking[i], outcome="ok", reason="",
+                          time_used_ms=0, log="") for i, spec in enumerate(bots)],
+        duration_s=round(time.monotonic() - started, 3), unsafe=True,
+    )

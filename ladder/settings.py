@@ -245,8 +245,8 @@ if CELERY_BROKER_URL.startswith("filesystem://"):
         # round trip, 10 ms keeps a no-op task in the low milliseconds at negligible CPU.
         "polling_interval": env.float("CELERY_BROKER_POLLING_INTERVAL", default=0.01),
     }
-    # The same transport, with waits that end after one polling interval (see ladder/broker.py).
-    CELERY_BROKER_TRANSPORT = "ladder.broker:Transport"
+    # The same transport, with waits that end after one polling interval (see ladder/brokers/filesystem.py).
+    CELERY_BROKER_TRANSPORT = "ladder.brokers.filesystem:Transport"
 else:
     CELERY_BROKER_TRANSPORT_OPTIONS = {
         # Seconds before Redis hands an unacknowledged message to another worker; longer than any
@@ -284,8 +284,8 @@ WEBHOOKS_QUEUE: str = env.str("WEBHOOKS_QUEUE", default=f"{MATCH_QUEUE}.webhooks
 CELERY_TASK_QUEUES = (Queue(VALIDATION_QUEUE), Queue(WEBHOOKS_QUEUE), Queue(MATCH_QUEUE), Queue(LADDER_QUEUE))
 if CELERY_BROKER_URL.startswith("redis://"):
     # Kombu orders the queues of its "priority" strategy by a set, so by each process's hash seed: this
-    # transport keeps them in this order (ladder/broker_redis.py).
-    CELERY_BROKER_TRANSPORT = "ladder.broker_redis:Transport"
+    # transport keeps them in this order (ladder/brokers/redis_queues.py).
+    CELERY_BROKER_TRANSPORT = "ladder.brokers.redis_queues:Transport"
     CELERY_BROKER_TRANSPORT_OPTIONS["queue_order"] = [VALIDATION_QUEUE, WEBHOOKS_QUEUE, MATCH_QUEUE, LADDER_QUEUE]
 # Seconds a version may stay pending before the reconciler sends its check again (a lost message).
 VALIDATION_REQUEUE_AFTER_S: int = env.int("VALIDATION_REQUEUE_AFTER_S", default=120)

@@ -46,8 +46,6 @@ from bots.sandbox.policy import Limits
 logger = logging.getLogger("bots.sandbox")
 
 _ROOT = Path("/sys/fs/cgroup")
-# Headroom above the bot's memory cap for the kernel's own bookkeeping and the bot's /tmp.
-_KERNEL_HEADROOM_MB = 32
 _CPU_PERIOD_US = 100_000
 # An empty group kept frozen while the worker lives (see the module docstring).
 _FREEZER_PIN = "freezer-pin"
@@ -119,14 +117,15 @@ class BotCgroup:
         # bot after bot with the same limits need not rewrite them (each write costs the kernel a lot).
         self._applied: tuple | None = None
 
-    def apply(self, limits: Limits, extra_processes: int = 0) -> None:
-        """Set the memory, process and CPU caps of ``limits`` (plus ``extra_processes`` of ours)."""
-        wanted = (limits.memory_mb, limits.tmp_mb, limits.max_processes + extra_processes)
+    def apply(self, limits: Limits, extra_processes: int = 0, *, headroom_mb: int) -> None:
+        """Set the memory, process and CPU caps of ``limits`` (plus ``extra_processes`` of ours, and
+        ``headroom_mb`` of memory for the kernel's own bookkeeping: ``Policy.kernel_headroom_mb``)."""
+        wanted = (limits.memory_mb, limits.tmp_mb, limits.max_processes + extra_processes, headroom_mb)
         if wanted == self._applied:
             return
         # Forgotten first: a write that fails half-way must be redone in full next time.
         self._applied = None
-        memory_bytes = (limits.memory_mb + limits.tmp_mb + _KERNEL_HEADROOM_MB) * 1024 * 1024
+        memory_bytes = (limits.memory_mb + limits.tmp_mb + headroom_mb) * 1024 * 1024
         for directory in self.dirs:
             if self.version == 2:
                 _write(directory / "memory.max", str(memory_bytes))

@@ -49,13 +49,12 @@ import traceback
 from dataclasses import dataclass
 
 from bots.sandbox import linux
-from bots.sandbox.policy import Mount, Policy
+from bots.sandbox.policy import CONTROL_MESSAGE_BYTES, Mount, Policy
 from bots.sandbox.runtime_files import symlink_chain
 
 EXIT_SANDBOX_ERROR = 70
 NO_SECCOMP = ("libseccomp cannot be loaded, and bots never run without their seccomp filter (install it: "
               "Debian/Ubuntu package libseccomp2, Fedora libseccomp)")
-MESSAGE_BYTES = 65536
 _OTHER_NAMESPACES = (linux.CLONE_NEWPID | linux.CLONE_NEWNET | linux.CLONE_NEWIPC | linux.CLONE_NEWUTS
                      | linux.CLONE_NEWCGROUP)
 _FRESH_BOOTSTRAP = ("import sys; sys.path[:0] = {paths!r}; from bots.sdk import main; main([{bot!r}])")
@@ -182,7 +181,7 @@ def become_shell(channel: socket.socket, setup: dict, policy: Policy, seccomp_pr
             # the capabilities they need; it needs CAP_SETPCAP, which the bot's uid change takes away.
             linux.drop_bounding_set()
         step.name = "mount the bot's code folder"
-        _mount_code_folder(setup["root_mount_point"] + policy.bot_dir)
+        _mount_code_folder(setup["root_mount_point"] + policy.bot_dir, policy)
         _mark("shell.mount_code_folder")
         step.name = "measure address space"
         base_vm = _vm_size_bytes()
@@ -205,7 +204,7 @@ def become_shell(channel: socket.socket, setup: dict, policy: Policy, seccomp_pr
             streams = prepare_streams()
             _mark("shell.streams")
         step.name = "wait for the bot"
-        message, fds, _, _ = socket.recv_fds(channel, MESSAGE_BYTES, 5)
+        message, fds, _, _ = socket.recv_fds(channel, CONTROL_MESSAGE_BYTES, 5)
         _mark("bot.request_received")
     except BaseException as exc:  # noqa: BLE001 - told to the cell, which reports it with the next spawn
         try:
@@ -313,7 +312,7 @@ def _finish(request: dict, policy: Policy, seccomp_program: bytes | None, as_roo
     _enter_root(request, policy)
 
     step.name = "set rlimits"
-    _set_rlimits(request, base_vm)
+    _set_rlimits(request, base_vm, policy)
     _mark("bot.rlimits")
 
     step.name = "drop capabilities"
@@ -653,16 +652,12 @@ class _MemoryRootBuilder:
 _PAGE = os.sysconf("SC_PAGE_SIZE")
 
 
-#: The most a bot's code folder may hold (the code cache unpacks at most 16 MiB, and adds bytecode).
-_CODE_MB = 64
-
-
 _CODE_FLAGS = linux.MS_NOSUID | linux.MS_NODEV | linux.MS_NOEXEC
 
 
-def _mount_code_folder(target: str) -> None:
+def _mount_code_folder(target: str, policy: Policy) -> None:
     """Mount the empty tmpfs that will hold the bot's code (:func:`_copy_code`), ahead of need."""
-    linux.mount("tmpfs", target, "tmpfs", _CODE_FLAGS, f"size={_CODE_MB}m,mode=755")
+    linux.mount("tmpfs", target, "tmpfs", _CODE_FLAGS, f"size={policy.code_folder_mb}m,mode=755")
 
 
 def _copy_code(source: int, target: str) -> None:
@@ -749,7 +744,7 @@ def _enter_root(request: dict, policy: Policy) -> None:
     _mark("bot.tmp")
 
 
-def _set_rlimits(request: dict, base_vm: int) -> None:
+def _set_rlimits(request: dict, base_vm: int, policy: Policy) -> None:
     limits = request["limits"]
     memory = limits["memory_mb"] * 1024 * 1024
 
@@ -766,7 +761,7 @@ def _set_rlimits(request: dict, base_vm: int) -> None:
     cap(resource.RLIMIT_CORE, 0)
     cap(resource.RLIMIT_MEMLOCK, 0)
     cap(resource.RLIMIT_MSGQUEUE, 0)
-    cap(resource.RLIMIT_STACK, 8 * 1024 * 1024)
+    cap(resource.RLIMIT_STACK, policy.stack_mb * 1024 * 1024)
 
 
 def _verify(policy: Policy, host_bot_dir: str, uid: int) -> None:

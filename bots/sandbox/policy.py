@@ -29,6 +29,8 @@ ALLOWED_PACKAGES: tuple[str, ...] = ("numpy", "orjson")
 PACKAGES_DIR = "/opt/packages"
 #: Where a bot's own code appears inside its root.
 BOT_DIR = "/bot"
+#: The largest message of the sandbox's own control channels (host, zygote, cells, shells), in bytes.
+CONTROL_MESSAGE_BYTES = 65536
 
 
 @dataclass(frozen=True)
@@ -257,6 +259,14 @@ class Policy:
     #: in memory rather than copied into it: the shared libraries (numpy's OpenBLAS, libpython, ...),
     #: half the runtime's bytes in a dozen files, then held once for every sandbox on the machine.
     memory_bind_bytes: int = 1024 * 1024
+    #: The stack a bot's main thread may grow to (RLIMIT_STACK), in MiB.
+    stack_mb: int = 8
+    #: The size of the tmpfs a bot's code is copied into, in MiB: the code cache unpacks at most 16 MiB
+    #: of an upload and adds its bytecode.
+    code_folder_mb: int = 64
+    #: What a bot's memory cgroup allows above its memory and ``/tmp`` budgets, in MiB: the kernel's own
+    #: bookkeeping for the bot's processes.
+    kernel_headroom_mb: int = 32
 
 
 def seccomp_rules(policy: Policy) -> tuple[Syscall, ...]:

@@ -1,6 +1,6 @@
 """Bots: upload, list, detail, versions, code (owner only), (de)activation, rating history, head-to-head.
 
-Who may do what is decided in ``ladder.services.access``; views only call it.
+Who may do what is decided in ``ladder.selectors.access``; views only call it.
 """
 
 from __future__ import annotations
@@ -21,9 +21,9 @@ from ladder.api.errors import error_responses
 from ladder.api.filters import BotFilter
 from ladder.api.parsers import FormParser, MultiPartParser
 from ladder.models import Bot, BotVersion, RatingChange
+from ladder.selectors import access
 from ladder.selectors.bots import bot_detail_get, bot_get, bot_head_to_head, bot_rating_history, bots_listed
 from ladder.selectors.leaderboards import rating_is_provisional
-from ladder.services import access
 from ladder.services.bots import bot_create, bot_set_active, bot_version_create
 from ladder.services.errors import ServiceError
 

@@ -14,8 +14,8 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from ladder.api.errors import error_responses
+from ladder.selectors import access
 from ladder.selectors.comparisons import comparison_state, comparisons_of_bot
-from ladder.services import access
 from ladder.services.comparisons import (
     DEFAULT_ALPHA,
     DEFAULT_BETA,

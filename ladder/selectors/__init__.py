@@ -12,7 +12,7 @@ list of games). The rules that both interfaces show live here once:
   range and ``p_above``, fitted to the pair records) and whether a rating is provisional
   (``leaderboards.rating_is_provisional``);
 * a bot's current version: its newest accepted one (``bots.current_version_number``);
-* what is private to a bot's owner goes through ``ladder.services.access``, never through a filter here.
+* what is private to a bot's owner goes through ``ladder.selectors.access``, never through a filter here.
 
 Lookups of one row raise ``ServiceError`` 404 when it does not exist; the site turns that into its 404
 page. Nothing here writes.

@@ -8,8 +8,9 @@ from django.db.models.functions import Lower
 
 from ladder.models import Bot, BotVersion, Game, Match, Rating, RatingChange, Seat
 from ladder.ratings.tables import HeadToHead, crosstable
+from ladder.selectors import access
 from ladder.selectors.matches import RECENT_MATCHES, finished_matches_with_seats, finished_seat_results
-from ladder.services import access, ladder
+from ladder.services import ladder
 from ladder.services.errors import ServiceError
 
 # Matches of a bot that its page's head-to-head table is computed over (the newest ones).

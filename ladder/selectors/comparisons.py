@@ -1,5 +1,5 @@
 """Reading version comparisons: one comparison's state (counts, LLR with its bounds, Elo interval, the
-LLR after each pair) and a bot's comparisons. Who may read them is decided in ``ladder.services.access``."""
+LLR after each pair) and a bot's comparisons. Who may read them is decided in ``ladder.selectors.access``."""
 
 from __future__ import annotations
 

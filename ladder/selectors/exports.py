@@ -19,7 +19,7 @@ from collections.abc import Iterator
 from django.db.models import Q
 
 from ladder.models import Game, Match, Seat, Tournament
-from ladder.services.access import PUBLIC_MATCHES
+from ladder.selectors.access import PUBLIC_MATCHES
 from ladder.services.errors import ServiceError
 
 #: Matches read per query: small enough that a chunk's actions fit in memory many times over.

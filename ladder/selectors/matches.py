@@ -1,7 +1,7 @@
 """Reading matches: lists, one match with its seats, seat results for the tables, logs, and replays.
 
 Public reads leave out the bulky private columns (bot code, the seats' packed logs and decisions,
-``Seat.logs``); logs and decisions come only through ``ladder.services.access``. Every read of matches takes
+``Seat.logs``); logs and decisions come only through ``ladder.selectors.access``. Every read of matches takes
 the reader and keeps to ``access.matches_readable_by``: a version comparison's matches exist for its owner
 and staff only.
 """
@@ -22,7 +22,7 @@ from bots.bundle_format import BUNDLE_FORMAT, BUNDLE_FORMAT_VERSION
 from ladder import seat_logs
 from ladder.models import Game, Match, Seat, Tournament
 from ladder.ratings.tables import PlacedSeat
-from ladder.services import access
+from ladder.selectors import access
 from ladder.services.errors import ServiceError
 from ladder.services.rated_play import match_seed_visible
 

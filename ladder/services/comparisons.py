@@ -64,7 +64,7 @@ from ladder.ratings.sequential import (
     sprt_decision,
     sprt_llr,
 )
-from ladder.services import access
+from ladder.selectors import access
 from ladder.services.enqueue import matches_enqueue_on_commit
 from ladder.services.errors import ServiceError
 from ladder.services.limits import limits_resolve

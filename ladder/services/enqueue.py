@@ -106,7 +106,7 @@ def broker_match_messages(queue: str | None = None) -> BrokerMatchMessages | Non
         return BrokerMatchMessages(waiting=sum(v.waiting for v in views), reserved=reserved)
     from kombu.transport import redis as kombu_redis
 
-    from ladder import broker_redis
+    from ladder.brokers import redis_queues
 
     try:
         with _broker_channel() as channel:
@@ -116,7 +116,7 @@ def broker_match_messages(queue: str | None = None) -> BrokerMatchMessages | Non
                 # Read after the count: a message a worker takes between the two reads (it moves from the
                 # queue to the hash) is then counted twice, never missed, and nothing is sent for it.
                 since = time.time() - settings.MATCH_LEASE_S
-                reserved = frozenset(match_id for match_id in map(_match_id, broker_redis.reserved_messages(
+                reserved = frozenset(match_id for match_id in map(_match_id, redis_queues.reserved_messages(
                     channel, queue, since=since)) if match_id is not None)
             return BrokerMatchMessages(waiting=waiting, reserved=reserved)
     except Exception:
@@ -132,13 +132,13 @@ def broker_waiting_match_ids(queue: str | None = None) -> frozenset[int] | None:
         return None if None in listed else frozenset().union(*listed)
     from kombu.transport import redis as kombu_redis
 
-    from ladder import broker_redis
+    from ladder.brokers import redis_queues
 
     try:
         with _broker_channel() as channel:
             if not isinstance(channel, kombu_redis.Channel):
                 return None
-            return frozenset(match_id for match_id in map(_match_id, broker_redis.waiting_messages(channel, queue))
+            return frozenset(match_id for match_id in map(_match_id, redis_queues.waiting_messages(channel, queue))
                              if match_id is not None)
     except Exception:
         logger.warning("could not list the messages waiting in %s", queue, exc_info=True)

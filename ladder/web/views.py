@@ -20,13 +20,13 @@ from django.views.decorators.http import require_GET, require_POST
 
 from ladder.models import Match
 from ladder.ratings.sequential import elo_interval
+from ladder.selectors import access
 from ladder.selectors import bots as bot_reads
 from ladder.selectors import comparisons as comparison_reads
 from ladder.selectors import games as game_reads
 from ladder.selectors import leaderboards as leaderboard_reads
 from ladder.selectors import matches as match_reads
 from ladder.selectors import tournaments as tournament_reads
-from ladder.services import access
 from ladder.services.bots import bot_create, bot_version_create
 from ladder.services.comparisons import comparison_create
 from ladder.services.errors import ServiceError

@@ -22,7 +22,7 @@ from tests.factories import (
     TournamentFactory,
     finished_match,
 )
-from tests.ladder.test_version_comparisons import play, queued
+from tests.ladder.services.test_version_comparisons import play, queued
 
 pytestmark = pytest.mark.django_db
 

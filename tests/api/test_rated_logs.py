@@ -21,7 +21,7 @@ from tests.factories import (
     TournamentFactory,
     finished_match,
 )
-from tests.ladder.test_version_comparisons import play
+from tests.ladder.services.test_version_comparisons import play
 
 pytestmark = pytest.mark.django_db
 

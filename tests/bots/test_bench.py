@@ -6,7 +6,6 @@ from sandbox_helpers import skip_without_isolation
 from bots.bench import bench_sandbox
 from bots.sandbox import SandboxUnavailable, get_sandbox
 
-
 DECISION_PARTS = [f"sandbox.decision_us.{part}" for part in (
     "drain_log", "encode", "write", "wait", "memory_check", "parse", "find_action", "pause_resume",
     "total", "total_mean", "total_p90",

@@ -39,7 +39,8 @@ def test_wants_time_left(act, expected):
 
 
 def test_in_process_matches_give_a_timed_act_the_default_allowance(race):
-    from bots.referee import BotSpec, Limits, play_match_in_process
+    from bots.bench import play_match_in_process
+    from bots.referee import BotSpec, Limits
 
     code = (b"def act(observation, legal_actions, time_left_ms):\n"
             b"    assert time_left_ms == %d\n"

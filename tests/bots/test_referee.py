@@ -150,15 +150,15 @@ def test_bots_may_import_the_allowed_packages_and_the_sdk_parses_with_orjson(san
 def test_protocol_lines_are_compact_utf8_json_with_string_keys():
     import json
 
-    from bots.referee import _encode_line
+    from bots.seat_io import encode_line
 
     message = {"type": "act", "observation": {"names": ["Zoë", "Åsa"], 3: [1.5, None, True]}}
-    line = _encode_line(message)
+    line = encode_line(message)
     assert line.endswith(b"\n") and line.count(b"\n") == 1
     assert line == json.dumps(message, separators=(",", ":"), ensure_ascii=False).encode() + b"\n"
     # Without a non-string key (the usual message, encoded on the fast path) the same JSON.
     del message["observation"][3]
-    assert _encode_line(message) == json.dumps(message, separators=(",", ":"), ensure_ascii=False).encode() + b"\n"
+    assert encode_line(message) == json.dumps(message, separators=(",", ":"), ensure_ascii=False).encode() + b"\n"
 
 
 def test_an_act_taking_time_left_ms_is_given_its_allowance(sandbox, race):

@@ -11,7 +11,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from bots.referee import DecisionLog, LogBuffer, SeatResult
+from bots.log_capture import DecisionLog, LogBuffer
+from bots.referee import SeatResult
 from ladder.seat_logs import FORMAT_VERSION, SeatLogs, pack, unpack
 
 # Any code point, lone surrogates and NUL included, and more often than chance the ones a referee's text is

@@ -93,7 +93,8 @@ def test_sign_up_upload_a_bot_and_see_its_check_live(page):
     screenshot(page, "bot_uploaded")
 
     page.get_by_role("link", name="My bots").click()
-    assert page.get_by_role("link", name="grace-bot").is_visible()
+    # Waited for: right after the click the new page may not be drawn yet (is_visible does not wait).
+    page.get_by_role("link", name="grace-bot").wait_for(timeout=10_000)
     screenshot(page, "my_bots")
     assert not Bot.objects.filter(name=HOSTILE).exists()
 

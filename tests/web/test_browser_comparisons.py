@@ -7,7 +7,7 @@ import pytest
 
 from ladder.models import Comparison
 from tests.factories import BotVersionFactory
-from tests.ladder.test_version_comparisons import play, queued
+from tests.ladder.services.test_version_comparisons import play, queued
 from tests.web.conftest import screenshot
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(180)]

@@ -2,15 +2,15 @@
 
 ``sandbox.*``, ``match.*`` and ``pause.*`` come from ``bots.bench`` (sandbox start-up, sandboxed against
 in-process matches, with the bots paused between their turns and without); ``pipeline.*`` and ``ladder.*`` from
-``ladder.pipeline_bench`` (the referee alone against the same matches through Celery, the broker and the
+``ladder.benches.pipeline`` (the referee alone against the same matches through Celery, the broker and the
 database, two worker processes against one, and the ladder alone against a round robin on the same two
-processes); ``leaderboard.*`` from ``ladder.leaderboard_bench`` (the leaderboard and its certainty on a small
-and a large generated history); ``reads.*`` from ``ladder.reads_bench`` (every page and route of the site's
-reads on a small and a large generated history, and their ratios); ``exports.*`` from ``ladder.exports_bench``
+processes); ``leaderboard.*`` from ``ladder.benches.leaderboard`` (the leaderboard and its certainty on a small
+and a large generated history); ``reads.*`` from ``ladder.benches.reads`` (every page and route of the site's
+reads on a small and a large generated history, and their ratios); ``exports.*`` from ``ladder.benches.exports``
 (one full response of the bulk export on a small and a large generated history: its time and its memory);
-``ratings.*`` from ``ladder.ratings_bench`` (rated results sharing bots applied by the game's one applier
+``ratings.*`` from ``ladder.benches.ratings`` (rated results sharing bots applied by the game's one applier
 against the former per-bot row locks, and the rebuild's swap; PostgreSQL only). With ``--recording``, only
-``recording.*`` from ``ladder.recording_bench`` (results claimed and recorded per second through the
+``recording.*`` from ``ladder.benches.recording`` (results claimed and recorded per second through the
 service functions against bare multi-row INSERTs of the same rows, and the statements, rows, bytes and
 WAL a recorded match costs).
 """
@@ -21,7 +21,7 @@ from django.core.management.base import BaseCommand, CommandError
 
 
 class Command(BaseCommand):
-    help = "Measure sandbox and pipeline throughput (see ladder/pipeline_bench.py for what each figure means)."
+    help = "Measure sandbox and pipeline throughput (see ladder/benches/pipeline.py for what each figure means)."
 
     def add_arguments(self, parser):
         parser.add_argument("--json", action="store_true", help="print one JSON object")
@@ -66,7 +66,7 @@ class Command(BaseCommand):
     def handle(self, *args, **options):
         figures: dict = {}
         if options["recording"]:
-            from ladder.recording_bench import bench_recording
+            from ladder.benches.recording import bench_recording
 
             if options["recording_matches"] < 1 or options["recording_processes"] < 1:
                 raise CommandError("--recording-matches and --recording-processes must be at least 1")
@@ -79,28 +79,28 @@ class Command(BaseCommand):
 
             figures.update(bench_sandbox(repeats=options["repeats"]))
         if not options["skip_pipeline"]:
-            from ladder.pipeline_bench import bench_pipeline
+            from ladder.benches.pipeline import bench_pipeline
 
             figures.update(bench_pipeline(matches=options["matches"], scaling_matches=options["scaling_matches"],
                                           recovery_matches=options["recovery_matches"],
                                           ladder_seconds=options["ladder_seconds"]))
         if not options["skip_leaderboard"]:
-            from ladder.leaderboard_bench import bench_leaderboard
+            from ladder.benches.leaderboard import bench_leaderboard
 
             sizes = tuple(int(size) for size in options["leaderboard_matches"].split(","))
             figures.update(bench_leaderboard(sizes=sizes))
         if not options["skip_reads"]:
-            from ladder.reads_bench import bench_reads
+            from ladder.benches.reads import bench_reads
 
             sizes = tuple(int(size) for size in options["reads_matches"].split(","))
             figures.update(bench_reads(sizes=sizes))
         if not options["skip_exports"]:
-            from ladder.exports_bench import bench_exports
+            from ladder.benches.exports import bench_exports
 
             sizes = tuple(int(size) for size in options["exports_matches"].split(","))
             figures.update(bench_exports(sizes=sizes))
         if not options["skip_ratings"]:
-            from ladder.ratings_bench import bench_ratings
+            from ladder.benches.ratings import bench_ratings
 
             figures.update(bench_ratings(matches=options["ratings_matches"]))
         if options["json"]:

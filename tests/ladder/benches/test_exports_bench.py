@@ -1,12 +1,12 @@
-"""The export bench (``ladder.exports_bench``) on tiny histories: every figure it claims is there, and the
+"""The export bench (``ladder.benches.exports``) on tiny histories: every figure it claims is there, and the
 matches it streams carry the actions of a real game."""
 
 from __future__ import annotations
 
 import pytest
 
-from ladder.exports_bench import _playout_actions, measure_exports
-from ladder.leaderboard_bench import _History
+from ladder.benches.exports import _playout_actions, measure_exports
+from ladder.benches.leaderboard import _History
 from ladder.models import Match
 
 pytestmark = pytest.mark.django_db

@@ -1,4 +1,4 @@
-"""The embedded default's broker (``ladder.broker.Transport``, Kombu's filesystem transport): a message is
+"""The embedded default's broker (``ladder.brokers.filesystem.Transport``, Kombu's filesystem transport): a message is
 never seen half-written, and a message file that cannot be read costs that message only, never the worker.
 """
 
@@ -9,7 +9,7 @@ import threading
 import pytest
 from kombu import Connection
 
-from ladder.broker import message_name
+from ladder.brokers.filesystem import message_name
 
 QUEUE = "matches"
 
@@ -19,7 +19,7 @@ def channel(tmp_path):
     folder = tmp_path / "broker"
     folder.mkdir()
     options = {"data_folder_in": str(folder), "data_folder_out": str(folder)}
-    with Connection("filesystem://localhost/", transport="ladder.broker:Transport",
+    with Connection("filesystem://localhost/", transport="ladder.brokers.filesystem:Transport",
                     transport_options=options) as connection:
         yield connection.default_channel, folder
 

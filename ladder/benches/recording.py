@@ -40,7 +40,7 @@ import uuid
 from django.db import connection, connections, transaction
 from django.utils import timezone
 
-from ladder.scratch_database import scratch_database
+from ladder.benches.scratch_database import scratch_database
 
 BENCH_GAME = "kingdomino"
 #: Other (game, players) whose stored bytes per match are reported too.

@@ -51,7 +51,9 @@ def test_entries_count_each_bots_ladder_seats_and_its_newest_version():
         assert a.last_scheduled_at is not None and a.recent == {}
     finally:
         migrate_to_latest()
-        from ladder.models import Bot as LiveBot, Match as LiveMatch, Tournament as LiveTournament
+        from ladder.models import Bot as LiveBot
+        from ladder.models import Match as LiveMatch
+        from ladder.models import Tournament as LiveTournament
 
         LiveMatch.objects.all().delete()
         LiveTournament.objects.all().delete()

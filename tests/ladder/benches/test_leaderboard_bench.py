@@ -1,13 +1,13 @@
-"""The leaderboard bench's generated history (``ladder.leaderboard_bench``) is what it claims: finished
+"""The leaderboard bench's generated history (``ladder.benches.leaderboard``) is what it claims: finished
 rated ladder matches whose pair records and ratings agree with their seats, read by the same leaderboard."""
 
 from __future__ import annotations
 
 import pytest
 
-from ladder.leaderboard_bench import _field_fit, _History
+from ladder.benches.leaderboard import _field_fit, _History
 from ladder.models import Match, PairRecord, Rating
-from tests.ladder.test_pair_records import history_read_pairwise, records
+from tests.ladder.services.test_pair_records import history_read_pairwise, records
 
 pytestmark = pytest.mark.django_db
 

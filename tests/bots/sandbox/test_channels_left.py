@@ -14,7 +14,7 @@ from pathlib import Path
 
 from bots.referee import BotSpec, Limits, play_match
 
-HOSTILE = Path(__file__).parent / "hostile"
+HOSTILE = Path(__file__).parent.parent / "hostile"
 SYMBOLS = 20
 
 

@@ -42,9 +42,9 @@ from django.conf import settings
 from django.db import connection
 from django.utils import timezone
 
-from ladder.scratch_database import scratch_database
+from ladder.benches.scratch_database import scratch_database
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[2]
 BENCH_GAME = "kingdomino"
 
 

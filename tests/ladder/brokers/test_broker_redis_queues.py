@@ -20,7 +20,7 @@ def test_a_worker_takes_its_queues_in_the_configured_order_whatever_the_set_orde
     order = [f"{base}.validation", base, f"{base}.z-extra"]
     consumed = list(reversed(order)) if hash_order_guess == "validation last" else order
     options = {**settings.CELERY_BROKER_TRANSPORT_OPTIONS, "queue_order": order[:2]}
-    with Connection(settings.CELERY_BROKER_URL, transport="ladder.broker_redis:Transport",
+    with Connection(settings.CELERY_BROKER_URL, transport="ladder.brokers.redis_queues:Transport",
                     transport_options=options) as connection:
         channel = connection.default_channel
         for queue in consumed:

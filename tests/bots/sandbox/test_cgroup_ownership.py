@@ -25,7 +25,7 @@ from bots.referee import Limits
 from bots.sandbox import cgroups
 from bots.sandbox.zygote import ZygoteSandbox, _read_line
 
-HERE = Path(__file__).parent
+HERE = Path(__file__).parent.parent
 PROJECT_ROOT = HERE.parents[1]
 # A child in a pid namespace and a /proc of its own, killed if unshare itself is.
 OWN_PID_NAMESPACE = ["unshare", "--pid", "--mount-proc", "--kill-child"]
@@ -36,7 +36,7 @@ _ACT = b'{"type":"act","observation":{},"legal_actions":[1,2],"time_left_ms":100
 # a dead worker's), plays a match, reports, and on each line it is sent plays again and reports again.
 OTHER_NAMESPACE = textwrap.dedent("""
     import json, os, sys
-    sys.path[:0] = [{root!r}, {here!r}]
+    sys.path[:0] = [{root!r}, {here!r}, {here!r} + "/sandbox"]
     import engines
     from conftest import RaceGame
     engines.register(RaceGame())

@@ -30,7 +30,7 @@ from datetime import timedelta
 from django.db import connection, transaction
 from django.utils import timezone
 
-from ladder.scratch_database import bench_bots, scratch_database
+from ladder.benches.scratch_database import bench_bots, scratch_database
 
 BENCH_GAME = "kingdomino"
 

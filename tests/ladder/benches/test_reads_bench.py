@@ -1,4 +1,4 @@
-"""The reads bench (``ladder.reads_bench``) on tiny histories: its bulk history is what it claims
+"""The reads bench (``ladder.benches.reads``) on tiny histories: its bulk history is what it claims
 (finished ladder matches of two different bots, draws and forfeits among them, with the tournament's
 stored standings, pair records and ratings agreeing with the seats), and every route it times answers."""
 
@@ -7,11 +7,11 @@ from __future__ import annotations
 import pytest
 from django.db import connection
 
-from ladder.leaderboard_bench import _History
+from ladder.benches.leaderboard import _History
+from ladder.benches.reads import ROUTES, measure_reads
 from ladder.models import Match, PairRecord, Rating, Seat, TournamentStanding
-from ladder.reads_bench import ROUTES, measure_reads
 from ladder.selectors.tournaments import tournament_standings
-from tests.ladder.test_tournament_records import computed_standings
+from tests.ladder.services.test_tournament_records import computed_standings
 
 pytestmark = pytest.mark.django_db
 

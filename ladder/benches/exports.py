@@ -1,7 +1,7 @@
 """What one response of the bulk export costs as the history grows, side by side in one run
 (``manage.py bench``, the ``exports.*`` figures).
 
-A generated history of finished two-player Kingdomino ladder matches (``leaderboard_bench._History``,
+A generated history of finished two-player Kingdomino ladder matches (``leaderboard._History``,
 grown in bulk SQL), each given the actions of a real playout (so that a line weighs what a real one
 does), is built at each size of ``sizes``. At each one a full response of the export
 (``EXPORT_MATCHES_PER_RESPONSE`` matches) is streamed by an anonymous client from the start and from
@@ -27,8 +27,8 @@ from django.conf import settings
 from django.test import Client, override_settings
 
 import engines
-from ladder.leaderboard_bench import BENCH_GAME, HOST, _History
-from ladder.scratch_database import scratch_database
+from ladder.benches.leaderboard import BENCH_GAME, HOST, _History
+from ladder.benches.scratch_database import scratch_database
 
 
 def bench_exports(*, sizes: tuple[int, ...] = (10_000, 100_000), bots: int = 20, repeats: int = 3) -> dict:

@@ -3,7 +3,7 @@
 A worker records every match it plays (``ladder.services.matches.match_record_result``); at thousands of
 results a second for one game, each statement and each byte of every match counts. The matches here are
 rated ladder matches scheduled as the ladder's tick schedules them, recorded with results of the shape the
-referee hands over (``ladder.recording_bench``: the actions of matches the engine played, a decision record
+referee hands over (``ladder.benches.recording``: the actions of matches the engine played, a decision record
 per decision of each seat).
 """
 
@@ -14,7 +14,7 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from ladder.models import Match, PairRecord, RatingChange, Seat, TournamentStanding, TournamentTally
-from ladder.recording_bench import RecordingField, recording_statements, storage_per_match
+from ladder.benches.recording import RecordingField, recording_statements, storage_per_match
 from ladder.services.matches import match_claim, match_record_result
 
 pytestmark = pytest.mark.django_db
@@ -75,7 +75,7 @@ def test_a_two_player_kingdomino_match_keeps_at_most_2600_bytes_on_disk():
 
 @pytest.mark.django_db(transaction=True)
 def test_the_recording_bench_gives_every_figure_it_documents():
-    from ladder.recording_bench import measure_recording
+    from ladder.benches.recording import measure_recording
 
     figures = measure_recording(matches=30, processes=2, bots=6, other_matches=30)
     assert figures["recording.recorded_per_s"] > 0 and figures["recording.bare_insert_per_s"] > 0

@@ -36,7 +36,7 @@ from bots.sandbox import SandboxUnavailable
 from bots.sandbox.policy import ALLOWED_PACKAGES, PACKAGES_DIR
 from bots.sandbox.zygote import ZygoteSandbox
 
-HERE = Path(__file__).parent
+HERE = Path(__file__).parent.parent
 PROJECT_ROOT = HERE.parents[1]
 INVENTORY = (HERE / "hostile" / "inventory.py").read_bytes()
 IMPORTER = (HERE / "hostile" / "importer.py").read_bytes()
@@ -254,7 +254,7 @@ def test_every_standard_extension_module_and_allowed_package_loads(sandbox, race
 
 SCRIPT = textwrap.dedent("""
     import json, os, sys
-    sys.path[:0] = [{root!r}, {here!r}]
+    sys.path[:0] = [{root!r}, {here!r}, {here!r} + "/sandbox"]
     import engines
     from conftest import RaceGame
     engines.register(RaceGame())

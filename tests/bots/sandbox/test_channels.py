@@ -24,7 +24,7 @@ from bots.referee import BotSpec, Limits, play_match
 
 # The colluder calls futex, mincore, inotify and SysV IPC by their x86-64 numbers.
 pytestmark = pytest.mark.skipif(platform.machine() != "x86_64", reason="the colluder uses x86-64 numbers")
-COLLUDER = (Path(__file__).parent / "hostile" / "channels.py").read_bytes()
+COLLUDER = (Path(__file__).parent.parent / "hostile" / "channels.py").read_bytes()
 # What the looking seat reports on, each once; the seccomp filter must refuse the first ones outright.
 REFUSED_BY_THE_FILTER = ("flock", "record-lock", "ofd-lock", "inotify", "dnotify", "mincore",
                          "futex-private-wait", "futex-shared-mapping", "sysinfo", "statfs-code", "statfs-stdlib")
@@ -50,7 +50,7 @@ def test_two_copies_of_a_colluder_find_no_channel(sandbox, race):
     assert sandbox.leftovers() == []
 
 
-MACHINE_WIDE = (Path(__file__).parent / "hostile" / "machine_wide.py").read_text()
+MACHINE_WIDE = (Path(__file__).parent.parent / "hostile" / "machine_wide.py").read_text()
 FILLER = b"def act(observation, legal_actions):\n    return legal_actions[0]\n"
 
 
@@ -80,7 +80,7 @@ def test_two_matches_at_once_see_nothing_of_each_other_through_the_machine(sandb
     assert sandbox.leftovers() == []
 
 
-CACHE_TIMING = (Path(__file__).parent / "hostile" / "cache_timing.py").read_text()
+CACHE_TIMING = (Path(__file__).parent.parent / "hostile" / "cache_timing.py").read_text()
 # The 64 bits the sending seat of ``cache_timing.py`` sends, and the files it reads them through (the
 # standard library's top-level sources, two by two), computed here as the bot computes them.
 CACHE_TIMING_KEY, CACHE_TIMING_BITS = 0x9E37_79B9_7F4A_7C15, 64

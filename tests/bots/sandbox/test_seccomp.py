@@ -19,7 +19,7 @@ from bots.sandbox import SandboxUnavailable
 from bots.sandbox.policy import default_policy
 from bots.sandbox.zygote import ZygoteSandbox
 
-HERE = Path(__file__).parent
+HERE = Path(__file__).parent.parent
 LIMITS = Limits(move_ms=5000, bank_ms=5000, start_ms=10000, memory_mb=256)
 REFUSED = ("ptrace", "process_vm_readv", "mount", "unshare", "setns", "clone-newuser", "flock",
            "inotify_init1", "fanotify_init", "futex_waitv", "mincore", "shmget", "semget", "msgget",

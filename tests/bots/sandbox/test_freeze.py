@@ -25,7 +25,7 @@ from bots.referee import BotSpec, Limits, play_match
 from bots.sandbox import cgroups
 from bots.sandbox.zygote import ZygoteSandbox, _read_line
 
-HOSTILE = Path(__file__).parent / "hostile"
+HOSTILE = Path(__file__).parent.parent / "hostile"
 SPINNER = bot_source("""
     import time
 
@@ -191,7 +191,7 @@ HOST_SCRIPT = textwrap.dedent("""
 @pytest.mark.parametrize("group", [False, True], ids=["host", "host-process-group"])
 def test_a_bot_left_paused_by_a_host_that_died_does_not_linger(tmp_path, group):
     code = (HOSTILE / "background_thinker.py").read_bytes()
-    script = HOST_SCRIPT.format(root=str(Path(__file__).resolve().parents[2]), cache=str(tmp_path / "cache"),
+    script = HOST_SCRIPT.format(root=str(Path(__file__).resolve().parents[3]), cache=str(tmp_path / "cache"),
                                 code=code, start=_START, group=group)
     # Into files: the sandbox's processes inherit the host's output, and a pipe would stay open with them.
     with open(tmp_path / "out", "w") as out, open(tmp_path / "err", "w") as err:

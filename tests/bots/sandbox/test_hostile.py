@@ -21,8 +21,8 @@ from bots.referee import BotSpec, Limits, play_match
 from bots.sandbox import SandboxUnavailable
 from bots.sandbox.zygote import ZygoteSandbox
 
-HOSTILE = Path(__file__).parent / "hostile"
-PROJECT_ROOT = Path(__file__).resolve().parents[2]
+HOSTILE = Path(__file__).parent.parent / "hostile"
+PROJECT_ROOT = Path(__file__).resolve().parents[3]
 MARKER = f"other-bot-marker-{uuid.uuid4().hex}"
 OPPONENT = (f"# {MARKER}\n"
             "def act(observation, legal_actions):\n"
@@ -235,3 +235,28 @@ def test_the_bot_runs_in_its_folder_with_the_policys_environment_and_import_path
     expected = f"cwd /bot env {dict(policy.environment)} path {['/bot', *policy.python_path]}"
     assert expected in seat.log
     assert "streams '' b'' False True utf-8 replace 1 2 False" in seat.log
+
+
+def test_the_stack_a_bot_gets_is_the_policys(tmp_path, race):
+    """The sandbox's own limits are data of the Policy, never spelled in the mechanism: a policy with
+    another stack gives the bot another."""
+    from dataclasses import replace
+
+    from bots.sandbox.policy import default_policy
+
+    code = (b"import resource\n"
+            b"print('stack', resource.getrlimit(resource.RLIMIT_STACK)[0] >> 20, flush=True)\n"
+            b"def act(observation, legal_actions):\n"
+            b"    return legal_actions[0]\n")
+    for stack_mb in (8, 4):
+        try:
+            box = ZygoteSandbox(tmp_path / f"cache-{stack_mb}",
+                                policy=replace(default_policy(), stack_mb=stack_mb)).start()
+        except SandboxUnavailable as exc:
+            pytest.skip(f"no isolation here: {exc}")
+        try:
+            seat, _ = play(box, race, code)
+        finally:
+            box.close()
+        assert seat.outcome == "ok", seat.reason
+        assert f"stack {stack_mb}\n" in seat.log

@@ -1,7 +1,7 @@
 """Whether the site's reads keep their speed as the history grows, measured side by side in one run
 (``manage.py bench``, the ``reads.*`` figures).
 
-A generated history of finished two-player Kingdomino ladder matches (``leaderboard_bench._History``,
+A generated history of finished two-player Kingdomino ladder matches (``leaderboard._History``,
 grown in bulk SQL by its ``grow_fast_to``: draws, forfeits, the stronger bot winning more often) is built
 at each size of ``sizes``, and at each one every route of :data:`ROUTES` is requested by an anonymous
 visitor, best of ``repeats`` (3):
@@ -23,8 +23,8 @@ from django.conf import settings
 from django.test import Client, override_settings
 
 from ladder.api.pagination import keyset_cursor
-from ladder.leaderboard_bench import BENCH_GAME, HOST, _best_ms, _get, _History
-from ladder.scratch_database import scratch_database
+from ladder.benches.leaderboard import BENCH_GAME, HOST, _best_ms, _get, _History
+from ladder.benches.scratch_database import scratch_database
 
 #: The routes measured: name -> URL template (``{tournament}``: the ladder, ``{bot}``: a bot of the field).
 ROUTES = {

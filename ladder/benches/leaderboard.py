@@ -37,7 +37,7 @@ from django.db import connection
 from django.test import Client
 from django.utils import timezone
 
-from ladder.scratch_database import bench_bots, scratch_database
+from ladder.benches.scratch_database import bench_bots, scratch_database
 
 BENCH_GAME = "kingdomino"
 HOST = "127.0.0.1"

@@ -21,12 +21,12 @@ from pathlib import Path
 from sandbox_helpers import run_as_ordinary_user
 from test_lifetime import immortal, new_token
 
-HERE = Path(__file__).parent
+HERE = Path(__file__).parent.parent
 PROJECT_ROOT = HERE.parents[1]
 
 SCRIPT = textwrap.dedent("""
     import json, os, sys
-    sys.path[:0] = [{root!r}, {here!r}]
+    sys.path[:0] = [{root!r}, {here!r}, {here!r} + "/sandbox"]
     import engines
     from conftest import RaceGame
     engines.register(RaceGame())
@@ -77,7 +77,7 @@ def test_hostile_bots_fail_as_an_ordinary_user(tmp_path):
 
 THINKER_SCRIPT = textwrap.dedent("""
     import json, os, sys
-    sys.path[:0] = [{root!r}, {here!r}]
+    sys.path[:0] = [{root!r}, {here!r}, {here!r} + "/sandbox"]
     import engines
     from conftest import RaceGame
     engines.register(RaceGame())

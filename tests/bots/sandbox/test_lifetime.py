@@ -24,7 +24,7 @@ from sandbox_helpers import FIRST_BOT, live_processes, skip_without_isolation
 from bots.referee import BotSpec, Limits, play_match
 from bots.sandbox.zygote import ZygoteSandbox
 
-HERE = Path(__file__).parent
+HERE = Path(__file__).parent.parent
 PROJECT_ROOT = HERE.parents[1]
 
 
@@ -84,7 +84,7 @@ def test_a_sandbox_outlives_the_thread_that_started_it(tmp_path, race):
 
 HOST = textwrap.dedent("""
     import sys
-    sys.path[:0] = [{root!r}, {here!r}]
+    sys.path[:0] = [{root!r}, {here!r}, {here!r} + "/sandbox"]
     import engines
     from conftest import RaceGame
     engines.register(RaceGame())
