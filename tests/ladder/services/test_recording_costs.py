@@ -13,8 +13,8 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from ladder.models import Match, PairRecord, RatingChange, Seat, TournamentStanding, TournamentTally
 from ladder.benches.recording import RecordingField, recording_statements, storage_per_match
+from ladder.models import Match, PairRecord, RatingChange, Seat, TournamentStanding, TournamentTally
 from ladder.services.matches import match_claim, match_record_result
 
 pytestmark = pytest.mark.django_db
