@@ -53,7 +53,7 @@ def mirror_of(module: str) -> Path:
     return ROOT / "tests" / package
 
 
-def modules_testing(module: str) -> list[Path]:
+def tests_named_after(module: str) -> list[Path]:
     """The test modules named after ``module`` under its mirror."""
     stem = Path(module).stem
     name = re.compile(rf"test_(?:\w+_)?{re.escape(stem)}(?:_\w+)?\.py")
@@ -63,7 +63,7 @@ def modules_testing(module: str) -> list[Path]:
 
 def test_every_source_module_with_logic_has_a_test_module_of_its_name():
     missing = [f"{module} (expected under {mirror_of(module).relative_to(ROOT)})"
-               for module in source_modules_with_logic() if not modules_testing(module)]
+               for module in source_modules_with_logic() if not tests_named_after(module)]
     assert not missing, "source modules without a test module of their name:\n  " + "\n  ".join(missing)
 
 
@@ -73,7 +73,7 @@ def test_the_rule_finds_modules_and_their_tests():
     modules = source_modules_with_logic()
     assert "engines/kingdomino/state.py" in modules and "ladder/settings.py" not in modules
     assert len(modules) > 100
-    assert [path.name for path in modules_testing("ladder/services/limits.py")] == ["test_limits.py"]
+    assert [path.name for path in tests_named_after("ladder/services/limits.py")] == ["test_limits.py"]
     assert mirror_of("ladder/api/errors.py") == ROOT / "tests/api"
     assert mirror_of("ladder/web/charts.py") == ROOT / "tests/web"
     # "elo" is not a part of "test_elopement.py", nor "state" of "test_statement.py".
