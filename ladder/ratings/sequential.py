@@ -33,7 +33,10 @@ With no pairs both are NaN.
 ``elo_from_score`` of ``score`` and of ``score -/+ z * sqrt(variance / pairs)``, the normal
 approximation with z the two-sided quantile of ``confidence`` (1.96 for 95%). A bound beyond 0 or 1
 becomes ``-inf`` / ``+inf``; a candidate that won (lost) every game has an estimate of ``+inf``
-(``-inf``); zero variance gives ``low == estimate == high``; no pairs gives ``(nan, -inf, +inf)``.
+(``-inf``). Zero variance (every pair scored alike, so the normal approximation has no width) is
+no certainty: the bounds are then the Wilson score interval, whose width comes from the largest
+variance a mean of ``score`` allows, so a candidate that won all of 53 pairs has a lower bound of
+about +456 Elo, not ``+inf``. No pairs gives ``(nan, -inf, +inf)``.
 Callers that serialise to JSON must map the non-finite values (for example to ``null``).
 
 SPRT
@@ -162,8 +165,29 @@ def elo_interval(counts: Sequence[float], confidence: float = 0.95) -> EloInterv
     if pairs == 0:
         return EloInterval(math.nan, -math.inf, math.inf)
     score, variance = pentanomial_stats(values)
-    margin = stats.norm.ppf(0.5 + confidence / 2) * math.sqrt(variance / pairs)
+    z = stats.norm.ppf(0.5 + confidence / 2)
+    if variance == 0:
+        low, high = _wilson_bounds(score, pairs, z)
+        return EloInterval(elo_from_score(score), _elo_of_clamped(low), _elo_of_clamped(high))
+    margin = z * math.sqrt(variance / pairs)
     return EloInterval(elo_from_score(score), _elo_of_clamped(score - margin), _elo_of_clamped(score + margin))
+
+
+def _wilson_bounds(score: float, pairs: float, z: float) -> tuple[float, float]:
+    """The Wilson score interval of a mean ``score`` over ``pairs`` samples in [0, 1]: the means ``m``
+    with ``(score - m) ** 2 <= z ** 2 * m * (1 - m) / pairs``, ``m * (1 - m)`` being the largest
+    variance a sample in [0, 1] with mean ``m`` can have. The upper bound is the mirror of the lower
+    one, so swapping the versions negates the Elo interval exactly."""
+    return _wilson_low(score, pairs, z), 1.0 - _wilson_low(1.0 - score, pairs, z)
+
+
+def _wilson_low(score: float, pairs: float, z: float) -> float:
+    if score == 0.0:  # the formula's two terms cancel only up to rounding
+        return 0.0
+    shrink = 1 + z * z / pairs
+    centre = (score + z * z / (2 * pairs)) / shrink
+    half = z / shrink * math.sqrt(score * (1 - score) / pairs + z * z / (4 * pairs * pairs))
+    return max(0.0, centre - half)
 
 
 def _log_likelihood_gain(frequencies: Sequence[float], mean: float) -> list[float]:

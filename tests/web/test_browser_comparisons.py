@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from ladder.models import Comparison
+from ladder.ratings.sequential import elo_interval
 from tests.factories import BotVersionFactory
 from tests.ladder.services.test_version_comparisons import play, queued
 from tests.web.conftest import screenshot
@@ -63,8 +64,10 @@ def test_start_a_comparison_on_the_bot_page_and_watch_it_decide(page, bot_factor
     assert page.locator('#live-comparison [data-field="verdict"]').inner_text() == "better"
     assert pairs_shown(page) == sum(comparison.pairs) == len(comparison.llr_history)
     assert page.locator("#live-comparison").get_attribute("data-status") == "done"
-    # It won every game: the estimate and the interval are unbounded above, and say so.
-    assert page.locator('#live-comparison [data-field="elo"]').inner_text() == "+∞ [+∞, +∞]"
+    # Won every pair: an unbounded estimate, but a finite lower bound (the Wilson score bound).
+    low = elo_interval(comparison.pairs).low
+    assert 0 < low < 1000
+    assert page.locator('#live-comparison [data-field="elo"]').inner_text() == f"+∞ [{low:.1f}, +∞]"
     screenshot(page, "comparison_done")
 
     # The bot page lists it with its verdict.

@@ -140,14 +140,29 @@ def test_no_pairs_gives_a_zero_llr_and_an_unbounded_interval():
     assert math.isnan(estimate) and (low, high) == (-math.inf, math.inf)
 
 
-def test_all_draws_is_a_zero_width_interval_at_zero_elo():
+def test_all_draws_is_an_interval_around_zero_elo_that_narrows_with_more_pairs():
+    # Zero observed variance is no certainty: the interval is the Wilson score interval, whose width
+    # comes from the largest variance a score of 1/2 allows.
     assert pentanomial_stats([0, 0, 7, 0, 0]) == (0.5, 0.0)
-    assert elo_interval([0, 0, 7, 0, 0]) == (0.0, 0.0, 0.0)
+    estimate, low, high = elo_interval([0, 0, 7, 0, 0])
+    assert estimate == 0.0 and low == pytest.approx(-high) and low < -100
+    wider, narrower = elo_interval([0, 0, 7, 0, 0]), elo_interval([0, 0, 700, 0, 0])
+    assert wider.low < narrower.low < 0 < narrower.high < wider.high
 
 
-def test_all_wins_and_all_losses_are_infinite_elo():
-    assert elo_interval([0, 0, 0, 0, 4]) == (math.inf, math.inf, math.inf)
-    assert elo_interval([4, 0, 0, 0, 0]) == (-math.inf, -math.inf, -math.inf)
+def test_all_wins_is_an_infinite_estimate_with_a_finite_lower_bound():
+    # 53 pairs of wins: the Wilson lower bound n / (n + z^2) of the score, about 0.932, is +456 Elo.
+    estimate, low, high = elo_interval([0, 0, 0, 0, 53])
+    assert (estimate, high) == (math.inf, math.inf)
+    assert low == pytest.approx(elo_from_score(53 / (53 + 1.959964**2)), rel=1e-5)
+    assert 450 < low < 460
+    assert elo_interval([0, 0, 0, 0, 4]).low < low  # fewer pairs, less sure
+
+
+def test_all_losses_is_a_minus_infinite_estimate_with_a_finite_upper_bound():
+    estimate, low, high = elo_interval([53, 0, 0, 0, 0])
+    assert (estimate, low) == (-math.inf, -math.inf)
+    assert high == pytest.approx(-elo_interval([0, 0, 0, 0, 53]).low)
     assert math.isfinite(sprt_llr([0, 0, 0, 0, 4], 0, 2))
 
 
