@@ -115,9 +115,13 @@ DATABASES["default"]["CONN_MAX_AGE"] = env.int("DATABASE_CONN_MAX_AGE", default=
 DATABASE_POOLER: str = env.str("DATABASE_POOLER", default="")
 if DATABASE_POOLER not in ("", "transaction"):
     raise ImproperlyConfigured(f"DATABASE_POOLER must be empty or 'transaction', not {DATABASE_POOLER!r}")
+if DATABASES["default"]["ENGINE"].endswith("postgresql"):
+    # The hot statements of claiming and recording matches (ladder.services.match_sql.statement_cursor) are
+    # prepared the second time a connection sends them; Django's own queries, bound on the client, never are.
+    DATABASES["default"].setdefault("OPTIONS", {})["prepare_threshold"] = 2
 if DATABASE_POOLER == "transaction" and DATABASES["default"]["ENGINE"].endswith("postgresql"):
     DATABASES["default"]["DISABLE_SERVER_SIDE_CURSORS"] = True
-    DATABASES["default"].setdefault("OPTIONS", {})["prepare_threshold"] = None
+    DATABASES["default"]["OPTIONS"]["prepare_threshold"] = None
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 

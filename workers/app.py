@@ -80,5 +80,5 @@ def transaction_without_flush_wait(execute, sql, params, many, context):
     database = context["connection"]
     if database.in_atomic_block and database.connection.info.transaction_status == TransactionStatus.IDLE:
         # The driver's own cursor: through Django's, this wrapper would run again.
-        context["cursor"].cursor.execute("SET LOCAL synchronous_commit TO off")
+        context["cursor"].cursor.execute("SET LOCAL synchronous_commit TO off", prepare=False)
     return execute(sql, params, many, context)

@@ -12,6 +12,9 @@ game's engine, a decision record per decision of each seat; no sandbox, no broke
 * ``recording.bare_insert_per_s``: the same rows (a finished match, its seats with their results and
   logs, their rating history) written by bare multi-row INSERTs, 100 matches a statement, one process;
 * ``recording.ratio``: recorded over bare (how much of the database's raw pace the recording keeps);
+* ``recording.recorded_per_s_unprepared``: the same recordings with no statement prepared (every one
+  parsed and planned by the server each time, as behind a pooler in transaction mode), and
+  ``recording.prepared_speedup`` recorded over that;
 * ``recording.statements_per_match``: the SQL statements of one recording's transaction (Django's own
   log of the connection, COMMIT excluded: a transaction's BEGIN is implicit, never sent as a statement),
   and ``recording.rating_statements_per_match`` those its game's rating applier sends after the commit
@@ -30,6 +33,7 @@ Everything runs in a scratch database created for the run and dropped afterwards
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import hashlib
 import multiprocessing
@@ -59,7 +63,17 @@ def measure_recording(*, matches: int, processes: int = 2, bots: int = 20, other
     field = RecordingField(game_slug=BENCH_GAME, bots=bots, players=2)
     statements, rating_statements = field.statements_per_match(samples=20)
     sizes = field.bytes_and_wal(matches=min(matches, 500))
+    # Before the timed runs, whose thousands of matches (and their dead row versions, which a later VACUUM
+    # may free or truncate mid-measurement) would blur the few hundred matches these sizes are taken over.
+    other_sizes = {}
+    if sizes is not None:
+        for game_slug, players in OTHER_SHAPES:
+            other = RecordingField(game_slug=game_slug, bots=max(bots, players + 1), players=players)
+            other_sizes[f"recording.bytes_per_match.{game_slug}_{players}p"] = \
+                other.bytes_and_wal(matches=other_matches)[0]
     rate = field.recorded_per_s(matches=matches, processes=processes)
+    with statements_unprepared():
+        unprepared = field.recorded_per_s(matches=matches, processes=processes)
     bare = field.bare_insert_per_s(matches=matches)
     figures = {
         "recording.matches": matches,
@@ -67,6 +81,8 @@ def measure_recording(*, matches: int, processes: int = 2, bots: int = 20, other
         "recording.recorded_per_s": round(rate, 1),
         "recording.bare_insert_per_s": round(bare, 1),
         "recording.ratio": round(rate / bare, 3),
+        "recording.recorded_per_s_unprepared": round(unprepared, 1),
+        "recording.prepared_speedup": round(rate / unprepared, 3),
         "recording.statements_per_match": statements,
         "recording.rating_statements_per_match": rating_statements,
         "recording.rows_per_match": field.rows_per_match(),
@@ -74,9 +90,7 @@ def measure_recording(*, matches: int, processes: int = 2, bots: int = 20, other
     }
     if sizes is not None:
         figures["recording.bytes_per_match"], figures["recording.wal_bytes_per_match"] = sizes
-        for game_slug, players in OTHER_SHAPES:
-            other = RecordingField(game_slug=game_slug, bots=max(bots, players + 1), players=players)
-            figures[f"recording.bytes_per_match.{game_slug}_{players}p"] = other.bytes_and_wal(matches=other_matches)[0]
+        figures.update(other_sizes)
     return figures
 
 
@@ -356,6 +370,22 @@ def storage_per_match(field: RecordingField, *, matches: int, round_size: int = 
     return round((table_bytes() - empty) / matches), round(wal / matches)
 
 
+@contextlib.contextmanager
+def statements_unprepared():
+    """Inside, new connections prepare no statement (``prepare_threshold`` None, as behind a pooler in
+    transaction mode), so ``match_sql.statement_cursor`` falls back to Django's client-bound cursors: the
+    same recording without prepared statements, for the side-by-side figure."""
+    options = connection.settings_dict.setdefault("OPTIONS", {})
+    before = options.get("prepare_threshold")
+    connections.close_all()
+    options["prepare_threshold"] = None
+    try:
+        yield
+    finally:
+        connections.close_all()
+        options["prepare_threshold"] = before
+
+
 def _autovacuum(tables: list[str], *, enabled: bool) -> None:
     with connection.cursor() as cursor:
         for table in tables:
@@ -372,7 +402,7 @@ def recording_statements(captured: list[dict]) -> tuple[list[str], list[str]]:
     control = ("COMMIT", "BEGIN", "ROLLBACK", "SAVEPOINT", "RELEASE")
     recording, after, committed, outermost = [], [], False, None
     for query in captured:
-        sql = query["sql"].strip()
+        sql = (query["sql"] or "").strip()  # no text: a prepared statement run again (match_sql.statement_cursor)
         words = sql.upper().split()
         if words[:1] == ["SAVEPOINT"] and outermost is None:
             outermost = words[1]  # the recording's transaction inside an enclosing one (tests)

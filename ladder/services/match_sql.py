@@ -44,6 +44,30 @@ def statements_batched():
         yield
 
 
+def statement_cursor():
+    """A cursor for the statements of this module, which run thousands of times with the same text.
+
+    On PostgreSQL, unless a pooler in transaction mode sits in between (``settings.DATABASE_POOLER``),
+    the server binds its parameters, so that psycopg prepares a statement the ``prepare_threshold``-th
+    time the connection sends its text (settings.py) and the server then skips parsing and planning it:
+    they were about half of the server's time per recorded match. Django's own cursors bind on the client
+    (the text sent holds the values: never the same twice, never prepared). Elsewhere, Django's cursor.
+    Either way a Django cursor wrapper: the execute wrappers (workers/app.py) and the query log see it,
+    though the log holds no text (``None``) for a run of an already prepared statement, whose text psycopg
+    does not send again."""
+    if not _prepares_statements():
+        return connection.cursor()
+    from django.db.backends.postgresql.base import ServerBindingCursor
+
+    connection.ensure_connection()
+    with connection.wrap_database_errors:
+        return connection._prepare_cursor(ServerBindingCursor(connection.connection))
+
+
+def _prepares_statements() -> bool:
+    return connection.vendor == "postgresql" and connection.settings_dict["OPTIONS"].get("prepare_threshold") is not None
+
+
 def _pipelines_supported() -> bool:
     return _vendor_pipelines(connection.vendor)
 
@@ -74,7 +98,7 @@ def execute_many(sql: str, params: list[tuple]) -> None:
     """One parametrised statement for each of a few rows. Executed one by one rather than with
     ``executemany``: inside :func:`statements_batched` they then join the caller's batch, while psycopg's
     ``executemany`` opens a pipeline of its own whose end waits for the server."""
-    with connection.cursor() as cursor:
+    with statement_cursor() as cursor:
         for row in params:
             cursor.execute(sql, row)
 
@@ -216,7 +240,7 @@ def execute_combined(parts: list[tuple[str, list]]) -> None:
     names = [f"w{i}" for i in range(len(parts))]
     sql = ("WITH " + ", ".join(f"{name} AS ({part} RETURNING 1)" for name, (part, _) in zip(names, parts, strict=True))
            + " SELECT " + ", ".join(f"(SELECT COUNT(*) FROM {name})" for name in names))
-    with connection.cursor() as cursor:
+    with statement_cursor() as cursor:
         cursor.execute(sql, [value for _, params in parts for value in params])
 
 

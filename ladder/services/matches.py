@@ -83,7 +83,7 @@ def match_claim(*, match_id: int, worker: str = "", now: datetime | None = None)
     running, queued = Match.Status.RUNNING.value, Match.Status.QUEUED.value
     # One transaction, committed with the batch (no round trip of its own): a worker's transactions are
     # where it drops the wait for the WAL flush (workers/app.py), which a statement in autocommit keeps.
-    with transaction.atomic(), connection.cursor() as claim, connection.cursor() as read, \
+    with transaction.atomic(), match_sql.statement_cursor() as claim, match_sql.statement_cursor() as read, \
             connection.cursor() as commit:
         with match_sql.statements_batched():
             claim.execute(match_sql.claim_sql(), [running, match_sql.db_token(token), lease_end, at, worker[:200],
@@ -186,7 +186,8 @@ def match_record_result(*, match_id: int, token: str, result) -> bool:
     finish_params = [packed_actions.pack(list(result.actions)), finished, now, float(result.duration_s),
                      now, match_id, running, token_value]
     with transaction.atomic():
-        with connection.cursor() as finish, connection.cursor() as seat_rows, connection.cursor() as queued_left:
+        with match_sql.statement_cursor() as finish, match_sql.statement_cursor() as seat_rows, \
+                match_sql.statement_cursor() as queued_left:
             with match_sql.statements_batched():
                 if match_sql.combined():
                     # One statement: the UPDATE, the seats and whether the tournament has matches queued.

@@ -55,7 +55,7 @@ def pair_records_write(rows: list[tuple]) -> None:
             total[index] += value
     pairs = [tuple(total) for total in summed.values()]
     size = 3000
-    with connection.cursor() as cursor:
+    with match_sql.statement_cursor() as cursor:
         for start in range(0, len(pairs), size):
             chunk = pairs[start:start + size]
             cursor.execute(_upsert_sql(len(chunk)), [value for row in chunk for value in row])

@@ -45,7 +45,7 @@ def pending_add(*, match_id: int, game_id: int) -> None:
     """Mark a recorded rated match pending, inside the recording's transaction (and its batch: reads
     nothing back). On PostgreSQL the statement also takes the game's recording lock shared, which only
     the rebuild's standings rebuild (:func:`rebuild_sums`) ever waits for."""
-    with connection.cursor() as cursor:
+    with match_sql.statement_cursor() as cursor:
         cursor.execute(rating_sql.pending_insert_sql(), rating_sql.pending_insert_params(match_id, game_id))
 
 
@@ -90,7 +90,7 @@ def ratings_apply_stranded() -> int:
 
 
 def _pending_exists(game_id: int) -> bool:
-    with connection.cursor() as cursor:
+    with match_sql.statement_cursor() as cursor:
         cursor.execute(rating_sql.pending_batch_sql(), [game_id, 1])
         return cursor.fetchone() is not None
 
@@ -138,7 +138,7 @@ def _ratings_read(game_id: int, bot_ids: list[int]) -> dict[int, tuple[int, BotR
     """The bots' rating rows, ``{bot id: (rating id, BotRating)}``; a missing row (deleted by hand: every
     bot gets one when it is created) is created first."""
     def read() -> dict[int, tuple[int, BotRating]]:
-        with connection.cursor() as cursor:
+        with match_sql.statement_cursor() as cursor:
             cursor.execute(rating_sql.ratings_read_sql(len(bot_ids)), [game_id, *bot_ids])
             return {bot_id: (rating_id, BotRating(elo, games, wins, draws, losses))
                     for rating_id, bot_id, elo, games, wins, draws, losses in cursor.fetchall()}
@@ -152,7 +152,7 @@ def _ratings_read(game_id: int, bot_ids: list[int]) -> dict[int, tuple[int, BotR
 
 
 def _execute(statements: Iterable[tuple[str, list]]) -> None:
-    with connection.cursor() as cursor:
+    with match_sql.statement_cursor() as cursor:
         for sql, params in statements:
             cursor.execute(sql, params)
 
@@ -164,7 +164,8 @@ def _apply_batch(game_id: int, *, limit: int, commit: bool = False, try_lock: bo
     ``commit``: the transaction is the caller's own, ended with the batch's writes
     (:func:`match_sql.commit_batched`)."""
     params = [game_id, limit]
-    with connection.cursor() as lock, connection.cursor() as batch, connection.cursor() as rated:
+    with match_sql.statement_cursor() as lock, match_sql.statement_cursor() as batch, \
+            match_sql.statement_cursor() as rated:
         with match_sql.statements_batched():
             if try_lock and rating_sql.has_advisory_locks():
                 lock.execute(rating_sql.try_apply_lock_sql(), [game_id])

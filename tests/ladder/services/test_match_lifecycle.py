@@ -280,7 +280,7 @@ def _commits(match, claim) -> int:
     recording ended its transaction inside its batch of writes."""
     with CaptureQueriesContext(connection) as queries:
         assert match_record_result(match_id=match.id, token=claim.token, result=result_for(claim)) is True
-    return [query["sql"].strip().upper() for query in queries.captured_queries].count("COMMIT")
+    return [(query["sql"] or "").strip().upper() for query in queries.captured_queries].count("COMMIT")
 
 
 @pytest.mark.django_db(transaction=True)

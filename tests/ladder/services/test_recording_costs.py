@@ -10,11 +10,13 @@ per decision of each seat).
 from __future__ import annotations
 
 import pytest
+from django.conf import settings
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from ladder.benches.recording import RecordingField, recording_statements, storage_per_match
 from ladder.models import Match, PairRecord, RatingChange, Seat, TournamentStanding, TournamentTally
+from ladder.services import match_sql
 from ladder.services.matches import match_claim, match_record_result
 
 pytestmark = pytest.mark.django_db
@@ -82,7 +84,34 @@ def test_the_recording_bench_gives_every_figure_it_documents():
     assert figures["recording.ratio"] == pytest.approx(
         figures["recording.recorded_per_s"] / figures["recording.bare_insert_per_s"], rel=0.01)
     assert 1 <= figures["recording.statements_per_match"]
+    assert figures["recording.recorded_per_s_unprepared"] > 0
+    assert figures["recording.prepared_speedup"] == pytest.approx(
+        figures["recording.recorded_per_s"] / figures["recording.recorded_per_s_unprepared"], rel=0.01)
     if connection.vendor == "postgresql":
         assert figures["recording.statements_per_match"] <= 3 and figures["recording.rows_per_match"] >= 5
         assert figures["recording.bytes_per_match"] > 0 and figures["recording.wal_bytes_per_match"] > 0
         assert figures["recording.bytes_per_match.draftosaurus_5p"] > 0
+
+
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="prepared statements are PostgreSQL's")
+def test_the_hot_statements_are_prepared_once_per_connection_and_reused():
+    """A worker's connection claims and records thousands of matches with the same few statements: from
+    the second use on, the server runs them prepared (parsed and planned once), while Django's own queries
+    are never prepared. Behind a pooler in transaction mode nothing is (settings.DATABASE_POOLER)."""
+    field = RecordingField(game_slug="kingdomino", bots=6, players=2)
+    field.record(field.schedule(4))
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT statement FROM pg_prepared_statements")
+        prepared = [statement for (statement,) in cursor.fetchall()]
+    if settings.DATABASE_POOLER == "transaction":
+        assert prepared == []  # a prepared statement lives in one server connection, which the pooler swaps
+        return
+    assert as_sent(match_sql.claim_sql()) in prepared, prepared
+    assert as_sent(match_sql.claimed_match_sql()) in prepared, prepared
+    assert not any("auth_user" in text or "django_" in text for text in prepared), prepared
+
+
+def as_sent(sql: str) -> str:
+    """``sql``'s text as psycopg sends it to the server: each ``%s`` numbered ``$1``, ``$2``, ..."""
+    parts = sql.split("%s")
+    return parts[0] + "".join(f"${number}{part}" for number, part in enumerate(parts[1:], start=1))
