@@ -10,6 +10,7 @@ from __future__ import annotations
 from engines.carcassonne_dice.faces import EDGE_CODE, FACE_BY_ID, FACE_ID, FITS, POW3, S, rotated
 from engines.carcassonne_dice.plane import BuiltDie, City, Plane
 
+
 def built(name: str, r: int, die: int) -> BuiltDie:
     face = FACE_ID[name]
     return BuiltDie(die, face, r, rotated(FACE_BY_ID[face].edges, r))
