@@ -13,7 +13,7 @@ import pytest
 
 from engines.dice_king import cards
 from engines.dice_king.cards import CARD_TABLE, CARDS, CITIZENS, EFFECTS, STACK_CARDS, STACKS, Card
-from engines.dice_king.conditions import parse
+from engines.dice_king.conditions import ConditionError, parse
 
 
 def test_every_row_becomes_one_card():
@@ -50,8 +50,6 @@ def test_a_row_with_an_unknown_effect_is_refused(monkeypatch):
 
 
 def test_a_row_with_a_bad_condition_is_refused(monkeypatch):
-    from engines.dice_king.conditions import ConditionError
-
     monkeypatch.setattr(cards, "CARD_TABLE", (("S9-01", 1, "DWARF", "SUM(", "R1"),))
     with pytest.raises(ConditionError):
         cards._build()
