@@ -8,7 +8,7 @@ import pytest
 from ladder.models import Match
 from ladder.services.matches import match_claim, match_record_result
 from ladder.services.tournaments import tournament_create
-from tests.ladder.services.test_match_lifecycle import result_for
+from tests.ladder.services.test_matches_lifecycle import result_for
 from workers.heartbeat import LeaseHeartbeat
 
 # The heartbeat renews outside any transaction, which a test's own transaction would otherwise hold open.

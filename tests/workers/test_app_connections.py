@@ -60,3 +60,42 @@ def test_match_synchronous_commit_keeps_the_default(postgresql, worker_process, 
     settings.MATCH_SYNCHRONOUS_COMMIT = True
     worker_process()
     assert _in_a_transaction_then_after() == ("on", "on")
+
+
+@pytest.fixture
+def connection_options():
+    """The default connection's OPTIONS, restored (and the connection closed) after the test."""
+    from django.db import DEFAULT_DB_ALIAS, connections
+
+    conf = connections.settings[DEFAULT_DB_ALIAS]
+    saved = dict(conf.get("OPTIONS", {}))
+    yield conf
+    conf["OPTIONS"] = saved
+    connection.settings_dict["OPTIONS"] = dict(saved)
+    connection.close()
+
+
+def test_a_worker_process_names_its_connections_after_its_host_and_pid(postgresql, connection_options, monkeypatch):
+    import os
+    import socket
+
+    from workers.app import name_connections
+
+    monkeypatch.setattr(socket, "gethostname", lambda: "h" * 100)
+    name_connections()
+    name = connection_options["OPTIONS"]["application_name"]
+    assert name == f"ladder-worker:{'h' * 40}:{os.getpid()}"
+    assert len(name.encode()) <= 63  # PostgreSQL keeps 63 bytes: the pid, last, is never cut
+    connection.settings_dict["OPTIONS"] = dict(connection_options["OPTIONS"])
+    connection.close()
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT application_name FROM pg_stat_activity WHERE pid = pg_backend_pid()")
+        assert cursor.fetchone()[0] == name
+
+
+def test_the_app_is_configured_from_the_celery_settings_and_includes_the_tasks(settings):
+    from workers.app import app
+
+    assert app.main == "botladder"
+    assert "workers.tasks" in app.conf.include
+    assert app.conf.task_queues == settings.CELERY_TASK_QUEUES

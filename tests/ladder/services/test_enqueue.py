@@ -1,0 +1,154 @@
+"""``ladder.services.enqueue`` against the configured broker (Redis in CI) on queues of each test alone:
+one message per id on the right queue (the ladder's own for ladder matches), sent only once the
+transaction commits and never for nothing, the rows marked sent; what the broker holds counted and (on
+Redis) listed by match; a broker that refuses logged, never raised; and the messages of other tasks or
+of no known form announcing no match."""
+
+from __future__ import annotations
+
+import base64
+import json
+import logging
+import uuid
+
+import pytest
+from django.utils import timezone
+
+from ladder.models import BotVersion, Match
+from ladder.services import enqueue
+from ladder.services.enqueue import (
+    RUN_MATCH_TASK,
+    broker_match_messages,
+    broker_queue_length,
+    broker_queue_purge,
+    broker_waiting_match_ids,
+    match_queue,
+    match_queues,
+    matches_enqueue_on_commit,
+    matches_send_now,
+    versions_validate_now,
+    versions_validate_on_commit,
+    webhook_deliveries_send_now,
+)
+from ladder.services.tournaments import LADDER_PRIORITY, TOURNAMENT_PRIORITY
+from tests.factories import BotFactory, BotVersionFactory, MatchFactory
+
+pytestmark = pytest.mark.django_db
+
+
+def on_redis() -> bool:
+    from kombu.transport import redis as kombu_redis
+
+    with enqueue._broker_channel() as channel:
+        return isinstance(channel, kombu_redis.Channel)
+
+
+@pytest.fixture
+def queues(private_queue, settings):
+    """Private match, ladder, validation and webhook queues, purged after."""
+    settings.VALIDATION_QUEUE = f"{private_queue}.validation"
+    settings.WEBHOOKS_QUEUE = f"{private_queue}.webhooks"
+    yield settings
+    broker_queue_purge(settings.VALIDATION_QUEUE)
+    broker_queue_purge(settings.WEBHOOKS_QUEUE)
+
+
+def test_each_match_goes_to_the_queue_of_its_priority_and_is_marked_sent(queues):
+    tournament_matches = [MatchFactory(priority=TOURNAMENT_PRIORITY) for _ in range(2)]
+    ladder_match = MatchFactory(priority=LADDER_PRIORITY)
+    assert match_queue(TOURNAMENT_PRIORITY) == queues.MATCH_QUEUE
+    assert match_queue(LADDER_PRIORITY) == match_queue(LADDER_PRIORITY + 1) == queues.LADDER_QUEUE
+    assert match_queues() == [queues.MATCH_QUEUE, queues.LADDER_QUEUE]
+    ids = [m.pk for m in [*tournament_matches, ladder_match]]
+    assert matches_send_now(ids) == 3
+    assert broker_queue_length() == 2 and broker_queue_length(queues.LADDER_QUEUE) == 1
+    assert Match.objects.filter(pk__in=ids, enqueued_at__isnull=False).count() == 3
+    seen = broker_match_messages()
+    assert seen.waiting == 3
+    if on_redis():
+        assert seen.reserved == frozenset()  # no worker holds any
+        assert broker_waiting_match_ids() == frozenset(ids)
+        assert broker_waiting_match_ids(queues.LADDER_QUEUE) == {ladder_match.pk}
+    else:
+        assert seen.reserved is None and broker_waiting_match_ids() is None
+
+
+def test_purging_drops_what_waits_and_says_how_many(queues):
+    matches_send_now([MatchFactory().pk for _ in range(3)])
+    assert broker_queue_purge(queues.MATCH_QUEUE) == 3
+    assert broker_queue_length() == 0
+    assert broker_queue_length(f"never-used-{uuid.uuid4().hex}") == 0
+
+
+def test_nothing_is_sent_for_no_ids(queues, django_capture_on_commit_callbacks):
+    assert matches_send_now([]) == 0 and versions_validate_now([]) == 0 and webhook_deliveries_send_now([]) == 0
+    with django_capture_on_commit_callbacks() as callbacks:
+        matches_enqueue_on_commit([])
+        versions_validate_on_commit(iter(()))
+    assert callbacks == []
+
+
+def test_messages_wait_for_the_commit(queues, django_capture_on_commit_callbacks):
+    match = MatchFactory()
+    with django_capture_on_commit_callbacks(execute=False) as callbacks:
+        matches_enqueue_on_commit([match.pk])
+    assert len(callbacks) == 1 and broker_queue_length() == 0  # a rolled-back change would stop here
+    callbacks[0]()
+    assert broker_queue_length() == 1
+
+
+def test_an_upload_check_goes_to_the_validation_queue_and_the_version_is_marked_sent(
+        queues, django_capture_on_commit_callbacks):
+    version = BotVersionFactory(bot=BotFactory(), validation_status=BotVersion.Validation.PENDING)
+    before = timezone.now()
+    with django_capture_on_commit_callbacks(execute=True):
+        versions_validate_on_commit([version.id])
+    assert broker_queue_length(queues.VALIDATION_QUEUE) == 1
+    version.refresh_from_db()
+    assert version.validation_sent_at >= before
+    if on_redis():
+        assert broker_waiting_match_ids(queues.VALIDATION_QUEUE) == frozenset()  # not match messages
+
+
+def test_webhook_deliveries_go_to_their_queue_even_when_due_later(queues):
+    assert webhook_deliveries_send_now([1, 2], countdown=30) == 2
+    assert broker_queue_length(queues.WEBHOOKS_QUEUE) == 2
+
+
+@pytest.fixture
+def refusing_broker(settings, monkeypatch):
+    """The configured broker replaced by a Redis URL where nothing listens."""
+    monkeypatch.setenv("CELERY_BROKER_URL", "redis://127.0.0.1:1/0")  # Celery reads it before the setting
+    settings.CELERY_BROKER_URL, settings.CELERY_BROKER_TRANSPORT = "redis://127.0.0.1:1/0", "redis"
+    settings.CELERY_BROKER_CONNECTION_RETRY, settings.CELERY_BROKER_CONNECTION_MAX_RETRIES = False, 0
+    enqueue._client = None
+    yield
+    enqueue._client = None
+
+
+def test_a_broker_that_refuses_is_logged_after_commit_and_cannot_be_asked(refusing_broker, caplog,
+                                                                          django_capture_on_commit_callbacks):
+    match = MatchFactory()
+    with caplog.at_level(logging.ERROR, logger="ladder.services.enqueue"), \
+            django_capture_on_commit_callbacks(execute=True):
+        matches_enqueue_on_commit([match.pk])  # does not raise
+    assert any("could not publish 1 match messages" in r.getMessage() for r in caplog.records)
+    assert broker_queue_length() is None
+    assert broker_match_messages() is None
+    assert broker_waiting_match_ids() is None
+
+
+def stored(task: str, args: list, *, protocol: int = 2, encode: bool = True) -> dict:
+    """A message as Kombu stores it in the broker."""
+    body = json.dumps([args, {}, {}] if protocol == 2 else {"task": task, "args": args}).encode()
+    return {"headers": {"task": task}, "body": base64.b64encode(body).decode() if encode else body.decode(),
+            "properties": {"body_encoding": "base64"} if encode else {}}
+
+
+def test_the_match_a_stored_message_announces():
+    assert enqueue._match_id(stored(RUN_MATCH_TASK, [42])) == 42
+    assert enqueue._match_id(stored(RUN_MATCH_TASK, ["7"], protocol=1, encode=False)) == 7
+    assert enqueue._match_id(stored("ladder.validate_version", [42])) is None
+    assert enqueue._match_id(stored(RUN_MATCH_TASK, [])) is None
+    assert enqueue._match_id({"headers": {"task": RUN_MATCH_TASK}, "body": "not json"}) is None
+    assert enqueue._match_id({}) is None

@@ -1,0 +1,212 @@
+"""``ladder.services.match_sql``, the worker's hot-path statements run as they are against the database:
+a claim takes a queued (or lease-expired) match once and never a held rotation of a rated deal; only the
+claim's token renews or finishes it; the reads give the match and its seats in seat order (NULLs for a
+match without seats) and whether its tournament has queued matches; the seats' results and combined
+statements write what they are given; batched statements commit with the last one only in the
+outermost transaction, and their errors surface as Django's."""
+
+from __future__ import annotations
+
+import uuid
+from datetime import timedelta
+
+import pytest
+from django.db import IntegrityError, connection, transaction
+from django.utils import timezone
+
+from ladder.models import Match, Seat
+from ladder.services import match_sql
+from tests.factories import BotFactory, MatchFactory, RatedTournamentFactory, SeatFactory, UserFactory
+
+pytestmark = pytest.mark.django_db
+
+QUEUED, RUNNING, FINISHED = Match.Status.QUEUED.value, Match.Status.RUNNING.value, Match.Status.FINISHED.value
+
+
+def execute(sql: str, params: list) -> tuple[int, list[tuple]]:
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        return cursor.rowcount, (cursor.fetchall() if cursor.description else [])
+
+
+def claim(match: Match, *, token: uuid.UUID | None = None, lease_s: float = 60, now=None) -> int:
+    now = now or timezone.now()
+    at, lease_end = match_sql.db_datetime(now), match_sql.db_datetime(now + timedelta(seconds=lease_s))
+    count, _ = execute(match_sql.claim_sql(), [RUNNING, match_sql.db_token(token or uuid.uuid4()), lease_end, at,
+                                               "w1", at, match.pk, QUEUED, RUNNING, at, QUEUED, RUNNING])
+    return count
+
+
+@pytest.fixture
+def seated():
+    """A queued match with two seats, in the order (b, a)."""
+    match = MatchFactory()
+    a, b = BotFactory(name="alpha"), BotFactory(name="beta")
+    SeatFactory(match=match, position=1, bot=a)
+    SeatFactory(match=match, position=0, bot=b)
+    return match
+
+
+def test_a_claim_takes_a_queued_match_once(seated):
+    token = uuid.uuid4()
+    assert claim(seated, token=token) == 1
+    seated.refresh_from_db()
+    assert (seated.status, seated.attempts, seated.attempt_token, seated.worker) == (RUNNING, 1, token, "w1")
+    assert claim(seated) == 0
+
+
+def test_a_running_match_whose_lease_expired_is_claimed_again(seated):
+    start = timezone.now()
+    assert claim(seated, now=start, lease_s=10) == 1
+    assert claim(seated, now=start + timedelta(seconds=5)) == 0
+    assert claim(seated, now=start + timedelta(seconds=11)) == 1
+    seated.refresh_from_db()
+    assert seated.attempts == 2
+
+
+def test_a_later_rotation_of_a_rated_deal_waits_for_the_earlier_one():
+    tournament = RatedTournamentFactory(created_by=UserFactory(is_staff=True))
+    first = MatchFactory(tournament=tournament, index=0, deal=0)
+    second = MatchFactory(tournament=tournament, index=1, deal=0)
+    other_deal = MatchFactory(tournament=tournament, index=2, deal=1)
+    assert claim(second) == 0
+    assert claim(other_deal) == 1
+    assert claim(first) == 1
+    assert claim(second) == 0  # the first is running
+    Match.objects.filter(pk=first.pk).update(status=FINISHED, finished_at=timezone.now(), attempt_token=None,
+                                             lease_expires_at=None)
+    assert claim(second) == 1
+
+
+def test_an_unrated_deals_rotations_are_claimed_at_once():
+    first = MatchFactory(index=0, deal=0)
+    second = MatchFactory(tournament=first.tournament, index=1, deal=0)
+    assert claim(second) == 1 and claim(first) == 1
+
+
+def test_only_the_claims_token_renews_the_lease(seated):
+    token = uuid.uuid4()
+    claim(seated, token=token)
+    later = match_sql.db_datetime(timezone.now() + timedelta(hours=1))
+    assert execute(match_sql.renew_lease_sql(), [later, seated.pk, RUNNING, match_sql.db_token(uuid.uuid4())])[0] == 0
+    assert execute(match_sql.renew_lease_sql(), [later, seated.pk, RUNNING, match_sql.db_token(token)])[0] == 1
+    seated.refresh_from_db()
+    assert seated.lease_expires_at > timezone.now() + timedelta(minutes=59)
+
+
+def test_the_claimed_match_is_read_with_its_seats_in_seat_order(seated):
+    _, rows = execute(match_sql.claimed_match_sql(), [seated.pk])
+    assert [row[5:7] for row in rows] == [(0, "beta"), (1, "alpha")]
+    game, players, seed, options, limits = rows[0][:5]
+    assert (game, players, seed) == ("kingdomino", 2, seated.seed)
+    assert match_sql.from_db_json(options) == seated.options
+    seats = {seat.position: seat for seat in Seat.objects.filter(match=seated).select_related("bot_version")}
+    assert [(row[7], row[8]) for row in rows] == [(seats[p].bot_version_id, seats[p].bot_version.sha256)
+                                                  for p in (0, 1)]
+
+
+def test_a_match_without_seats_reads_one_row_with_nulls():
+    match = MatchFactory()
+    _, rows = execute(match_sql.claimed_match_sql(), [match.pk])
+    assert len(rows) == 1 and rows[0][5:] == (None, None, None, None)
+    assert execute(match_sql.claimed_match_sql(), [match.pk + 10_000])[1] == []
+
+
+def finish_params(match: Match, token: uuid.UUID) -> list:
+    now = match_sql.db_datetime(timezone.now())
+    return [b"", FINISHED, now, 1.5, now, match.pk, RUNNING, match_sql.db_token(token)]
+
+
+def test_only_the_claims_token_finishes_the_match(seated):
+    token = uuid.uuid4()
+    claim(seated, token=token)
+    assert execute(match_sql.finish_sql(), finish_params(seated, uuid.uuid4()))[0] == 0
+    assert execute(match_sql.finish_sql(), finish_params(seated, token))[0] == 1
+    seated.refresh_from_db()
+    assert (seated.status, seated.attempt_token, seated.lease_expires_at, seated.duration_s) == (FINISHED, None,
+                                                                                                 None, 1.5)
+
+
+def test_finishing_with_the_reads_returns_the_seats_and_whether_matches_are_still_queued(seated):
+    if not match_sql.combined():
+        pytest.skip("the combined statement is PostgreSQL's")
+    MatchFactory(tournament=seated.tournament)  # still queued
+    token = uuid.uuid4()
+    claim(seated, token=token)
+    assert execute(match_sql.finish_read_sql(), [*finish_params(seated, uuid.uuid4()), QUEUED])[1] == []
+    _, rows = execute(match_sql.finish_read_sql(), [*finish_params(seated, token), QUEUED])
+    seats = list(Seat.objects.filter(match=seated).order_by("position"))
+    assert [(row[0], row[1], row[8]) for row in rows] == [(s.id, s.bot_id, s.position) for s in seats]
+    assert {(row[2], row[3], row[5], row[9]) for row in rows} == {(seated.game_id, seated.tournament_id, False, True)}
+    # The same as the separate reads give.
+    assert [row[:9] for row in rows] == execute(match_sql.seats_sql(), [seated.pk])[1]
+    assert execute(match_sql.queued_left_sql(), [QUEUED, seated.pk])[1] == [(True,)]
+
+
+def test_whether_a_tournament_has_matches_queued():
+    match = MatchFactory()
+    assert execute(match_sql.queued_left_sql(), [QUEUED, match.pk])[1] == [(True,)]
+    Match.objects.filter(pk=match.pk).update(status=FINISHED, finished_at=timezone.now())
+    assert execute(match_sql.queued_left_sql(), [QUEUED, match.pk])[1] == [(False,)]
+
+
+def result_rows(seats) -> list[tuple]:
+    return [(10 + i, i + 1, "ok", "", 5 * i, b"log", 1500.0, 1500.0 + i, seat.id) for i, seat in enumerate(seats)]
+
+
+def recorded(match) -> list[tuple]:
+    return list(Seat.objects.filter(match=match).order_by("position")
+                .values_list("score", "place", "outcome", "time_used_ms", "rating_after"))
+
+
+def test_seat_results_are_written_one_by_one_or_in_one_statement(seated):
+    seats = list(Seat.objects.filter(match=seated).order_by("position"))
+    match_sql.execute_many(match_sql.seat_result_sql(), result_rows(seats))
+    assert recorded(seated) == [(10, 1, "ok", 0, 1500.0), (11, 2, "ok", 5, 1501.0)]
+    if match_sql.combined():
+        other = MatchFactory()
+        SeatFactory(match=other, position=0)
+        SeatFactory(match=other, position=1)
+        seats = list(Seat.objects.filter(match=other).order_by("position"))
+        match_sql.execute_combined([match_sql.seat_results_part(result_rows(seats)[::-1])])
+        assert recorded(other) == [(10, 1, "ok", 0, 1500.0), (11, 2, "ok", 5, 1501.0)]
+    match_sql.execute_combined([])  # nothing to run
+
+
+def test_json_parameters_and_columns_round_trip():
+    assert match_sql.from_db_json('{"a": [1, 2]}') == {"a": [1, 2]}
+    assert match_sql.from_db_json(b"[3]") == [3]
+    assert match_sql.from_db_json({"already": "decoded"}) == {"already": "decoded"}
+    match = MatchFactory()
+    execute(f"UPDATE {connection.ops.quote_name(Match._meta.db_table)} SET options = %s WHERE id = %s",
+            [match_sql.db_json(Match, "options", {"x": 1}), match.pk])
+    match.refresh_from_db()
+    assert match.options == {"x": 1}
+
+
+def test_no_commit_with_the_batch_inside_an_enclosing_transaction(seated):
+    with transaction.atomic(), match_sql.statements_batched(), connection.cursor() as cursor:
+        assert claim(seated) in (1, -1)  # pipelined statements may not know their count yet
+        assert match_sql.commit_batched(cursor) is False  # the test's own transaction encloses this one
+    seated.refresh_from_db()
+    assert seated.status == RUNNING
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_outermost_transaction_commits_with_its_batch_and_errors_surface_as_djangos():
+    match = MatchFactory()
+    with transaction.atomic(), connection.cursor() as cursor:
+        with match_sql.statements_batched():
+            claim(match)
+            committed = match_sql.commit_batched(cursor)
+    assert committed == (connection.vendor == "postgresql" and match_sql._pipelines_supported())
+    match.refresh_from_db()
+    assert match.status == RUNNING
+    seat = SeatFactory(match=match, position=0)
+    with pytest.raises(IntegrityError), transaction.atomic():
+        with match_sql.statements_batched():
+            match_sql.execute_many(match_sql.seat_result_sql(), [(1, 1, "ok", "", 0, b"", None, None, seat.id)])
+            execute(f"UPDATE {connection.ops.quote_name(Seat._meta.db_table)} SET match_id = NULL WHERE id = %s",
+                    [seat.id])
+    seat.refresh_from_db()
+    assert seat.score is None  # the batch rolled back as a whole

@@ -1,0 +1,77 @@
+"""``workers.tasks``, run in this process (``Task.apply``, no worker process, no sandbox): every task
+registered under the stable name ``ladder`` sends, with no stored result and late acknowledgement, its
+time limits from the settings and the upload check retried on sandbox faults; and each task calls its
+service and returns its answer (a match that cannot be claimed skipped, a webhook delivery posted to a
+real receiver, the reconciler's report, the ladder's tick)."""
+
+from __future__ import annotations
+
+import pytest
+from django.conf import settings as django_settings
+
+from bots.sandbox.errors import SandboxFault
+from ladder.models import WebhookDelivery
+from ladder.services.enqueue import DELIVER_WEBHOOK_TASK, RUN_MATCH_TASK, VALIDATE_VERSION_TASK
+from ladder.services.webhooks import webhook_create, webhooks_emit
+from tests.factories import UserFactory
+from tests.webhook_receiver import Receiver
+from workers import tasks
+from workers.app import app
+
+NAMES = {RUN_MATCH_TASK: tasks.run_match, VALIDATE_VERSION_TASK: tasks.validate_version,
+         DELIVER_WEBHOOK_TASK: tasks.deliver_webhook, "ladder.reconcile": tasks.reconcile,
+         "ladder.ladder_tick": tasks.ladder_tick}
+
+
+@pytest.mark.parametrize("name", sorted(NAMES))
+def test_each_task_has_its_stable_name_no_result_and_late_acknowledgement(name):
+    task = app.tasks[name]
+    assert task.name == NAMES[name].name == name
+    assert task.ignore_result and task.acks_late
+
+
+def test_the_time_limits_come_from_the_settings():
+    for task in (tasks.run_match, tasks.validate_version):
+        assert (task.soft_time_limit, task.time_limit) == (django_settings.MATCH_SOFT_TIME_LIMIT_S,
+                                                           django_settings.MATCH_TIME_LIMIT_S)
+    assert tasks.deliver_webhook.soft_time_limit == 4 * django_settings.WEBHOOKS_TIMEOUT_S + 10
+    assert tasks.deliver_webhook.time_limit > tasks.deliver_webhook.soft_time_limit
+    assert tasks.reconcile.time_limit == tasks.ladder_tick.time_limit == 300
+
+
+def test_only_the_upload_check_is_retried_and_only_on_a_sandbox_fault():
+    assert tuple(tasks.validate_version.autoretry_for) == (SandboxFault,)
+    assert tasks.validate_version.max_retries == 5
+    assert not getattr(tasks.run_match, "autoretry_for", ())
+
+
+@pytest.mark.django_db
+def test_a_match_that_cannot_be_claimed_is_skipped():
+    assert tasks.run_match.apply(args=[999_999_999]).get() == "skipped"
+
+
+@pytest.mark.django_db
+def test_a_delivery_is_posted_once_and_a_missing_one_is_reported(settings):
+    settings.WEBHOOKS_ALLOW_PRIVATE = True
+    owner = UserFactory()
+    with Receiver() as receiver:
+        webhook_create(owner=owner, url=receiver.url, events=["bot.deactivated"])
+        webhooks_emit(event="bot.deactivated", owner_id=owner.id, data={"bot": {"id": 1}})
+        delivery = WebhookDelivery.objects.get(webhook__owner=owner)
+        assert tasks.deliver_webhook.apply(args=[delivery.id]).get() == "delivered"
+        assert tasks.deliver_webhook.apply(args=[delivery.id]).get() == "skipped"  # a duplicate message
+    assert len(receiver.received) == 1
+    assert tasks.deliver_webhook.apply(args=[delivery.id + 1000]).get() == "missing"
+
+
+@pytest.mark.django_db
+def test_the_reconciler_reports_what_it_sent_again(private_queue):
+    report = tasks.reconcile.apply().get()
+    assert report["validations_resent"] == 0 and report["webhooks_resent"] == 0
+    assert {"resent", "lost"} <= set(report)
+
+
+@pytest.mark.django_db
+def test_the_ladder_tick_schedules_nothing_without_bots(private_queue):
+    scheduled = tasks.ladder_tick.apply().get()
+    assert isinstance(scheduled, dict) and sum(scheduled.values()) == 0
