@@ -1,0 +1,60 @@
+"""The pipeline bench's parts that need no worker (``ladder.benches.pipeline``): the database URL its worker
+processes are given for the scratch database, the rated round robin it schedules of about the asked number
+of matches, and its wait for a tournament's matches, which gives up after its timeout. The whole bench
+starts real worker processes and sandboxes and is measured by ``manage.py bench``, not here."""
+
+from __future__ import annotations
+
+import environ
+import pytest
+from django.db import connection
+from django.utils import timezone
+
+from ladder.benches import pipeline
+from ladder.models import Match
+from tests.factories import BotFactory
+
+
+@pytest.mark.parametrize(
+    ("conf", "url"),
+    [
+        ({"ENGINE": "django.db.backends.sqlite3", "NAME": "/var/db/bench.sqlite3"}, "sqlite:////var/db/bench.sqlite3"),
+        ({"ENGINE": "django.db.backends.postgresql", "NAME": "scratch", "USER": "ladder", "PASSWORD": "pw",
+          "HOST": "db", "PORT": "6432"}, "postgres://ladder:pw@db:6432/scratch"),
+        ({"ENGINE": "django.db.backends.postgresql", "NAME": "scratch", "USER": "postgres", "PASSWORD": "",
+          "HOST": "", "PORT": ""}, "postgres://postgres@127.0.0.1/scratch"),
+    ],
+)
+def test_the_workers_database_url_names_the_connections_database(monkeypatch, conf, url):
+    for key, value in conf.items():
+        monkeypatch.setitem(connection.settings_dict, key, value)
+    assert pipeline._database_url() == url
+
+
+def test_the_url_of_this_connection_reads_back_as_its_settings():
+    parsed = environ.Env.db_url_config(pipeline._database_url())
+    assert parsed["NAME"] == connection.settings_dict["NAME"]
+    if connection.vendor == "postgresql":
+        assert parsed["USER"] == connection.settings_dict["USER"]
+        assert str(parsed["PORT"] or "") == str(connection.settings_dict["PORT"] or "")
+
+
+@pytest.mark.django_db
+def test_the_round_robin_is_rated_and_near_the_asked_size():
+    bot_ids = [BotFactory().id for _ in range(3)]
+    tournament = pipeline._round_robin(bot_ids, 7, "bench: tiny")
+    assert tournament.rated and tournament.name == "bench: tiny" and tournament.created_by is None
+    # Three pairs, 7 // 3 = 2 games each.
+    assert tournament.games_per_pairing == 2 and tournament.matches.count() == 6
+    assert pipeline._round_robin(bot_ids[:2], 0, "bench: least").matches.count() == 1
+
+
+@pytest.mark.django_db
+def test_the_wait_returns_once_nothing_is_left_and_gives_up_after_its_timeout():
+    bot_ids = [BotFactory().id for _ in range(2)]
+    tournament = pipeline._round_robin(bot_ids, 1, "bench: wait")
+    with pytest.raises(RuntimeError, match=f"tournament {tournament.id} did not finish within 0s"):
+        pipeline._wait_finished(tournament, timeout=0.2)
+    now = timezone.now()
+    Match.objects.filter(tournament=tournament).update(status="failed", finished_at=now)
+    assert pipeline._wait_finished(tournament, timeout=5) > 0
