@@ -51,6 +51,9 @@ def check_static(data: bytes, filename: str, caps: ArchiveCaps = DEFAULT_CAPS) -
     if len(data) > caps.max_upload_bytes:
         raise ValidationError(f"the upload is {len(data)} bytes; at most {caps.max_upload_bytes} are allowed")
     name = (filename or "").lower()
+    if name.endswith(".zip") and not is_zip(data):
+        raise ValidationError(f"{filename!r} is named as a zip but is not a zip archive: upload a zip with "
+                              "bot.py at its root, or the bot.py file itself")
     if name.endswith(".zip") or is_zip(data):
         python_sources(data, caps)
         return "zip"

@@ -112,3 +112,10 @@ def test_validation_errors_are_storable_and_bounded():
     assert "\x00" not in error.message and len(error.message) <= MESSAGE_CHARS and str(error) == error.message
     assert error.log_tail.startswith("\ufffd") and len(error.log_tail) <= LOG_TAIL_CHARS
     assert ValidationError("short").log_tail == ""
+
+
+def test_a_file_named_zip_that_is_no_zip_is_refused_not_stored_as_one():
+    with pytest.raises(ValidationError, match="named as a zip but is not a zip archive"):
+        check_static(b"def act(observation):\n    return 0\n", "bot.zip")
+    with pytest.raises(ValidationError, match="not a zip archive"):
+        check_static(b"not a zip at all", "BOT.ZIP")
