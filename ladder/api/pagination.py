@@ -8,7 +8,6 @@ import binascii
 import json
 from datetime import datetime
 
-from django.db import connection
 from django.db.models import F, Q
 from rest_framework.exceptions import ValidationError
 from rest_framework.filters import OrderingFilter
@@ -16,6 +15,8 @@ from rest_framework.pagination import BasePagination, PageNumberPagination
 from rest_framework.response import Response
 from rest_framework.settings import api_settings
 from rest_framework.utils.urls import remove_query_param, replace_query_param
+
+from ladder.selectors.estimates import estimated_rows
 
 # Big enough for a script to fetch a tournament's matches in a few calls, small enough that one request
 # cannot make the server serialize a whole table.
@@ -178,7 +179,7 @@ class KeysetPagination(BasePagination):
         bounded = queryset.order_by().values("pk")[: COUNT_EXACT_UP_TO + 1].count()
         if bounded <= COUNT_EXACT_UP_TO:
             return bounded, True
-        return max(bounded, _estimated_rows(queryset)), False
+        return max(bounded, estimated_rows(queryset)), False
 
     def _link(self, *, forward: bool) -> str | None:
         if not self.rows or not (self.has_next if forward else self.has_previous):
@@ -189,16 +190,3 @@ class KeysetPagination(BasePagination):
         url = remove_query_param(self.request.build_absolute_uri(), "page")
         return replace_query_param(url, self.cursor_query_param, cursor)
 
-
-def _estimated_rows(queryset) -> int:
-    """The planner's estimate of the rows of ``queryset`` (PostgreSQL; elsewhere 0): the cost of planning
-    the query, not of running it."""
-    if connection.vendor != "postgresql":
-        return 0
-    sql, params = queryset.order_by().values("pk").query.sql_with_params()
-    with connection.cursor() as cursor:
-        cursor.execute(f"EXPLAIN (FORMAT JSON) {sql}", params)
-        plan = cursor.fetchone()[0]
-    if isinstance(plan, str):
-        plan = json.loads(plan)
-    return int(plan[0]["Plan"]["Plan Rows"])
