@@ -13,6 +13,8 @@ from __future__ import annotations
 import contextlib
 import functools
 import json
+import uuid
+from collections.abc import Sequence
 from functools import cache
 
 from django.db import connection
@@ -190,44 +192,63 @@ def finish_sql() -> str:
 
 
 def combined() -> bool:
-    """Whether the recording's statements are combined (:func:`finish_read_sql`, :func:`execute_combined`):
+    """Whether the recording's statements are combined (:func:`finish_many_sql`, :func:`execute_combined`):
     where data-modifying statements can run inside a WITH (PostgreSQL). Elsewhere they run one by one."""
     return connection.vendor == "postgresql"
 
 
 @_statement
-def finish_read_sql() -> str:
-    """:func:`finish_sql`, :func:`seats_sql` and :func:`queued_left_sql` in one statement (PostgreSQL).
-    Params: those of :func:`finish_sql`, then queued. Rows: those of :func:`seats_sql` with a tenth column,
-    :func:`queued_left_sql`'s answer; none unless the match was running under the token; one with a NULL
-    seat for a match without seats. The reads see the database as it was before the UPDATE, which changes
-    no seat and no other match."""
+def finish_many_sql() -> str:
+    """Finish every match still running under its token, and read back its seats (see
+    :func:`finish_many_params`). Rows, in match then seat order: match id, seat id, bot id, game id,
+    tournament id, tournament kind, whether it is rated, comparison id, deal, seat position, whether the
+    tournament still has queued matches; one row with a NULL seat for a finished match without seats; none
+    for a match not running under its token. The reads see the database as before the UPDATE."""
     match, seat, tournament = _table(Match), _table(Seat), _table(Tournament)
     return (
-        f"WITH finished AS ({finish_sql()} RETURNING id, game_id, tournament_id, comparison_id, deal) "
-        "SELECT s.id, s.bot_id, f.game_id, f.tournament_id, t.kind, t.rated, f.comparison_id, f.deal, s.position, "
-        f"EXISTS (SELECT 1 FROM {match} q WHERE q.status = %s AND q.tournament_id = f.tournament_id) "
+        "WITH v AS (SELECT * FROM unnest(%s::bigint[], %s::uuid[], %s::bytea[], %s::double precision[]) "
+        "AS v (id, token, actions, duration)), "
+        f"finished AS (UPDATE {match} SET actions_packed = v.actions, status = %s, finished_at = %s, "
+        "duration_s = v.duration, attempt_token = NULL, lease_expires_at = NULL, failure_reason = '', "
+        f"updated_at = %s FROM v WHERE {match}.id = v.id AND {match}.status = %s "
+        f"AND {match}.attempt_token = v.token "
+        f"RETURNING {match}.id, {match}.game_id, {match}.tournament_id, {match}.comparison_id, {match}.deal) "
+        "SELECT f.id, s.id, s.bot_id, f.game_id, f.tournament_id, t.kind, t.rated, f.comparison_id, f.deal, "
+        f"s.position, EXISTS (SELECT 1 FROM {match} q WHERE q.status = %s AND q.tournament_id = f.tournament_id) "
         f"FROM finished f LEFT JOIN {seat} s ON s.match_id = f.id LEFT JOIN {tournament} t ON t.id = f.tournament_id "
-        "ORDER BY s.position"
+        "ORDER BY f.id, s.position"
+    )
+
+
+def finish_many_params(results: Sequence, *, finished: str, running: str, queued: str, now) -> list:
+    """:func:`finish_many_sql`'s parameters for ``results`` (``recording.PackedResult``, one per match)."""
+    return [[result.match_id for result in results],
+            [db_token(uuid.UUID(result.token)) for result in results],
+            [result.actions for result in results],
+            [result.duration_s for result in results],
+            finished, now, now, running, queued]
+
+
+@_statement
+def _seat_results_sql() -> str:
+    seat = _table(Seat)
+    return (
+        f"UPDATE {seat} SET score = v.score, place = v.place, outcome = v.outcome, reason = v.reason, "
+        "time_used_ms = v.time_used_ms, logs = v.logs, rating_before = v.rating_before, "
+        "rating_after = v.rating_after "
+        "FROM unnest(%s::double precision[], %s::integer[], %s::text[], %s::text[], %s::integer[], %s::bytea[], "
+        "%s::double precision[], %s::double precision[], %s::bigint[]) "
+        f"AS v (score, place, outcome, reason, time_used_ms, logs, rating_before, rating_after, id) "
+        f"WHERE {seat}.{_column('id')} = v.id"
     )
 
 
 def seat_results_part(rows: list[tuple]) -> tuple[str, list]:
-    """The seats' results (rows of :func:`seat_result_sql`'s params) as one UPDATE ... FROM (VALUES ...),
-    a part of :func:`execute_combined`."""
-    casts = ("integer", "integer", "text", "text", "integer", "bytea", "double precision", "double precision",
-             "bigint")
-    first = "(" + ", ".join(f"%s::{cast}" for cast in casts) + ")"
-    rest = "(" + ", ".join(["%s"] * len(casts)) + ")"
-    values = ", ".join([first] + [rest] * (len(rows) - 1))
-    seat = _table(Seat)
-    sql = (
-        f"UPDATE {seat} SET score = v.score, place = v.place, outcome = v.outcome, reason = v.reason, "
-        "time_used_ms = v.time_used_ms, logs = v.logs, rating_before = v.rating_before, rating_after = v.rating_after "
-        f"FROM (VALUES {values}) AS v (score, place, outcome, reason, time_used_ms, logs, rating_before, rating_after, "
-        f"id) WHERE {seat}.id = v.id"
-    )
-    return sql, [value for row in rows for value in row]
+    """The seats' results, rows of :func:`seat_result_sql`'s params (score, place, outcome, reason,
+    time used, packed logs, rating before, rating after, seat id), as one UPDATE: a part of
+    :func:`execute_combined`."""
+    columns = list(zip(*rows, strict=True)) if rows else [()] * 9
+    return _seat_results_sql(), [list(column) for column in columns]
 
 
 def execute_combined(parts: list[tuple[str, list]]) -> None:

@@ -33,12 +33,12 @@ from django.db import connection, transaction
 from django.db.models import Q
 from django.utils import timezone
 
-from ladder import packed_actions, seat_logs
-from ladder.models import Match, Seat, Tournament
-from ladder.services import match_sql, tournament_records
+from ladder.models import Match
+from ladder.services import match_sql
 from ladder.services.comparisons import comparison_advance, comparison_decided
 from ladder.services.enqueue import broker_match_messages, broker_waiting_match_ids, matches_enqueue_on_commit
-from ladder.services.rating_updates import pending_add, ratings_apply_after_recording, ratings_apply_stranded
+from ladder.services.rating_updates import ratings_apply_stranded
+from ladder.services.recording import result_pack, results_record
 from ladder.services.rotations import rotation_held, rotation_release_next
 from ladder.services.tournaments import tournament_finish_if_done
 
@@ -133,31 +133,10 @@ def _locked_if_held(match_id: int, token: str) -> Match | None:
     )
 
 
-@dataclasses.dataclass
-class _RecordedSeat:
-    """One seat as the recorder rates it (lighter than a model instance on this hot path): its row's
-    ids, what the referee says of it (``played``, a ``bots.referee.SeatResult``), and its ratings."""
-
-    id: int
-    bot_id: int
-    played: object
-    #: Its log and decisions as stored (``ladder.seat_logs.pack``).
-    logs: bytes | None = None
-    rating_before: float | None = None
-    rating_after: float | None = None
-
-    @property
-    def place(self) -> int:
-        return self.played.place
-
-    @property
-    def outcome(self) -> str:
-        return self.played.outcome
-
-
 def match_record_result(*, match_id: int, token: str, result) -> bool:
     """Store a played match (a ``bots.referee.MatchResult``) with its seats (their logs and decision records
-    too), atomically, and for a rated match its rating changes right after.
+    too), atomically, and for a rated match its rating changes right after: ``recording.results_record``
+    of one result, which says how and in how few statements.
     Only a rated match changes ratings (``ladder.services.rated_play``); an unrated one leaves every
     rating, its history and its seats' ``rating_before``/``rating_after`` alone. A rated one is marked
     pending in the transaction (no rating row is locked there), and after the commit this caller tries to
@@ -166,107 +145,9 @@ def match_record_result(*, match_id: int, token: str, result) -> bool:
 
     Returns False, changing nothing, unless the match is running under ``token``: the caller lost its
     claim (lease expired and taken over) or the result is already recorded.
-
-    Two round trips: the conditional UPDATE that finishes the match (it checks the claim and takes the
-    match row's lock) with the reads of the seats and of whether the tournament still has queued
-    matches; then every write, and the COMMIT with them (:func:`match_sql.commit_batched`) unless the
-    tournament may be done or the match is a comparison's (``comparisons.comparison_advance``), which take
-    a few more. On PostgreSQL the first is one statement (:func:`match_sql.finish_read_sql`), and the
-    seats' results with the tournament's records another (:func:`match_sql.execute_combined`), whatever
-    the number of seats; a rated match adds its pending mark (``rating_updates.pending_add``).
     """
-    try:
-        token_value = match_sql.db_token(uuid.UUID(str(token)))
-    except ValueError:
-        return False  # not a token this service ever handed out
-    now = match_sql.db_datetime(timezone.now())
-    finished, running = Match.Status.FINISHED.value, Match.Status.RUNNING.value
-    # Compressed before the transaction, which holds the match row's lock (the actions with them).
-    packed_logs = [seat_logs.pack(played.log or "", list(played.decisions)) for played in result.seats]
-    finish_params = [packed_actions.pack(list(result.actions)), finished, now, float(result.duration_s),
-                     now, match_id, running, token_value]
-    with transaction.atomic():
-        with match_sql.statement_cursor() as finish, match_sql.statement_cursor() as seat_rows, \
-                match_sql.statement_cursor() as queued_left:
-            with match_sql.statements_batched():
-                if match_sql.combined():
-                    # One statement: the UPDATE, the seats and whether the tournament has matches queued.
-                    finish.execute(match_sql.finish_read_sql(), [*finish_params, Match.Status.QUEUED.value])
-                else:
-                    finish.execute(match_sql.finish_sql(), finish_params)
-                    seat_rows.execute(match_sql.seats_sql(), [match_id])
-                    # Read before this transaction's writes, which change no other match: a match queued now
-                    # that is claimed before the commit is recorded later, and its recording finishes the
-                    # tournament if it is the last.
-                    queued_left.execute(match_sql.queued_left_sql(), [Match.Status.QUEUED.value, match_id])
-            if match_sql.combined():
-                rows = finish.fetchall()
-                if not rows:
-                    return False
-                others_queued = rows[0][9]
-                rows = [row for row in rows if row[0] is not None]
-            else:
-                if not finish.rowcount:
-                    return False
-                rows = seat_rows.fetchall()
-                others_queued = queued_left.fetchone()[0]
-        if len(result.seats) != len(rows) or not rows:
-            raise ValueError(f"match {match_id} has {len(rows)} seats, the result {len(result.seats)}")
-        game_id, tournament_id, kind, rated, comparison_id, deal = rows[0][2:8]
-        seats = [_RecordedSeat(id=seat_id, bot_id=bot_id, played=played, logs=logs)
-                 for (seat_id, bot_id, *_), played, logs in zip(rows, result.seats, packed_logs, strict=True)]
-        may_finish_tournament = kind == Tournament.Kind.ROUND_ROBIN and not others_queued
-        # A rotation of a rated deal sends the deal's next one (``rotations``) within this transaction.
-        releases_rotation = bool(rated) and deal is not None and bool(others_queued)
-        # A comparison counts the pair, decides or schedules more within this transaction.
-        follow_up = may_finish_tournament or comparison_id is not None or releases_rotation
-        with connection.cursor() as commit:
-            with match_sql.statements_batched():
-                if rated:
-                    # First in the batch: it takes the game's recording lock (shared) before the standings'
-                    # writes, which the rebuild's standings rebuild also writes (``rating_updates.rebuild_sums``).
-                    pending_add(match_id=match_id, game_id=game_id)
-                _seats_and_records_write(seats=seats, rows=rows, tournament_id=tournament_id, match_id=match_id,
-                                         now=now)
-                if not follow_up:
-                    match_sql.commit_batched(commit)
-        if releases_rotation:
-            rotation_release_next(tournament_id=tournament_id, deal=deal)
-        if may_finish_tournament:
-            tournament_finish_if_done(tournament_id=tournament_id)
-        if comparison_id is not None:
-            comparison_advance(comparison_id=comparison_id, match_id=match_id)
-    if rated:
-        # After the commit, outside the transaction that held the match row: the game's one applier
-        # (this worker, or the one applying now) applies the result in order with the others.
-        ratings_apply_after_recording(game_id=game_id)
-    return True
-
-
-def _seats_and_records_write(*, seats: list[_RecordedSeat], rows: list[tuple], tournament_id: int | None,
-                             match_id: int, now) -> None:
-    """The seats' results and, for a tournament's match, what it adds to the tournament's standings, head
-    to head and tally (``tournament_records``): one statement where statements combine
-    (``match_sql.combined``), else one per row."""
-    results = [(seat.played.score, seat.place, seat.outcome, seat.played.reason or "",
-                max(0, int(seat.played.time_used_ms or 0)), seat.logs, seat.rating_before, seat.rating_after, seat.id)
-               for seat in seats]
-    standings = head_to_head = None
-    if tournament_id is not None:
-        standings, head_to_head = tournament_records.match_record_rows(
-            tournament_id=tournament_id, match_id=match_id, now=now,
-            seats=[(row[8], seat.bot_id, seat.place, seat.played.score, Seat.outcome_forfeits(seat.outcome))
-                   for row, seat in zip(rows, seats, strict=True)])
-    if match_sql.combined():
-        parts = [match_sql.seat_results_part(results)]
-        if tournament_id is not None:
-            parts += tournament_records.records_parts(tournament_id=tournament_id, standings=standings,
-                                                      head_to_head=head_to_head)
-        match_sql.execute_combined(parts)
-        return
-    match_sql.execute_many(match_sql.seat_result_sql(), results)
-    if tournament_id is not None:
-        tournament_records.records_write(tournament_id=tournament_id, standings=standings, head_to_head=head_to_head)
+    packed = result_pack(match_id=match_id, token=token, result=result)
+    return results_record([packed])[match_id]
 
 
 def match_release_after_fault(*, match_id: int, token: str, reason: str) -> str:

@@ -13,7 +13,7 @@ equal.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from functools import lru_cache
 
 from django.db import connection
@@ -43,17 +43,24 @@ def pair_rows(*, game_id: int, bot_ids: Sequence[int], places: Sequence[int], fo
     return rows
 
 
+def pair_rows_summed(rows: Iterable[tuple]) -> list[tuple]:
+    """Rows of :data:`PAIR_COLUMNS` (or of the same shape: a key of three, five counts, a time) with the
+    rows of one key summed into one, in the order their keys first appear: one multi-row upsert may touch
+    a row once. The time kept is the first row's."""
+    summed: dict[tuple, list] = {}
+    for key_a, low, high, wins, draws, losses, weight, score, now in rows:
+        total = summed.setdefault((key_a, low, high), [key_a, low, high, 0, 0, 0, 0.0, 0.0, now])
+        for index, value in ((3, wins), (4, draws), (5, losses), (6, weight), (7, score)):
+            total[index] += value
+    return [tuple(total) for total in summed.values()]
+
+
 def pair_records_write(rows: list[tuple]) -> None:
     """Add :func:`pair_rows` (of any number of matches) to the records, in one multi-row upsert per few
     thousand pairs: rows of one pair are summed first, since one statement may touch a row once. The
     caller is the game's one rating applier (``rating_updates``), so two batches never add to a row at
     once. Reads nothing back, so that the statements join the applier's batch."""
-    summed: dict[tuple, list] = {}
-    for game_id, low, high, wins, draws, losses, weight, score, now in rows:
-        total = summed.setdefault((game_id, low, high), [game_id, low, high, 0, 0, 0, 0.0, 0.0, now])
-        for index, value in ((3, wins), (4, draws), (5, losses), (6, weight), (7, score)):
-            total[index] += value
-    pairs = [tuple(total) for total in summed.values()]
+    pairs = pair_rows_summed(rows)
     size = 3000
     with match_sql.statement_cursor() as cursor:
         for start in range(0, len(pairs), size):

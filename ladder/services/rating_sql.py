@@ -54,6 +54,15 @@ def pending_insert_params(match_id: int, game_id: int) -> list:
     return [match_id, game_id, game_id] if has_advisory_locks() else [match_id, game_id]
 
 
+def pending_insert_many_sql() -> str:
+    """Params: match ids (an array), game id, game id. :func:`pending_insert_sql` for many matches of one
+    game in one statement (PostgreSQL), the game's ``RECORD`` lock taken shared once."""
+    return (f"INSERT INTO {_table(PendingRating)} (match_id, game_id) "
+            "SELECT m, held.g FROM (SELECT CAST(%s AS bigint) AS g, "
+            f"pg_advisory_xact_lock_shared({RECORD_LOCK}, CAST(%s AS integer))) AS held, "
+            "unnest(%s::bigint[]) AS m")
+
+
 def try_apply_lock_sql() -> str:
     """Params: game id. One row: whether this transaction now holds the game's ``APPLY`` lock."""
     return f"SELECT pg_try_advisory_xact_lock({APPLY_LOCK}, CAST(%s AS integer))"

@@ -49,6 +49,16 @@ def pending_add(*, match_id: int, game_id: int) -> None:
         cursor.execute(rating_sql.pending_insert_sql(), rating_sql.pending_insert_params(match_id, game_id))
 
 
+def pending_add_many(*, match_ids: list[int], game_id: int) -> None:
+    """:func:`pending_add` for many matches of one game: one statement where advisory locks exist."""
+    if not rating_sql.has_advisory_locks():
+        for match_id in match_ids:
+            pending_add(match_id=match_id, game_id=game_id)
+        return
+    with match_sql.statement_cursor() as cursor:
+        cursor.execute(rating_sql.pending_insert_many_sql(), [game_id, game_id, list(match_ids)])
+
+
 def ratings_apply_pending(*, game_id: int) -> int:
     """Apply the game's pending matches, if this caller becomes the game's applier; returns how many it
     applied (0 when another applier holds the game: that one applies them).

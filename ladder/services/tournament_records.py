@@ -26,7 +26,7 @@ whose records tie, as the table computed from the matches in id order does.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from functools import cache
 
 from django.db import connection
@@ -73,8 +73,9 @@ def match_record_rows(*, tournament_id: int, match_id: int, seats: Sequence[tupl
     return standings, sorted(pairs, key=lambda row: row[1:3])
 
 
-def records_write(*, tournament_id: int, standings: list[tuple], head_to_head: list[tuple]) -> None:
-    """Add one finished match of ``tournament_id`` (:func:`match_record_rows`) to its rows, and count it.
+def records_write(*, tournament_id: int, standings: list[tuple], head_to_head: list[tuple], matches: int = 1) -> None:
+    """Add ``matches`` finished matches of ``tournament_id`` (their :func:`match_record_rows`, summed per
+    row: :func:`standings_merged`, :func:`head_to_head_merged`) to its rows, and count them.
 
     Rows are locked in a fixed order (standings by bot, then pairs, then the tally last), so concurrent
     recordings of one tournament wait for each other instead of deadlocking; the tally, the one row every
@@ -82,20 +83,45 @@ def records_write(*, tournament_id: int, standings: list[tuple], head_to_head: l
     the statements join the recorder's batch (:func:`match_sql.statements_batched`)."""
     match_sql.execute_many(_standing_upsert_sql(), standings)
     match_sql.execute_many(_head_to_head_upsert_sql(), head_to_head)
-    match_sql.execute_many(_tally_upsert_sql(), [(tournament_id,)])
+    match_sql.execute_many(_tally_upsert_sql(), [(tournament_id, matches)])
 
 
-def records_parts(*, tournament_id: int, standings: list[tuple], head_to_head: list[tuple]) -> list[tuple[str, list]]:
+def records_parts(*, tournament_id: int, standings: list[tuple], head_to_head: list[tuple],
+                  matches: int = 1) -> list[tuple[str, list]]:
     """What :func:`records_write` writes, as multi-row statements for ``match_sql.execute_combined`` (one
     statement with the recorder's other writes), in the same lock order: the standings by bot, the pairs,
-    the tally last. A match adds to each row once (one standing per bot, one record per pair), as a
-    multi-row ON CONFLICT needs."""
+    the tally last. Each row appears once (one standing per bot, one record per pair: rows summed as
+    :func:`standings_merged` does), as a multi-row ON CONFLICT needs."""
     parts = []
     for sql, rows in ((_standing_upsert_sql(), standings), (_head_to_head_upsert_sql(), head_to_head),
-                      (_tally_upsert_sql(), [(tournament_id,)])):
+                      (_tally_upsert_sql(), [(tournament_id, matches)])):
         if rows:
             parts.append((_rows_values(sql, len(rows)), [value for row in rows for value in row]))
     return parts
+
+
+def standings_merged(rows: Iterable[tuple]) -> list[tuple]:
+    """Rows of :data:`STANDING_COLUMNS` of several matches of one tournament, one per bot: the counts
+    summed, the first appearance the earliest (lowest match id, then seat), sorted by bot (the lock
+    order)."""
+    merged: dict[tuple, list] = {}
+    for row in rows:
+        key = row[:2]
+        total = merged.get(key)
+        if total is None:
+            merged[key] = list(row)
+            continue
+        for index in range(2, 9):
+            total[index] += row[index]
+        if (row[9], row[10]) < (total[9], total[10]):
+            total[9], total[10] = row[9], row[10]
+    return [tuple(merged[key]) for key in sorted(merged)]
+
+
+def head_to_head_merged(rows: Iterable[tuple]) -> list[tuple]:
+    """Rows of :data:`HEAD_TO_HEAD_COLUMNS` of several matches of one tournament, one per pair, summed
+    and sorted by pair (the lock order)."""
+    return sorted(pair_records.pair_rows_summed(rows), key=lambda row: row[1:3])
 
 
 def _rows_values(sql: str, count: int) -> str:
@@ -148,15 +174,15 @@ def _head_to_head_upsert_sql_for(vendor: str) -> str:
 
 
 def _tally_upsert_sql() -> str:
-    """Params: tournament id."""
+    """Params: tournament id, matches finished."""
     return _tally_upsert_sql_for(connection.vendor)
 
 
 @cache
 def _tally_upsert_sql_for(vendor: str) -> str:
     table = _table(TournamentTally)
-    return (f"INSERT INTO {table} (tournament_id, finished) VALUES (%s, 1) "
-            f"ON CONFLICT (tournament_id) DO UPDATE SET finished = {table}.finished + 1")
+    return (f"INSERT INTO {table} (tournament_id, finished) VALUES (%s, %s) "
+            f"ON CONFLICT (tournament_id) DO UPDATE SET finished = {table}.finished + excluded.finished")
 
 
 # --- From the history ----------------------------------------------------------------------------------

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import uuid
 from datetime import timedelta
+from types import SimpleNamespace
 
 import pytest
 from django.db import IntegrityError, connection, transaction
@@ -127,20 +128,38 @@ def test_only_the_claims_token_finishes_the_match(seated):
                                                                                                  None, 1.5)
 
 
-def test_finishing_with_the_reads_returns_the_seats_and_whether_matches_are_still_queued(seated):
+def finish_many(results: list[tuple[Match, uuid.UUID]]) -> list[tuple]:
+    now = match_sql.db_datetime(timezone.now())
+    packed = [SimpleNamespace(match_id=match.pk, token=str(token), actions=b"", duration_s=1.5)
+              for match, token in results]
+    return execute(match_sql.finish_many_sql(), match_sql.finish_many_params(
+        packed, finished=FINISHED, running=RUNNING, queued=QUEUED, now=now))[1]
+
+
+def test_finishing_many_with_the_reads_returns_their_seats_and_whether_matches_are_still_queued(seated):
     if not match_sql.combined():
         pytest.skip("the combined statement is PostgreSQL's")
     MatchFactory(tournament=seated.tournament)  # still queued
-    token = uuid.uuid4()
+    other = MatchFactory()
+    SeatFactory(match=other, position=0)
+    SeatFactory(match=other, position=1)
+    token, other_token = uuid.uuid4(), uuid.uuid4()
     claim(seated, token=token)
-    assert execute(match_sql.finish_read_sql(), [*finish_params(seated, uuid.uuid4()), QUEUED])[1] == []
-    _, rows = execute(match_sql.finish_read_sql(), [*finish_params(seated, token), QUEUED])
-    seats = list(Seat.objects.filter(match=seated).order_by("position"))
-    assert [(row[0], row[1], row[8]) for row in rows] == [(s.id, s.bot_id, s.position) for s in seats]
-    assert {(row[2], row[3], row[5], row[9]) for row in rows} == {(seated.game_id, seated.tournament_id, False, True)}
+    claim(other, token=other_token)
+    assert finish_many([(seated, uuid.uuid4()), (other, uuid.uuid4())]) == []
+    rows = finish_many([(other, other_token), (seated, token)])
+    expected = [(match.pk, s.id, s.bot_id, s.position) for match in sorted((seated, other), key=lambda m: m.pk)
+                for s in Seat.objects.filter(match=match).order_by("position")]
+    assert [(row[0], row[1], row[2], row[9]) for row in rows] == expected
+    by_match = {row[0]: (row[3], row[4], row[6], row[10]) for row in rows}
+    assert by_match[seated.pk] == (seated.game_id, seated.tournament_id, False, True)
+    assert by_match[other.pk][3] is False  # its tournament has nothing else queued
     # The same as the separate reads give.
-    assert [row[:9] for row in rows] == execute(match_sql.seats_sql(), [seated.pk])[1]
+    assert [row[1:10] for row in rows if row[0] == seated.pk] == execute(match_sql.seats_sql(), [seated.pk])[1]
     assert execute(match_sql.queued_left_sql(), [QUEUED, seated.pk])[1] == [(True,)]
+    seated.refresh_from_db()
+    assert (seated.status, seated.attempt_token, seated.duration_s) == (FINISHED, None, 1.5)
+    assert finish_many([(seated, token)]) == []  # finished once
 
 
 def test_whether_a_tournament_has_matches_queued():
