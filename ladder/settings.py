@@ -347,6 +347,16 @@ MATCH_LEASE_S: int = env.int("MATCH_LEASE_S", default=30)
 # Seconds between two renewals of a running match's lease by its worker. The system check wants it at
 # most a third of the lease, so that a renewal or two delayed by a busy machine do not let it lapse.
 MATCH_HEARTBEAT_S: float = env.float("MATCH_HEARTBEAT_S", default=5.0)
+# Group commit of results (workers/result_group.py): a worker hands its played match to its game's group in
+# the broker (Redis only) and one waiting worker records every result waiting there in one transaction.
+RESULTS_GROUP_COMMIT: bool = env.bool("RESULTS_GROUP_COMMIT", default=True)
+# The most results one transaction of the group records.
+RESULTS_GROUP_BATCH: int = env.int("RESULTS_GROUP_BATCH", default=200)
+# Seconds a worker waits for its result's answer before it records the result itself; well inside the lease,
+# which nobody renews once the match is played.
+RESULTS_GROUP_WAIT_S: float = env.float("RESULTS_GROUP_WAIT_S", default=10.0)
+if RESULTS_GROUP_BATCH < 1 or RESULTS_GROUP_WAIT_S <= 0:
+    raise ImproperlyConfigured("RESULTS_GROUP_BATCH must be at least 1 and RESULTS_GROUP_WAIT_S above 0")
 # Celery's soft and hard time limits for run_match: they bound the longest match, and the system check
 # holds BOTS_MAX_MATCH_MS against the soft one. A soft timeout releases the match for a retry.
 MATCH_SOFT_TIME_LIMIT_S: int = env.int("MATCH_SOFT_TIME_LIMIT_S", default=240)

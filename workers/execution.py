@@ -9,9 +9,11 @@ from celery.exceptions import SoftTimeLimitExceeded
 from django.conf import settings
 
 from ladder.services.bots import sandbox_limits
-from ladder.services.matches import match_claim, match_record_result, match_release_after_fault
+from ladder.services.matches import match_claim, match_release_after_fault
+from ladder.services.recording import result_pack
 from workers.code_bytes import code_bytes_cache
 from workers.heartbeat import lease_heartbeat
+from workers.result_group import result_record
 
 logger = logging.getLogger(__name__)
 
@@ -50,6 +52,7 @@ def match_execute(*, match_id: int, worker: str | None = None) -> str:
         logger.exception("match %s could not be played", match_id)
         return match_release_after_fault(match_id=match_id, token=claim.token,
                                          reason=f"{type(exc).__name__}: {exc}")
-    if match_record_result(match_id=match_id, token=claim.token, result=result):
+    packed = result_pack(match_id=match_id, token=claim.token, result=result)
+    if result_record(game=claim.game, result=packed).recorded:
         return "recorded"
     return "stale"

@@ -105,6 +105,35 @@ def execute_many(sql: str, params: list[tuple]) -> None:
             cursor.execute(sql, row)
 
 
+def arrays_supported() -> bool:
+    """Whether rows can travel as one array per column (:func:`rows_source`): PostgreSQL."""
+    return connection.vendor == "postgresql"
+
+
+def array_placeholder() -> str:
+    """The placeholder of an array parameter: binary (``%b``) where the server binds the parameters
+    (:func:`statement_cursor`), which spares psycopg quoting every element into text (the packed logs
+    above all); text (``%s``) where the client binds them."""
+    return "%b" if _prepares_statements() else "%s"
+
+
+def rows_source(model, columns: Sequence[str], rows: Sequence[tuple], *, name: str = "v") -> tuple[str, list]:
+    """``rows`` (tuples of ``columns`` of ``model``) as a named row source for a ``WITH`` clause:
+    ``name (columns) AS (...)`` and its parameters. On PostgreSQL one array per column
+    (``unnest(%s::type[], ...)``, the types those of the model's columns), so that the text is the same
+    whatever the number of rows: psycopg parses it once and the connection prepares it; elsewhere a
+    multi-row ``VALUES``. Rows keep their order."""
+    names = ", ".join(columns)
+    if arrays_supported():
+        fields = [model._meta.get_field(column) for column in columns]
+        arrays = ", ".join(f"{array_placeholder()}::{field.db_type(connection)}[]" for field in fields)
+        params = [list(column) for column in zip(*rows, strict=True)] if rows else [[] for _ in columns]
+        return f"{name} ({names}) AS (SELECT * FROM unnest({arrays}))", params
+    row = "(" + ", ".join(["%s"] * len(columns)) + ")"
+    return (f"{name} ({names}) AS (VALUES {', '.join([row] * len(rows))})",
+            [value for values in rows for value in values])
+
+
 def db_datetime(value):
     """A timezone-aware datetime as a parameter of these statements."""
     return connection.ops.adapt_datetimefield_value(value)
@@ -127,12 +156,12 @@ def from_db_json(value):
 
 def _statement(build):
     """Decorate a function building a statement's text: the text is built once per database vendor
-    (names are quoted by the vendor's rules) and then reused."""
-    by_vendor = cache(lambda vendor: build())
+    (names are quoted by the vendor's rules) and way of binding (:func:`array_placeholder`), then reused."""
+    by_vendor = cache(lambda vendor, binds_on_server: build())
 
     @functools.wraps(build)
     def text() -> str:
-        return by_vendor(connection.vendor)
+        return by_vendor(connection.vendor, _prepares_statements())
 
     return text
 
@@ -204,9 +233,9 @@ def finish_many_sql() -> str:
     tournament id, tournament kind, whether it is rated, comparison id, deal, seat position, whether the
     tournament still has queued matches; one row with a NULL seat for a finished match without seats; none
     for a match not running under its token. The reads see the database as before the UPDATE."""
-    match, seat, tournament = _table(Match), _table(Seat), _table(Tournament)
+    match, seat, tournament, a = _table(Match), _table(Seat), _table(Tournament), array_placeholder()
     return (
-        "WITH v AS (SELECT * FROM unnest(%s::bigint[], %s::uuid[], %s::bytea[], %s::double precision[]) "
+        f"WITH v AS (SELECT * FROM unnest({a}::bigint[], {a}::uuid[], {a}::bytea[], {a}::double precision[]) "
         "AS v (id, token, actions, duration)), "
         f"finished AS (UPDATE {match} SET actions_packed = v.actions, status = %s, finished_at = %s, "
         "duration_s = v.duration, attempt_token = NULL, lease_expires_at = NULL, failure_reason = '', "
@@ -229,26 +258,17 @@ def finish_many_params(results: Sequence, *, finished: str, running: str, queued
             finished, now, now, running, queued]
 
 
-@_statement
-def _seat_results_sql() -> str:
-    seat = _table(Seat)
-    return (
-        f"UPDATE {seat} SET score = v.score, place = v.place, outcome = v.outcome, reason = v.reason, "
-        "time_used_ms = v.time_used_ms, logs = v.logs, rating_before = v.rating_before, "
-        "rating_after = v.rating_after "
-        "FROM unnest(%s::double precision[], %s::integer[], %s::text[], %s::text[], %s::integer[], %s::bytea[], "
-        "%s::double precision[], %s::double precision[], %s::bigint[]) "
-        f"AS v (score, place, outcome, reason, time_used_ms, logs, rating_before, rating_after, id) "
-        f"WHERE {seat}.{_column('id')} = v.id"
-    )
+SEAT_RESULT_COLUMNS = ("score", "place", "outcome", "reason", "time_used_ms", "logs", "rating_before", "rating_after",
+                       "id")
 
 
 def seat_results_part(rows: list[tuple]) -> tuple[str, list]:
-    """The seats' results, rows of :func:`seat_result_sql`'s params (score, place, outcome, reason,
-    time used, packed logs, rating before, rating after, seat id), as one UPDATE: a part of
-    :func:`execute_combined`."""
-    columns = list(zip(*rows, strict=True)) if rows else [()] * 9
-    return _seat_results_sql(), [list(column) for column in columns]
+    """The seats' results, rows of :data:`SEAT_RESULT_COLUMNS` (:func:`seat_result_sql`'s params), as one
+    UPDATE: a part of :func:`execute_combined`."""
+    seat = _table(Seat)
+    source, params = rows_source(Seat, SEAT_RESULT_COLUMNS, rows)
+    assignments = ", ".join(f"{_column(name)} = v.{name}" for name in SEAT_RESULT_COLUMNS[:-1])
+    return f"WITH {source} UPDATE {seat} SET {assignments} FROM v WHERE {seat}.{_column('id')} = v.id", params
 
 
 def execute_combined(parts: list[tuple[str, list]]) -> None:

@@ -14,7 +14,6 @@ equal.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from functools import lru_cache
 
 from django.db import connection
 
@@ -61,32 +60,29 @@ def pair_records_write(rows: list[tuple]) -> None:
     caller is the game's one rating applier (``rating_updates``), so two batches never add to a row at
     once. Reads nothing back, so that the statements join the applier's batch."""
     pairs = pair_rows_summed(rows)
-    size = 3000
+    if not pairs:
+        return
+    chunks = [pairs] if match_sql.arrays_supported() else [pairs[start:start + 3000]
+                                                           for start in range(0, len(pairs), 3000)]
     with match_sql.statement_cursor() as cursor:
-        for start in range(0, len(pairs), size):
-            chunk = pairs[start:start + size]
-            cursor.execute(_upsert_sql(len(chunk)), [value for row in chunk for value in row])
+        for chunk in chunks:
+            source, params = match_sql.rows_source(PairRecord, PAIR_COLUMNS, chunk)
+            cursor.execute(_upsert_sql(source), params)
 
 
 def _table(model) -> str:
     return connection.ops.quote_name(model._meta.db_table)
 
 
-def _upsert_sql(rows: int) -> str:
-    """Params: :data:`PAIR_COLUMNS` of ``rows`` pairs. Inserts each pair's row, or adds to it (both
-    databases have ON CONFLICT)."""
-    return _upsert_sql_for(connection.vendor, rows)
-
-
-@lru_cache(maxsize=32)
-def _upsert_sql_for(vendor: str, rows: int) -> str:
+def _upsert_sql(source: str) -> str:
+    """Inserts each pair's row of ``source`` (``match_sql.rows_source`` of :data:`PAIR_COLUMNS`), or adds
+    to it (both databases have ON CONFLICT; SQLite needs the WHERE to read it after a SELECT)."""
     table = _table(PairRecord)
     names = ", ".join(PAIR_COLUMNS)
     added = ", ".join(f"{column} = {table}.{column} + excluded.{column}"
                       for column in ("wins", "draws", "losses", "weight", "score"))
-    values = ", ".join(["(" + ", ".join(["%s"] * len(PAIR_COLUMNS)) + ")"] * rows)
     return (
-        f"INSERT INTO {table} ({names}) VALUES {values} "
+        f"WITH {source} INSERT INTO {table} ({names}) SELECT {names} FROM v WHERE true "
         f"ON CONFLICT (game_id, bot_low_id, bot_high_id) DO UPDATE SET {added}, updated_at = excluded.updated_at"
     )
 

@@ -24,6 +24,7 @@ from collections.abc import Sequence
 from django.db import connection
 
 from ladder.models import Match, PendingRating, Rating, RatingChange, Seat, Tournament
+from ladder.services import match_sql
 
 #: The advisory lock namespaces (first key) of the applier and of the recordings.
 APPLY_LOCK, RECORD_LOCK = 0x52415441, 0x52454344
@@ -158,27 +159,26 @@ def _chunks(rows: Sequence[tuple]) -> list[Sequence[tuple]]:
     return [rows[start:start + size] for start in range(0, len(rows), size)]
 
 
-def _values(rows: Sequence[tuple]) -> tuple[str, list]:
-    row = "(" + ", ".join(["%s"] * len(rows[0])) + ")"
-    return ", ".join([row] * len(rows)), [value for values in rows for value in values]
-
-
 def _update_from_values(model, columns: Sequence[str], rows: Sequence[tuple], extra: str = "",
                         extra_params: Sequence = ()) -> list[tuple[str, list]]:
     """Statements setting ``columns`` of the rows of ``model`` from ``rows`` (``(id, *values)``), each of
-    many rows in one UPDATE. ``extra``: more ``column = %s`` assignments, with ``extra_params``."""
+    many rows in one UPDATE (on PostgreSQL all of them: ``match_sql.rows_source``). ``extra``: more
+    ``column = %s`` assignments, with ``extra_params``."""
     table = _table(model)
     names = ["id", *columns]
     assignments = ", ".join(f"{_column(name)} = v.{name}" for name in columns) + extra
-    statements = []
-    for chunk in _chunks(rows):
-        values, params = _values(chunk)
-        statements.append((
-            f"WITH v({', '.join(names)}) AS (VALUES {values}) "
-            f"UPDATE {table} SET {assignments} FROM v WHERE {table}.id = v.id",
-            [*params, *extra_params],
-        ))
-    return statements
+    return [(f"WITH {source} UPDATE {table} SET {assignments} FROM v WHERE {table}.id = v.id", [*params, *extra_params])
+            for source, params in _sources(model, names, rows)]
+
+
+def _sources(model, columns: Sequence[str], rows: Sequence[tuple]) -> list[tuple[str, list]]:
+    """``rows`` as row sources (``match_sql.rows_source``): one where rows travel as arrays, else one per
+    chunk of as many rows as a statement can bind."""
+    if not rows:
+        return []
+    if match_sql.arrays_supported():
+        return [match_sql.rows_source(model, columns, rows)]
+    return [match_sql.rows_source(model, columns, chunk) for chunk in _chunks(rows)]
 
 
 def ratings_update(rows: Sequence[tuple], now) -> list[tuple[str, list]]:
@@ -193,11 +193,8 @@ CHANGE_COLUMNS = ("seat_id", "match_id", "bot_id", "game_id", "before", "after",
 def changes_insert(rows: Sequence[tuple]) -> list[tuple[str, list]]:
     """``rows`` of :data:`CHANGE_COLUMNS`, inserted in their order (so their ids follow it)."""
     names = ", ".join(_column(name) for name in CHANGE_COLUMNS)
-    statements = []
-    for chunk in _chunks(rows):
-        values, params = _values(chunk)
-        statements.append((f"INSERT INTO {_table(RatingChange)} ({names}) VALUES {values}", params))
-    return statements
+    return [(f"WITH {source} INSERT INTO {_table(RatingChange)} ({names}) SELECT {', '.join(CHANGE_COLUMNS)} FROM v",
+             params) for source, params in _sources(RatingChange, CHANGE_COLUMNS, rows)]
 
 
 def changes_update(rows: Sequence[tuple]) -> list[tuple[str, list]]:
@@ -211,5 +208,7 @@ def seats_update(rows: Sequence[tuple]) -> list[tuple[str, list]]:
 
 
 def pending_delete(ids: Sequence[int]) -> list[tuple[str, list]]:
+    if match_sql.arrays_supported():
+        return [(f"DELETE FROM {_table(PendingRating)} WHERE id = ANY(%s::bigint[])", [list(ids)])] if ids else []
     return [(f"DELETE FROM {_table(PendingRating)} WHERE id IN ({', '.join(['%s'] * len(chunk))})",
              [value for (value,) in chunk]) for chunk in _chunks([(i,) for i in ids])]

@@ -46,14 +46,15 @@ from ladder.services.tournaments import tournament_finish_if_done
 
 @dataclasses.dataclass(frozen=True)
 class PackedSeat:
-    """One seat's result as stored: ``logs`` is its log and decisions packed (``ladder.seat_logs.pack``)."""
+    """One seat's result as stored: ``logs`` is its log and decisions packed (``ladder.seat_logs.pack``;
+    None for neither)."""
 
     score: float | None
     place: int | None
     outcome: str
     reason: str
     time_used_ms: int
-    logs: bytes
+    logs: bytes | None
 
     @property
     def forfeited(self) -> bool:
@@ -63,11 +64,11 @@ class PackedSeat:
 @dataclasses.dataclass(frozen=True)
 class PackedResult:
     """A played match ready to record: the claim (``match_id``, ``token``), the packed actions
-    (``ladder.packed_actions.pack``), the duration and the seats in seat order."""
+    (``ladder.packed_actions.pack``; None for none), the duration and the seats in seat order."""
 
     match_id: int
     token: str
-    actions: bytes
+    actions: bytes | None
     duration_s: float
     seats: tuple[PackedSeat, ...]
 

@@ -92,12 +92,12 @@ def records_parts(*, tournament_id: int, standings: list[tuple], head_to_head: l
     statement with the recorder's other writes), in the same lock order: the standings by bot, the pairs,
     the tally last. Each row appears once (one standing per bot, one record per pair: rows summed as
     :func:`standings_merged` does), as a multi-row ON CONFLICT needs."""
-    parts = []
-    for sql, rows in ((_standing_upsert_sql(), standings), (_head_to_head_upsert_sql(), head_to_head),
-                      (_tally_upsert_sql(), [(tournament_id, matches)])):
-        if rows:
-            parts.append((_rows_values(sql, len(rows)), [value for row in rows for value in row]))
-    return parts
+    parts = [_from_rows(sql, model, columns, rows)
+             for sql, model, columns, rows in ((_standing_upsert_sql(), TournamentStanding, STANDING_COLUMNS, standings),
+                                               (_head_to_head_upsert_sql(), TournamentHeadToHead, HEAD_TO_HEAD_COLUMNS,
+                                                head_to_head))
+             if rows]
+    return [*parts, (_tally_upsert_sql(), [tournament_id, matches])]
 
 
 def standings_merged(rows: Iterable[tuple]) -> list[tuple]:
@@ -124,11 +124,13 @@ def head_to_head_merged(rows: Iterable[tuple]) -> list[tuple]:
     return sorted(pair_records.pair_rows_summed(rows), key=lambda row: row[1:3])
 
 
-def _rows_values(sql: str, count: int) -> str:
-    """A one-row ``INSERT ... VALUES (...)`` statement's text for ``count`` rows."""
+def _from_rows(sql: str, model, columns: Sequence[str], rows: list[tuple]) -> tuple[str, list]:
+    """A one-row ``INSERT ... VALUES (...) ON CONFLICT ...`` statement for every row of ``rows``, read from
+    ``match_sql.rows_source`` (whose text is the same for any number of rows on PostgreSQL)."""
     head, _, tail = sql.partition(" VALUES ")
-    one, _, rest = tail.partition(")")
-    return f"{head} VALUES {', '.join([one + ')'] * count)}{rest}"
+    _one, _, rest = tail.partition(")")
+    source, params = match_sql.rows_source(model, columns, rows)
+    return f"WITH {source} {head} SELECT {', '.join(columns)} FROM v WHERE true{rest}", params
 
 
 def _table(model) -> str:

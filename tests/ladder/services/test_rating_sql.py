@@ -14,7 +14,7 @@ from django.db import connection
 from django.utils import timezone
 
 from ladder.models import Match, PendingRating, Rating, RatingChange, Seat
-from ladder.services import rating_sql
+from ladder.services import match_sql, rating_sql
 from tests.factories import (
     BotFactory,
     MatchFactory,
@@ -72,13 +72,17 @@ def test_the_named_bots_ratings_are_read():
     assert by_bot[a.id]["id"] == Rating.objects.get(bot=a).id and by_bot[a.id]["games"] == 0
 
 
-def test_the_writes_set_every_row_even_when_cut_into_many_statements(monkeypatch):
+def test_the_writes_set_every_row_in_one_statement_of_arrays_or_cut_into_many(monkeypatch):
     monkeypatch.setattr(rating_sql, "_max_params", lambda: 7)  # one row of six values per statement
     bots = [BotFactory() for _ in range(3)]
     ratings = list(Rating.objects.filter(bot__in=bots).order_by("id"))
     statements = rating_sql.ratings_update([(r.id, 1600.0 + i, 3, 2, 0, 1) for i, r in enumerate(ratings)],
                                            timezone.now())
-    assert len(statements) == 3
+    # Arrays bind one parameter per column however many rows (PostgreSQL); values, one per value.
+    assert len(statements) == (1 if match_sql.arrays_supported() else 3)
+    if match_sql.arrays_supported():
+        one = rating_sql.ratings_update([(ratings[0].id, 1500.0, 0, 0, 0, 0)], timezone.now())
+        assert one[0][0] == statements[0][0]  # the same text for one row as for three: prepared once
     run(statements)
     assert [(r.elo, r.games, r.wins, r.losses) for r in Rating.objects.filter(bot__in=bots).order_by("id")] == [
         (1600.0, 3, 2, 1), (1601.0, 3, 2, 1), (1602.0, 3, 2, 1)]

@@ -1,0 +1,156 @@
+"""The workers' group commit (``workers.result_group``) against the real Redis and PostgreSQL: results
+handed in at once are recorded together, each once, and none is lost when the group's parts fail."""
+
+from __future__ import annotations
+
+import threading
+import time
+import uuid
+
+import pytest
+import redis
+from django.conf import settings
+from django.db import connections
+
+from bots.match_result import MatchResult, SeatResult
+from ladder.models import Match, Seat
+from ladder.services.matches import match_claim
+from ladder.services.recording import result_pack
+from tests.factories import BotFactory, MatchFactory, SeatFactory, TournamentFactory
+from workers import result_group
+from workers.result_group import Recorded, ResultGroup, entry_decode, entry_encode
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+@pytest.fixture
+def client():
+    if not settings.CELERY_BROKER_URL.startswith("redis://"):
+        pytest.skip("the group lives in Redis")
+    return redis.Redis.from_url(settings.CELERY_BROKER_URL)
+
+
+@pytest.fixture
+def group(client):
+    """A group of its own (a game name no other test uses), emptied afterwards."""
+    made = ResultGroup(client, f"test-{uuid.uuid4().hex[:8]}")
+    yield made
+    client.delete(made.entries, made.lock_key)
+
+
+def claimed_results(count: int, players: int = 2) -> list:
+    bots = [BotFactory() for _ in range(max(players, 3))]
+    tournament = TournamentFactory(bots=bots)
+    packed = []
+    for i in range(count):
+        match = MatchFactory(tournament=tournament, players=players)
+        seated = [bots[(i + k) % len(bots)] for k in range(players)]
+        for position, bot in enumerate(seated):
+            SeatFactory(match=match, position=position, bot=bot)
+        claim = match_claim(match_id=match.pk, worker="tests")
+        result = MatchResult(
+            game=match.game.slug, players=players, seed=match.seed, options=match.options, actions=[],
+            seats=[SeatResult(bot=bot.name, score=5 - p, place=p + 1, outcome="ok", reason="", time_used_ms=2,
+                              log=f"match {i} seat {p}") for p, bot in enumerate(seated)],
+            duration_s=0.5)
+        packed.append(result_pack(match_id=match.pk, token=claim.token, result=result))
+    return packed
+
+
+def in_threads(group, results) -> list[Recorded]:
+    """Hand every result to the group at once, from a thread each (a worker process each, in production)."""
+    outcomes: list = [None] * len(results)
+    start = threading.Barrier(len(results))
+
+    def hand_in(i: int) -> None:
+        try:
+            start.wait()
+            outcomes[i] = group.record(results[i])
+        finally:
+            connections.close_all()
+
+    threads = [threading.Thread(target=hand_in, args=(i,)) for i in range(len(results))]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(60)
+    return outcomes
+
+
+def test_results_handed_in_at_once_are_recorded_once_each_in_shared_transactions(group):
+    results = claimed_results(24)
+    outcomes = in_threads(group, results)
+    assert all(outcome.recorded for outcome in outcomes)
+    assert max(outcome.batch for outcome in outcomes) > 1  # some were recorded together
+    assert Match.objects.filter(pk__in=[r.match_id for r in results], status="finished").count() == 24
+    logs = dict(Seat.objects.filter(match__in=[r.match_id for r in results], position=0).values_list("match_id", "logs"))
+    assert all(bytes(logs[r.match_id]) == r.seats[0].logs for r in results)
+    # Handed in again (a redelivered task): refused, changing nothing.
+    assert group.record(results[0]) == Recorded(False, 1)
+
+
+def test_one_result_that_does_not_fit_its_match_costs_only_itself(group):
+    good, bad = claimed_results(2)
+    three = claimed_results(1, players=3)[0]
+    wrong = result_pack(match_id=bad.match_id, token=bad.token, result=MatchResult(
+        game="kingdomino", players=3, seed=1, options={}, actions=[], duration_s=0.1,
+        seats=[SeatResult(bot="x", score=0, place=1, outcome="ok", reason="", time_used_ms=1, log="")] * 3))
+    group.client.rpush(group.entries, entry_encode(wrong), entry_encode(three))
+    assert group.record(good).recorded
+    assert Match.objects.get(pk=good.match_id).status == "finished"
+    assert Match.objects.get(pk=three.match_id).status == "finished"
+    assert Match.objects.get(pk=bad.match_id).status == "running"  # left to its lease, nothing half-written
+
+
+def test_a_result_lost_with_a_flushed_group_is_recorded_by_its_worker_at_once(group, monkeypatch):
+    result = claimed_results(1)[0]
+    # Another recorder holds the lock while the broker loses the group's entries; it then dies.
+    group.client.set(group.lock_key, "a recorder that died", px=300)
+    monkeypatch.setattr(group.client, "rpush", lambda *args: group.client.delete(group.entries))
+    began = time.monotonic()
+    assert group.record(result) == Recorded(True, 1)
+    assert time.monotonic() - began < 3
+    assert Match.objects.get(pk=result.match_id).status == "finished"
+
+
+def test_a_waiter_whose_answer_never_comes_records_its_result_itself(group, settings):
+    settings.RESULTS_GROUP_WAIT_S = 0.5
+    result = claimed_results(1)[0]
+    group.client.set(group.lock_key, "a recorder that hangs", px=60_000)
+    began = time.monotonic()
+    assert group.record(result).recorded
+    assert 0.5 <= time.monotonic() - began < 5
+    # The entry it left behind is refused by its token when the group is drained later.
+    group.client.delete(group.lock_key)
+    assert group.record(claimed_results(1)[0]).recorded
+    assert group.client.llen(group.entries) == 0
+
+
+def test_an_entry_that_is_not_ours_is_dropped_and_the_group_goes_on(group, caplog):
+    result = claimed_results(1)[0]
+    group.client.rpush(group.entries, b"\x80not json", b'{"m": "1; DROP TABLE", "t": 1}', b"[]")
+    assert group.record(result).recorded
+    assert caplog.text.count("dropped an unreadable entry") == 3
+
+
+@pytest.mark.parametrize("entry", [
+    b"", b"null", b'{"m": true, "t": "x", "a": "", "d": 0, "s": []}',
+    b'{"m": 1, "t": "not a uuid", "a": "", "d": 0, "s": []}',
+    b'{"m": 1, "t": "00000000-0000-0000-0000-000000000001", "a": "!!", "d": 0, "s": []}',
+    b'{"m": 1, "t": "00000000-0000-0000-0000-000000000001", "a": "", "d": 0, "s": [[1, 1, 2, "", 1, ""]]}',
+    b'{"m": 1, "t": "00000000-0000-0000-0000-000000000001", "a": "", "d": "1", "s": []}',
+])
+def test_entries_are_read_field_by_field_and_anything_else_is_refused(entry):
+    with pytest.raises(ValueError, match="not a result entry"):
+        entry_decode(entry)
+
+
+def test_an_entry_reads_back_as_the_result_it_was():
+    result = claimed_results(1, players=3)[0]
+    assert entry_decode(entry_encode(result)) == result
+
+
+def test_without_a_redis_broker_results_are_recorded_directly(settings):
+    settings.CELERY_BROKER_URL = "filesystem://localhost/"
+    result = claimed_results(1)[0]
+    assert result_group.result_record(game="kingdomino", result=result) == Recorded(True, 1)
