@@ -347,7 +347,7 @@ MATCH_LEASE_S: int = env.int("MATCH_LEASE_S", default=30)
 # Seconds between two renewals of a running match's lease by its worker. The system check wants it at
 # most a third of the lease, so that a renewal or two delayed by a busy machine do not let it lapse.
 MATCH_HEARTBEAT_S: float = env.float("MATCH_HEARTBEAT_S", default=5.0)
-# Group commit of results (workers/result_group.py): a worker hands its played match to its game's group in
+# Group commit of results (ladder/services/result_group.py): a worker hands its played match to its game's group in
 # the broker (Redis only) and one waiting worker records every result waiting there in one transaction.
 RESULTS_GROUP_COMMIT: bool = env.bool("RESULTS_GROUP_COMMIT", default=True)
 # The most results one transaction of the group records.

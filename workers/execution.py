@@ -11,9 +11,9 @@ from django.conf import settings
 from ladder.services.bots import sandbox_limits
 from ladder.services.matches import match_claim, match_release_after_fault
 from ladder.services.recording import result_pack
+from ladder.services.result_group import result_record
 from workers.code_bytes import code_bytes_cache
 from workers.heartbeat import lease_heartbeat
-from workers.result_group import result_record
 
 logger = logging.getLogger(__name__)
 

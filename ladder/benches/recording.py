@@ -12,6 +12,11 @@ game's engine, a decision record per decision of each seat; no sandbox, no broke
 * ``recording.bare_insert_per_s``: the same rows (a finished match, its seats with their results and
   logs, their rating history) written by bare multi-row INSERTs, 100 matches a statement, one process;
 * ``recording.ratio``: recorded over bare (how much of the database's raw pace the recording keeps);
+* ``recording.recorded_per_s_grouped``: results recorded per second through the workers' group commit
+  (``ladder.services.result_group``, Redis only): the matches claimed and their results packed
+  beforehand (the playing workers' own work), then :data:`GROUP_THREADS` waiting workers in each of
+  ``processes`` processes hand in one result after another, and whichever holds the game's recorder lock records all that wait, up to
+  ``RESULTS_GROUP_BATCH`` a transaction; ``recording.grouped_ratio`` that over bare;
 * ``recording.recorded_per_s_unprepared``: the same recordings with no statement prepared (every one
   parsed and planned by the server each time, as behind a pooler in transaction mode), and
   ``recording.prepared_speedup`` recorded over that;
@@ -49,6 +54,8 @@ from ladder.benches.scratch_database import scratch_database
 BENCH_GAME = "kingdomino"
 #: Other (game, players) whose stored bytes per match are reported too.
 OTHER_SHAPES = (("draftosaurus", 5),)
+#: Waiting workers per process handing results to the group commit (a busy fleet's finishing matches).
+GROUP_THREADS = 16
 #: Matches per statement of the bare INSERTs.
 BARE_BATCH = 100
 
@@ -74,6 +81,7 @@ def measure_recording(*, matches: int, processes: int = 2, bots: int = 20, other
     rate = field.recorded_per_s(matches=matches, processes=processes)
     with statements_unprepared():
         unprepared = field.recorded_per_s(matches=matches, processes=processes)
+    grouped = field.recorded_per_s_grouped(matches=matches, processes=processes, threads=GROUP_THREADS)
     bare = field.bare_insert_per_s(matches=matches)
     figures = {
         "recording.matches": matches,
@@ -82,6 +90,8 @@ def measure_recording(*, matches: int, processes: int = 2, bots: int = 20, other
         "recording.bare_insert_per_s": round(bare, 1),
         "recording.ratio": round(rate / bare, 3),
         "recording.recorded_per_s_unprepared": round(unprepared, 1),
+        "recording.recorded_per_s_grouped": None if grouped is None else round(grouped, 1),
+        "recording.grouped_ratio": None if grouped is None else round(grouped / bare, 3),
         "recording.prepared_speedup": round(rate / unprepared, 3),
         "recording.statements_per_match": statements,
         "recording.rating_statements_per_match": rating_statements,
@@ -268,6 +278,42 @@ class RecordingField:
             raise RuntimeError("a recorder process failed")
         return matches / elapsed
 
+    def recorded_per_s_grouped(self, *, matches: int, processes: int, threads: int) -> float | None:
+        """Results recorded per second through the workers' group commit (``result_group``): ``matches``
+        matches claimed and their results packed beforehand (untimed: the workers that play them do both,
+        each on its own machine), then handed in at once by ``threads`` waiting workers in each of
+        ``processes`` processes. None unless the broker is Redis."""
+        from ladder.services.matches import match_claim
+        from ladder.services.result_group import group_available
+
+        if not group_available():
+            return None
+        self.record(self.schedule(20))
+        from ladder.services.recording import result_pack
+
+        claims = [match_claim(match_id=match.match_id, worker="bench") for match in self.schedule(matches)]
+        # Packed as the workers that played them pack them, each on its own machine: not this bench's time.
+        work = [result_pack(match_id=claim.match_id, token=claim.token, result=self.result_for(i))
+                for i, claim in enumerate(claims)]
+        game = f"bench-{uuid.uuid4().hex[:8]}"
+        connections.close_all()
+        context = multiprocessing.get_context("fork")
+        start, ready = context.Event(), context.Queue()
+        children = [context.Process(target=_group_producer, args=(work[p::processes], game, threads, start, ready))
+                    for p in range(processes)]
+        for child in children:
+            child.start()
+        for _ in children:
+            ready.get(timeout=60)
+        began = time.perf_counter()
+        start.set()
+        for child in children:
+            child.join()
+        elapsed = time.perf_counter() - began
+        if any(child.exitcode for child in children):
+            raise RuntimeError("a producer process failed")
+        return matches / elapsed
+
     def bare_insert_per_s(self, *, matches: int) -> float:
         """Matches per second written as bare rows: the finished match, its seats with their results and
         packed logs, and their rating history, by multi-row INSERTs of :data:`BARE_BATCH` matches."""
@@ -326,6 +372,36 @@ def _recorder(field: RecordingField, share: list[_Scheduled], start, ready) -> N
     start.wait()
     field.record(share)
     connections.close_all()
+
+
+def _group_producer(work: list, game: str, threads: int, start, ready) -> None:
+    """A worker machine's processes in one: ``threads`` threads that each hand in results of ``work``
+    (``recording.PackedResult``) through the group of ``game``, one after another."""
+    import threading
+
+    from ladder.services.result_group import group_for
+
+    connections.close_all()
+    group = group_for(game)
+    failures = []
+
+    def hand_in(share: list) -> None:
+        try:
+            for packed in share:
+                if not group.record(packed).recorded:
+                    failures.append(packed.match_id)
+        finally:
+            connections.close_all()
+
+    workers = [threading.Thread(target=hand_in, args=(work[t::threads],)) for t in range(threads)]
+    ready.put(True)
+    start.wait()
+    for worker in workers:
+        worker.start()
+    for worker in workers:
+        worker.join()
+    if failures:
+        raise SystemExit(f"{len(failures)} results were not recorded")
 
 
 def _insert_returning(cursor, model, columns: tuple[str, ...], rows: list[tuple], *, returning: bool = True):

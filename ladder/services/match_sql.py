@@ -123,15 +123,20 @@ def rows_source(model, columns: Sequence[str], rows: Sequence[tuple], *, name: s
     (``unnest(%s::type[], ...)``, the types those of the model's columns), so that the text is the same
     whatever the number of rows: psycopg parses it once and the connection prepares it; elsewhere a
     multi-row ``VALUES``. Rows keep their order."""
-    names = ", ".join(columns)
     if arrays_supported():
-        fields = [model._meta.get_field(column) for column in columns]
-        arrays = ", ".join(f"{array_placeholder()}::{field.db_type(connection)}[]" for field in fields)
         params = [list(column) for column in zip(*rows, strict=True)] if rows else [[] for _ in columns]
-        return f"{name} ({names}) AS (SELECT * FROM unnest({arrays}))", params
+        return _arrays_source(model, tuple(columns), name, array_placeholder()), params
     row = "(" + ", ".join(["%s"] * len(columns)) + ")"
-    return (f"{name} ({names}) AS (VALUES {', '.join([row] * len(rows))})",
+    return (f"{name} ({', '.join(columns)}) AS (VALUES {', '.join([row] * len(rows))})",
             [value for values in rows for value in values])
+
+
+@functools.lru_cache(maxsize=256)
+def _arrays_source(model, columns: tuple[str, ...], name: str, placeholder: str) -> str:
+    """:func:`rows_source`'s text on PostgreSQL, built once per shape (it asks the model for every type)."""
+    types = [model._meta.get_field(column).db_type(connection) for column in columns]
+    arrays = ", ".join(f"{placeholder}::{db_type}[]" for db_type in types)
+    return f"{name} ({', '.join(columns)}) AS (SELECT * FROM unnest({arrays}))"
 
 
 def db_datetime(value):

@@ -21,7 +21,7 @@ is recorded once: a result whose claim was lost (lease expired and taken over, o
 changes nothing and is reported False. Elsewhere than PostgreSQL each match takes its own statements, in
 the same transaction.
 
-Batches come from the workers' group commit (``workers.result_group``): when many matches finish at
+Batches come from the workers' group commit (``ladder.services.result_group``): when many matches finish at
 once, one process records all of them, so that the database sees one transaction where it would have
 seen dozens.
 """

@@ -87,6 +87,14 @@ def test_the_recording_bench_gives_every_figure_it_documents():
     assert figures["recording.recorded_per_s_unprepared"] > 0
     assert figures["recording.prepared_speedup"] == pytest.approx(
         figures["recording.recorded_per_s"] / figures["recording.recorded_per_s_unprepared"], rel=0.01)
+    from ladder.services.result_group import group_available
+
+    if group_available():
+        assert figures["recording.recorded_per_s_grouped"] > 0
+        assert figures["recording.grouped_ratio"] == pytest.approx(
+            figures["recording.recorded_per_s_grouped"] / figures["recording.bare_insert_per_s"], rel=0.01)
+    else:
+        assert figures["recording.recorded_per_s_grouped"] is None
     if connection.vendor == "postgresql":
         assert figures["recording.statements_per_match"] <= 3 and figures["recording.rows_per_match"] >= 5
         assert figures["recording.bytes_per_match"] > 0 and figures["recording.wal_bytes_per_match"] > 0

@@ -45,8 +45,8 @@ logger = logging.getLogger(__name__)
 LOCK_S = 10.0
 #: Seconds an answer is kept for a waiter that may have given up.
 ANSWER_TTL_S = 60
-#: Seconds between a waiter's looks at the lock while another process records.
-POLL_S = 0.05
+#: Seconds a waiter waits for its answer before it looks at the lock again (whose holder may have died).
+LOCK_CHECK_S = 1.0
 
 
 @dataclasses.dataclass(frozen=True)
@@ -68,7 +68,7 @@ def result_record(*, game: str, result: PackedResult) -> Recorded:
     there is no group; returns once it is recorded or refused."""
     if not group_available():
         return Recorded(results_record([result])[result.match_id], 1)
-    return _group(game).record(result)
+    return group_for(game).record(result)
 
 
 class ResultGroup:
@@ -83,23 +83,34 @@ class ResultGroup:
 
     def record(self, result: PackedResult) -> Recorded:
         answer_key = _answer_key(result)
+        # Pushed before the lock is tried, and a recorder looks at the group again after letting the lock
+        # go: so either it takes this entry, or this process gets the lock. Waiters never poll.
         self.client.rpush(self.entries, entry_encode(result))
         deadline = time.monotonic() + settings.RESULTS_GROUP_WAIT_S
         while time.monotonic() < deadline:
             if self._lock():
-                try:
-                    self._drain()
-                finally:
-                    self._unlock()
+                self._record_all()
                 answer = self.client.lpop(answer_key)
                 if answer is None:
                     # The group was emptied without this result (the broker was flushed): record it now.
                     return self._direct(result, why="its entry was gone from the group")
                 return _answer_decode(answer)
-            waited = self.client.blpop([answer_key], timeout=POLL_S)
+            # Woken by the answer; past the timeout, the lock is tried again (its holder may have died).
+            waited = self.client.blpop([answer_key], timeout=min(LOCK_CHECK_S, max(0.01, deadline - time.monotonic())))
             if waited is not None:
                 return _answer_decode(waited[1])
         return self._direct(result, why=f"no answer within {settings.RESULTS_GROUP_WAIT_S} s")
+
+    def _record_all(self) -> None:
+        """Holding the lock: record every waiting result, let the lock go, and do it again while results
+        are waiting that came just as the lock was let go and the lock is free."""
+        while True:
+            try:
+                self._drain()
+            finally:
+                self._unlock()
+            if not self.client.llen(self.entries) or not self._lock():
+                return
 
     def _direct(self, result: PackedResult, *, why: str) -> Recorded:
         logger.warning("match %s: recording it directly: %s", result.match_id, why)
@@ -176,7 +187,7 @@ def _answer_decode(data: bytes) -> Recorded:
 _groups: dict[tuple[int, str], ResultGroup] = {}
 
 
-def _group(game: str) -> ResultGroup:
+def group_for(game: str) -> ResultGroup:
     """This process's group of ``game`` (a Redis client per process: made after the pool forked)."""
     key = (os.getpid(), game)
     group = _groups.get(key)

@@ -1,4 +1,4 @@
-"""The workers' group commit (``workers.result_group``) against the real Redis and PostgreSQL: results
+"""The workers' group commit (``ladder.services.result_group``) against the real Redis and PostgreSQL: results
 handed in at once are recorded together, each once, and none is lost when the group's parts fail."""
 
 from __future__ import annotations
@@ -14,11 +14,11 @@ from django.db import connections
 
 from bots.match_result import MatchResult, SeatResult
 from ladder.models import Match, Seat
+from ladder.services import result_group
 from ladder.services.matches import match_claim
 from ladder.services.recording import result_pack
+from ladder.services.result_group import Recorded, ResultGroup, entry_decode, entry_encode
 from tests.factories import BotFactory, MatchFactory, SeatFactory, TournamentFactory
-from workers import result_group
-from workers.result_group import Recorded, ResultGroup, entry_decode, entry_encode
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
