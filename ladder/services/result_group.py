@@ -17,7 +17,8 @@ Nothing is lost when a part fails:
 * a recorder that finds the group empty while its own answer is missing (the broker was flushed)
   records its own result directly at once;
 * an entry that cannot be read (not one of ours) is dropped and logged; its sender, if any, times out
-  and records directly.
+  and records directly;
+* a broker that cannot be reached: the worker records its own result directly.
 
 Entries are JSON (bytes as base64): a worker never unpickles what it reads from the broker.
 """
@@ -68,7 +69,15 @@ def result_record(*, game: str, result: PackedResult) -> Recorded:
     there is no group; returns once it is recorded or refused."""
     if not group_available():
         return Recorded(results_record([result])[result.match_id], 1)
-    return group_for(game).record(result)
+    import redis
+
+    group = group_for(game)
+    try:
+        return group.record(result)
+    except redis.RedisError as exc:
+        # The broker is unreachable: the database still is, and the token keeps the result from being
+        # recorded twice should the group have taken it after all.
+        return group._direct(result, why=f"the group cannot be reached ({type(exc).__name__}: {exc})")
 
 
 class ResultGroup:

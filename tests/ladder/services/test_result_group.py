@@ -154,3 +154,11 @@ def test_without_a_redis_broker_results_are_recorded_directly(settings):
     settings.CELERY_BROKER_URL = "filesystem://localhost/"
     result = claimed_results(1)[0]
     assert result_group.result_record(game="kingdomino", result=result) == Recorded(True, 1)
+
+
+def test_a_broker_that_cannot_be_reached_leaves_the_worker_to_record_its_result(settings, monkeypatch):
+    settings.CELERY_BROKER_URL = "redis://127.0.0.1:1/0"  # nothing listens there
+    monkeypatch.setattr(result_group, "_groups", {})
+    result = claimed_results(1)[0]
+    assert result_group.result_record(game="kingdomino", result=result) == Recorded(True, 1)
+    assert Match.objects.get(pk=result.match_id).status == "finished"
