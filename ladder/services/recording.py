@@ -14,7 +14,8 @@ PostgreSQL in the same few statements whatever their number:
    (``rating_updates.pending_add_many``, one statement per game), with the COMMIT in the same round trip
    unless a match has follow-ups;
 3. the follow-ups, in match order: a rated deal's next rotation (``rotations``), a round robin that may
-   be done (``tournaments``), a comparison's count (``comparisons``).
+   be done (``tournaments``), a comparison's count (``comparisons``; a comparison's matches are recorded
+   one per transaction, since its count of a pair looks at whether the pair's other game is finished).
 
 After the commit each game's rating applier applies the rated ones, in order with the others. A match
 is recorded once: a result whose claim was lost (lease expired and taken over, or already recorded)
@@ -121,11 +122,45 @@ def results_record(results: Sequence[PackedResult]) -> dict[int, bool]:
     recorded = {result.match_id: False for result in results}
     if not unique:
         return recorded
+    try:
+        finished = _record_together(unique)
+    except _OnePerTransaction as exc:
+        # A comparison counts a pair once both its games are finished (``comparison_advance``): with both
+        # in one transaction each match's count would see the pair done. Its matches go one by one.
+        alone = [result for result in unique if result.match_id in exc.match_ids]
+        together = [result for result in unique if result.match_id not in exc.match_ids]
+        for result in alone:
+            recorded.update(results_record([result]))
+        if together:
+            recorded.update(results_record(together))
+        return recorded
+    for game_id in sorted({match.game_id for match in finished if match.rated}):
+        # After the commit, outside the transaction that held the match rows: the game's one applier
+        # (this worker, or the one applying now) applies the results in order with the others.
+        ratings_apply_after_recording(game_id=game_id)
+    recorded.update({match.result.match_id: True for match in finished})
+    return recorded
+
+
+class _OnePerTransaction(Exception):
+    """Raised inside the batch's transaction (which it rolls back) for matches that must be recorded in
+    transactions of their own."""
+
+    def __init__(self, match_ids: set[int]) -> None:
+        super().__init__(f"matches {sorted(match_ids)} are recorded one by one")
+        self.match_ids = match_ids
+
+
+def _record_together(unique: list[PackedResult]) -> list[_Finished]:
+    """:func:`results_record`'s transaction: the finished matches (their ratings not applied yet)."""
     now = match_sql.db_datetime(timezone.now())
     with transaction.atomic():
         finished = _finish(unique, now=now)
         if not finished:
-            return recorded
+            return []
+        comparisons = {match.result.match_id for match in finished if match.comparison_id is not None}
+        if comparisons and len(finished) > 1:
+            raise _OnePerTransaction(comparisons)
         follow_up = any(match.has_follow_up for match in finished)
         with connection.cursor() as commit:
             with match_sql.statements_batched():
@@ -134,12 +169,7 @@ def results_record(results: Sequence[PackedResult]) -> dict[int, bool]:
                     match_sql.commit_batched(commit)
         if follow_up:
             _follow_up(finished)
-    for game_id in sorted({match.game_id for match in finished if match.rated}):
-        # After the commit, outside the transaction that held the match rows: the game's one applier
-        # (this worker, or the one applying now) applies the results in order with the others.
-        ratings_apply_after_recording(game_id=game_id)
-    recorded.update({match.result.match_id: True for match in finished})
-    return recorded
+    return finished
 
 
 def _first_of_each_match(results: Iterable[PackedResult]) -> list[PackedResult]:

@@ -364,3 +364,21 @@ def test_a_match_still_playing_when_the_test_decided_is_dropped_if_its_worker_di
     assert matches_reconcile(now=later).expired == 1
     assert not Match.objects.filter(pk=first.pk).exists()
     assert not Seat.objects.filter(match_id=first.pk).exists()
+
+
+def test_both_games_of_a_pair_recorded_in_one_batch_count_the_pair_once(two_versions, settings):
+    from ladder.services.recording import result_pack, results_record
+
+    settings.COMPARISON_PAIRS_IN_FLIGHT = 2
+    comparison = comparison_create(user=two_versions.owner, bot_id=two_versions.id, baseline=1, candidate=2)
+    packed = []
+    for match in queued(comparison)[:2]:
+        claim = match_claim(match_id=match.pk, worker="tests")
+        result = MatchResult(
+            game=claim.game, players=2, seed=claim.seed, options=claim.options, actions=[], duration_s=0.01,
+            seats=[SeatResult(bot=s.bot_name, score=0, place=1 if s.bot_version_id == comparison.candidate_id else 2,
+                              outcome="ok", reason="", time_used_ms=1, log="") for s in claim.seats])
+        packed.append(result_pack(match_id=match.pk, token=claim.token, result=result))
+    assert all(results_record(packed).values())
+    comparison.refresh_from_db()
+    assert comparison.pairs == [0, 0, 0, 0, 1] and len(comparison.llr_history) == 1
