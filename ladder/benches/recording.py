@@ -260,23 +260,7 @@ class RecordingField:
             began = time.perf_counter()
             self.record(shares[0])
             return matches / (time.perf_counter() - began)
-        connections.close_all()
-        context = multiprocessing.get_context("fork")
-        start = context.Event()
-        ready = context.Queue()
-        children = [context.Process(target=_recorder, args=(self, share, start, ready)) for share in shares]
-        for child in children:
-            child.start()
-        for _ in children:
-            ready.get(timeout=60)
-        began = time.perf_counter()
-        start.set()
-        for child in children:
-            child.join()
-        elapsed = time.perf_counter() - began
-        if any(child.exitcode for child in children):
-            raise RuntimeError("a recorder process failed")
-        return matches / elapsed
+        return matches / _timed_in_processes(_recorder, [(self, share) for share in shares], what="recorder")
 
     def recorded_per_s_grouped(self, *, matches: int, processes: int, threads: int) -> float | None:
         """Results recorded per second through the workers' group commit (``result_group``): ``matches``
@@ -284,35 +268,20 @@ class RecordingField:
         each on its own machine), then handed in at once by ``threads`` waiting workers in each of
         ``processes`` processes. None unless the broker is Redis."""
         from ladder.services.matches import match_claim
+        from ladder.services.recording import result_pack
         from ladder.services.result_group import group_available
 
         if not group_available():
             return None
         self.record(self.schedule(20))
-        from ladder.services.recording import result_pack
 
         claims = [match_claim(match_id=match.match_id, worker="bench") for match in self.schedule(matches)]
         # Packed as the workers that played them pack them, each on its own machine: not this bench's time.
         work = [result_pack(match_id=claim.match_id, token=claim.token, result=self.result_for(i))
                 for i, claim in enumerate(claims)]
         game = f"bench-{uuid.uuid4().hex[:8]}"
-        connections.close_all()
-        context = multiprocessing.get_context("fork")
-        start, ready = context.Event(), context.Queue()
-        children = [context.Process(target=_group_producer, args=(work[p::processes], game, threads, start, ready))
-                    for p in range(processes)]
-        for child in children:
-            child.start()
-        for _ in children:
-            ready.get(timeout=60)
-        began = time.perf_counter()
-        start.set()
-        for child in children:
-            child.join()
-        elapsed = time.perf_counter() - began
-        if any(child.exitcode for child in children):
-            raise RuntimeError("a producer process failed")
-        return matches / elapsed
+        return matches / _timed_in_processes(
+            _group_producer, [(work[p::processes], game, threads) for p in range(processes)], what="producer")
 
     def bare_insert_per_s(self, *, matches: int) -> float:
         """Matches per second written as bare rows: the finished match, its seats with their results and
@@ -362,6 +331,27 @@ class RecordingField:
             self.next_index += count
             done += count
         return matches / elapsed
+
+
+def _timed_in_processes(target, arguments: list[tuple], *, what: str) -> float:
+    """Seconds ``target`` takes in one forked process per tuple of ``arguments``, all told to start at
+    once after each said it is ready (``target(*args, start, ready)``)."""
+    connections.close_all()
+    context = multiprocessing.get_context("fork")
+    start, ready = context.Event(), context.Queue()
+    children = [context.Process(target=target, args=(*args, start, ready)) for args in arguments]
+    for child in children:
+        child.start()
+    for _ in children:
+        ready.get(timeout=60)
+    began = time.perf_counter()
+    start.set()
+    for child in children:
+        child.join()
+    elapsed = time.perf_counter() - began
+    if any(child.exitcode for child in children):
+        raise RuntimeError(f"a {what} process failed")
+    return elapsed
 
 
 def _recorder(field: RecordingField, share: list[_Scheduled], start, ready) -> None:

@@ -18,7 +18,7 @@ from ladder.services.rating_updates import ratings_rebuild
 from ladder.services.recording import result_pack, results_record
 from ladder.services.tournament_records import records_rebuild
 from tests.factories import BotFactory, MatchFactory, RatedTournamentFactory, SeatFactory, TournamentFactory
-from tests.ladder.services.test_tournament_records import _rows, assert_stored_equal_computed
+from tests.ladder.services.test_tournament_records import _match_plans, _rows, assert_stored_equal_computed
 
 pytestmark = pytest.mark.django_db
 
@@ -42,24 +42,14 @@ def claimed(tournament, bots, places, outcomes=None):
     return result_pack(match_id=match.pk, token=claim.token, result=result)
 
 
-def _plans(pool: int):
-    @st.composite
-    def plan(draw):
-        players = draw(st.integers(2, 4))
-        seats = draw(st.lists(st.integers(0, pool - 1), min_size=players, max_size=players, unique=True))
-        places = draw(st.lists(st.integers(1, players), min_size=players, max_size=players))
-        forfeits = draw(st.lists(st.booleans(), min_size=players, max_size=players))
-        return seats, places, ["timeout" if f else "ok" for f in forfeits]
-    return plan()
-
-
 @settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture,
                                                                   HealthCheck.too_slow])
-@given(plans=st.lists(_plans(4), min_size=1, max_size=9), batch=st.integers(1, 9), rated=st.booleans())
+@given(plans=st.lists(_match_plans(4), min_size=1, max_size=9), batch=st.integers(1, 9), rated=st.booleans())
 def test_batches_record_the_rows_one_match_at_a_time_would(plans, batch, rated):
     bots = [BotFactory() for _ in range(4)]
     tournament = (RatedTournamentFactory if rated else TournamentFactory)(bots=bots)
-    packed = [claimed(tournament, [bots[i] for i in seats], places, outcomes) for seats, places, outcomes in plans]
+    packed = [claimed(tournament, [bots[i] for i in seats], places, outcomes)
+              for seats, places, outcomes, _scores, _retried in plans]
     for start in range(0, len(packed), batch):
         chunk = packed[start:start + batch]
         assert results_record(chunk) == {result.match_id: True for result in chunk}
