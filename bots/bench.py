@@ -15,6 +15,8 @@
   idle bot, by the freezer and by signals; ``pause.freezer_decision_us``, ``pause.sigstop_decision_us``
   and ``pause.none_decision_us``: median round trip of one decision (resume, ``act``, answer, pause) with
   each, and without pausing.
+* ``sandbox.stop_us.paused`` and ``sandbox.stop_us.running``: what ending a bot costs the match, paused
+  (the seat not on move at the end) and running (:func:`stop_figures`).
 
 Both sides of each ratio run interleaved, so that a busy machine slows both alike. Each match is timed
 as one match on a worker with nothing else to do: the sandbox's work after a match (reaping its bots,
@@ -112,6 +114,25 @@ def _pause_figures(sandboxes: dict[str, ZygoteSandbox], repeats: int) -> dict:
             figures[f"pause.{name}_pair_us"] = statistics.median(pairs[name])
         figures[f"pause.{name}_decision_us"] = statistics.median(decisions[name])
     return figures
+
+
+def stop_figures(sandbox: ZygoteSandbox, repeats: int) -> dict:
+    """``sandbox.stop_us.paused`` and ``sandbox.stop_us.running``: median host time of ending a started bot
+    (:meth:`~bots.sandbox.process.BotProcess.close`: its kill and its pipes) while it is paused, as the
+    seat not on move is when a match ends, and while it runs. The sandbox's clean-up of the cell after
+    (the reaper's thaw and wait) is not on this path, and is waited out between samples."""
+    times: dict[str, list[float]] = {"paused": [], "running": []}
+    for _ in range(repeats):
+        for state, paused in (("paused", True), ("running", False)):
+            bot = _started_bot(sandbox, _FIRST_BOT)
+            if paused:
+                bot.pause()
+            time.sleep(0.0005)
+            began = time.perf_counter()
+            bot.close()
+            times[state].append((time.perf_counter() - began) * 1e6)
+            sandbox.wait_idle()
+    return {f"sandbox.stop_us.{state}": statistics.median(values) for state, values in times.items()}
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -405,7 +426,7 @@ def bench_sandbox(*, repeats: int = 40) -> dict:
                 decisions.append(len(result.actions))
             pause_figures = _pause_figures(paused, repeats)
             breakdown = {**decision_breakdown(zygote, max(2, repeats // 4)),
-                         **start_breakdown(zygote, code, repeats)}
+                         **start_breakdown(zygote, code, repeats), **stop_figures(zygote, repeats)}
             floor_us = pipe_round_trip_us(max(200, repeats * 20))
         finally:
             fresh.close()

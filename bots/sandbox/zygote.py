@@ -195,13 +195,9 @@ class ZygoteBot(BotProcess):
             signal.pidfd_send_signal(self.pidfd, signal.SIGKILL)
         except ProcessLookupError:
             pass
-        cgroup = self.cell.cgroup
-        if cgroup is not None and cgroup.frozen:
-            # Frozen tasks act on the SIGKILL only once thawed; the reaper retries if this fails.
-            try:
-                cgroup.thaw()
-            except OSError:
-                logger.exception("could not thaw a killed bot's cgroup")
+        # A frozen bot acts on its SIGKILL only once thawed: the reaper thaws its cell before it waits for
+        # it (see _reap_forever). Not here: on cgroup v1 thawing a group whose task has a fatal signal
+        # pending can take milliseconds, which the match (and the next one on this worker) would wait out.
         # A stopped process dies of SIGKILL as it is: no SIGCONT is needed.
         self._paused = False
         self.memory_exceeded()

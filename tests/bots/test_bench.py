@@ -33,6 +33,7 @@ def test_bench_reports_every_figure():
                             "pause.sigstop_decision_us", "pause.none_decision_us",
                             "sandbox.pipe_round_trip_us", "sandbox.decision_overhead_us",
                             "sandbox.decision_overhead_ratio", "sandbox.exchange_ratio", "machine.load_1m",
+                            "sandbox.stop_us.paused", "sandbox.stop_us.running",
                             *DECISION_PARTS, *START_PARTS, *PREPARE_PARTS}
     # The cost of pausing is a difference of two medians: on a busy machine it may come out below zero.
     # So is what is left of a decision's wait once the bot's own work is taken out, and the overhead of a
