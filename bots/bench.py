@@ -15,6 +15,8 @@
   idle bot, by the freezer and by signals; ``pause.freezer_decision_us``, ``pause.sigstop_decision_us``
   and ``pause.none_decision_us``: median round trip of one decision (resume, ``act``, answer, pause) with
   each, and without pausing.
+* ``match.cpu_ms.in_process``, ``match.cpu_ms.sandboxed`` and ``match.cpu_ratio``: the machine's CPU time
+  per match, back to back, the sandbox's background work included (:func:`cpu_figures`).
 * ``sandbox.stop_us.paused`` and ``sandbox.stop_us.running``: what ending a bot costs the match, paused
   (the seat not on move at the end) and running (:func:`stop_figures`).
 
@@ -113,6 +115,44 @@ def _pause_figures(sandboxes: dict[str, ZygoteSandbox], repeats: int) -> dict:
         if name != "none":
             figures[f"pause.{name}_pair_us"] = statistics.median(pairs[name])
         figures[f"pause.{name}_decision_us"] = statistics.median(decisions[name])
+    return figures
+
+
+def _machine_cpu_s() -> float:
+    """CPU seconds the whole machine has spent busy since boot (every process and the kernel), from
+    ``/proc/stat``; 0.0 where there is no such file."""
+    try:
+        with open("/proc/stat") as stat:
+            fields = [int(value) for value in stat.readline().split()[1:]]
+    except (OSError, ValueError):
+        return 0.0
+    idle = fields[3] + (fields[4] if len(fields) > 4 else 0)
+    return (sum(fields) - idle) / os.sysconf("SC_CLK_TCK")
+
+
+def cpu_figures(sandbox: ZygoteSandbox, bots: list[BotSpec], matches: int) -> dict:
+    """``match.cpu_ms.in_process`` and ``match.cpu_ms.sandboxed``: the machine's CPU time per match, for
+    ``matches`` matches played back to back, as a worker plays them: in-process, then through the
+    sandbox, the background work after each match (reaping its bots, preparing their cells' next
+    shells) included; ``match.cpu_ratio`` their ratio. What a worker machine can play is its cores over
+    this, not over a match's wall time. Machine-wide: whatever else runs meanwhile is counted too
+    (``machine.load_1m``)."""
+    sandbox.wait_idle()
+    # Ten times as many in-process matches: the kernel counts CPU time in ticks of some 10 ms.
+    began = _machine_cpu_s()
+    for seed in range(matches * 10):
+        play_match_in_process(BENCH_GAME, bots, seed=seed % matches)
+    in_process = (_machine_cpu_s() - began) / 10
+    began = _machine_cpu_s()
+    for seed in range(matches):
+        play_match(BENCH_GAME, bots, seed=seed, sandbox=sandbox)
+    sandbox.wait_idle()
+    # The cells' next shells are made after the reaper hands them back: waited for too.
+    time.sleep(0.05)
+    sandboxed = _machine_cpu_s() - began
+    figures = {"match.cpu_ms.in_process": in_process * 1000 / matches,
+               "match.cpu_ms.sandboxed": sandboxed * 1000 / matches}
+    figures["match.cpu_ratio"] = figures["match.cpu_ms.sandboxed"] / max(figures["match.cpu_ms.in_process"], 1e-3)
     return figures
 
 
@@ -426,7 +466,8 @@ def bench_sandbox(*, repeats: int = 40) -> dict:
                 decisions.append(len(result.actions))
             pause_figures = _pause_figures(paused, repeats)
             breakdown = {**decision_breakdown(zygote, max(2, repeats // 4)),
-                         **start_breakdown(zygote, code, repeats), **stop_figures(zygote, repeats)}
+                         **start_breakdown(zygote, code, repeats), **stop_figures(zygote, repeats),
+                         **cpu_figures(zygote, bots, max(20, repeats * 2))}
             floor_us = pipe_round_trip_us(max(200, repeats * 20))
         finally:
             fresh.close()

@@ -33,7 +33,8 @@ def test_bench_reports_every_figure():
                             "pause.sigstop_decision_us", "pause.none_decision_us",
                             "sandbox.pipe_round_trip_us", "sandbox.decision_overhead_us",
                             "sandbox.decision_overhead_ratio", "sandbox.exchange_ratio", "machine.load_1m",
-                            "sandbox.stop_us.paused", "sandbox.stop_us.running",
+                            "sandbox.stop_us.paused", "sandbox.stop_us.running", "match.cpu_ms.in_process",
+                            "match.cpu_ms.sandboxed", "match.cpu_ratio",
                             *DECISION_PARTS, *START_PARTS, *PREPARE_PARTS}
     # The cost of pausing is a difference of two medians: on a busy machine it may come out below zero.
     # So is what is left of a decision's wait once the bot's own work is taken out, and the overhead of a
@@ -53,5 +54,7 @@ def test_bench_reports_every_figure():
         rel=0.05, abs=1)
     assert figures["sandbox.start_speedup"] == pytest.approx(
         figures["sandbox.fresh_start_ms"] / figures["sandbox.zygote_start_ms"], rel=0.01)
+    assert figures["match.cpu_ratio"] == pytest.approx(
+        figures["match.cpu_ms.sandboxed"] / figures["match.cpu_ms.in_process"], rel=0.05)
     assert figures["match.ratio"] == pytest.approx(
         figures["match.sandboxed_ms"] / figures["match.in_process_ms"], rel=0.01)
