@@ -15,6 +15,9 @@
   idle bot, by the freezer and by signals; ``pause.freezer_decision_us``, ``pause.sigstop_decision_us``
   and ``pause.none_decision_us``: median round trip of one decision (resume, ``act``, answer, pause) with
   each, and without pausing.
+* ``sandbox.pipe_round_trip_us``: the floor, a bare pipe round trip between two unpinned processes (the
+  sandbox's are unpinned too), beside it ``.same_cpu`` and ``.cross_cpu`` with both pinned
+  (:func:`pipe_placement_figures`): the unpinned figure is one of the two, as the scheduler placed them.
 * ``match.cpu_ms.in_process``, ``match.cpu_ms.sandboxed`` and ``match.cpu_ratio``: the machine's CPU time
   per match, back to back, the sandbox's background work included (:func:`cpu_figures`).
 * ``sandbox.stop_us.paused`` and ``sandbox.stop_us.running``: what ending a bot costs the match, paused
@@ -186,13 +189,21 @@ _ECHO = ("import os\n"
          "    os.write(1, data)\n")
 
 
-def pipe_round_trip_us(samples: int) -> float:
+def pipe_round_trip_us(samples: int, cpus: tuple[int, int] | None = None) -> float:
     """Median microseconds of one line sent to another Python process on this machine and echoed back
     over two pipes, each side blocked in ``read`` meanwhile: two wake-ups, four system calls, no sandbox.
-    No exchange of a bot's decision can be cheaper."""
+    No exchange of a bot's decision can be cheaper.
+
+    ``cpus`` (this process's, the echo's) pins both for the measurement; unpinned, the scheduler places
+    them, and the figure is then whichever placement it chose: a wake-up on the same CPU is a context
+    switch, one on another CPU an interrupt to it (on a virtual machine several times dearer)."""
+    mine = os.sched_getaffinity(0)
     child = subprocess.Popen([sys.executable, "-I", "-S", "-c", _ECHO], stdin=subprocess.PIPE,
                              stdout=subprocess.PIPE, bufsize=0)
     try:
+        if cpus is not None:
+            os.sched_setaffinity(0, {cpus[0]})
+            os.sched_setaffinity(child.pid, {cpus[1]})
         to_child, from_child = child.stdin.fileno(), child.stdout.fileno()
         times = []
         for _ in range(samples + 20):
@@ -204,9 +215,21 @@ def pipe_round_trip_us(samples: int) -> float:
                 raise RuntimeError(f"the echo process answered {got[:80]!r}")
         return statistics.median(times[20:])
     finally:
+        os.sched_setaffinity(0, mine)
         child.stdin.close()
         child.stdout.close()
         child.wait()
+
+
+def pipe_placement_figures(samples: int) -> dict:
+    """``sandbox.pipe_round_trip_us.same_cpu`` and ``.cross_cpu``: the floor with both processes pinned
+    to one CPU, and to two (where this process may run on two), so that a run's unpinned floor can be
+    read against both."""
+    allowed = sorted(os.sched_getaffinity(0))
+    figures = {"sandbox.pipe_round_trip_us.same_cpu": pipe_round_trip_us(samples, (allowed[0], allowed[0]))}
+    if len(allowed) > 1:
+        figures["sandbox.pipe_round_trip_us.cross_cpu"] = pipe_round_trip_us(samples, (allowed[0], allowed[1]))
+    return figures
 
 
 def _recorded_decisions(seed: int) -> list[tuple[int, dict, list]]:
@@ -469,6 +492,7 @@ def bench_sandbox(*, repeats: int = 40) -> dict:
                          **start_breakdown(zygote, code, repeats), **stop_figures(zygote, repeats),
                          **cpu_figures(zygote, bots, max(20, repeats * 2))}
             floor_us = pipe_round_trip_us(max(200, repeats * 20))
+            placements = pipe_placement_figures(max(200, repeats * 20))
         finally:
             fresh.close()
             for sandbox in paused.values():
@@ -484,6 +508,7 @@ def bench_sandbox(*, repeats: int = 40) -> dict:
         **pause_figures,
         **breakdown,
         "sandbox.pipe_round_trip_us": floor_us,
+        **placements,
         # How busy the machine was: the figures above are worth comparing only with runs as busy.
         "machine.load_1m": os.getloadavg()[0],
     }

@@ -1,5 +1,7 @@
 """``bench``: every figure is measured and the ratios are computed from them."""
 
+import os
+
 import pytest
 from sandbox_helpers import skip_without_isolation
 
@@ -34,6 +36,8 @@ def test_bench_reports_every_figure():
                             "sandbox.pipe_round_trip_us", "sandbox.decision_overhead_us",
                             "sandbox.decision_overhead_ratio", "sandbox.exchange_ratio", "machine.load_1m",
                             "sandbox.stop_us.paused", "sandbox.stop_us.running", "match.cpu_ms.in_process",
+                            "sandbox.pipe_round_trip_us.same_cpu",
+                            *(["sandbox.pipe_round_trip_us.cross_cpu"] if len(os.sched_getaffinity(0)) > 1 else []),
                             "match.cpu_ms.sandboxed", "match.cpu_ratio",
                             *DECISION_PARTS, *START_PARTS, *PREPARE_PARTS}
     # The cost of pausing is a difference of two medians: on a busy machine it may come out below zero.
@@ -58,3 +62,12 @@ def test_bench_reports_every_figure():
         figures["match.cpu_ms.sandboxed"] / figures["match.cpu_ms.in_process"], rel=0.05)
     assert figures["match.ratio"] == pytest.approx(
         figures["match.sandboxed_ms"] / figures["match.in_process_ms"], rel=0.01)
+
+
+def test_the_pinned_floor_leaves_this_process_free_to_run_where_it_could():
+    from bots.bench import pipe_round_trip_us
+
+    allowed = os.sched_getaffinity(0)
+    first = min(allowed)
+    assert pipe_round_trip_us(50, (first, max(allowed))) > 0
+    assert os.sched_getaffinity(0) == allowed
