@@ -92,6 +92,10 @@ SLOW_BOT = b"import time\n\ndef act(observation, legal_actions):\n    time.sleep
 
 
 def test_a_comparison_whose_worker_is_killed_still_counts_every_pair(worker_pool, settings):
+    # A short lease: what is tested is how the replayed match is counted, not how long a lease lasts
+    # (tests/e2e/test_resilience.py times the recovery with the defaults).
+    worker_pool.env.update({"MATCH_LEASE_S": "5", "MATCH_HEARTBEAT_S": "1"})
+    settings.MATCH_LEASE_S = 5
     worker_pool.start(concurrency=1, name="doomed")
     worker_pool.start(concurrency=1)
     bot = BotFactory(code=SLOW_BOT)
