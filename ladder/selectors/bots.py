@@ -9,7 +9,7 @@ from django.db.models.functions import Lower
 from ladder.models import Bot, BotVersion, Game, Match, Rating, RatingChange, Seat
 from ladder.ratings.tables import HeadToHead, crosstable
 from ladder.selectors import access
-from ladder.selectors.matches import RECENT_MATCHES, finished_matches_with_seats, finished_seat_results
+from ladder.selectors.matches import RECENT_MATCHES, finished_matches_with_seats, seat_results
 from ladder.services import ladder
 from ladder.services.errors import ServiceError
 
@@ -115,7 +115,7 @@ def bot_head_to_head(*, bot: Bot, opponent: Bot) -> dict:
         .filter(seats__bot=opponent)
         .values("id")
     )
-    matches = finished_seat_results(Q(match_id__in=shared))
+    matches = seat_results(Q(match_id__in=shared))
     record = crosstable(matches.values()).get(bot.pk, {}).get(opponent.pk, HeadToHead())
     return {
         "wins": record.wins,
@@ -135,7 +135,7 @@ def bot_frequent_opponents(*, bot: Bot) -> list[dict]:
         Seat.objects.filter(bot=bot, match__status=Match.Status.FINISHED, match__comparison__isnull=True)
         .order_by("-match_id").values_list("match_id", flat=True)[:HEAD_TO_HEAD_MATCHES]
     )
-    matches = [seats for seats in finished_seat_results(Q(match_id__in=newest)).values() if len(seats) >= 2]
+    matches = [seats for seats in seat_results(Q(match_id__in=newest)).values() if len(seats) >= 2]
     row = crosstable(matches).get(bot.id, {})
     frequent = sorted(row.items(), key=lambda item: (-item[1].games, item[0]))[:HEAD_TO_HEAD_OPPONENTS]
     names = {b.id: b for b in Bot.objects.filter(id__in=[opponent for opponent, _ in frequent])}

@@ -54,8 +54,18 @@ def seat_results_by_match(rows: Iterable[tuple]) -> dict[int, list[PlacedSeat]]:
 def finished_seat_results(seat_filter: Q) -> dict[int, list[PlacedSeat]]:
     """The seats matching ``seat_filter`` of finished matches, as :func:`seat_results_by_match` reads them,
     in match order. One query."""
+    return seat_results(seat_filter & Q(match__status=Match.Status.FINISHED))
+
+
+def seat_results(seat_filter: Q) -> dict[int, list[PlacedSeat]]:
+    """The seats matching ``seat_filter``, as :func:`seat_results_by_match` reads them, in match order. One
+    query, on the seats alone unless the filter names the match: for seats of matches already known to be
+    finished (their ids read from finished matches), where joining the matches again only to check their
+    status gives the planner an estimate to get wrong. With statistics taken while few matches had
+    finished, it put the status filter's one expected row on the outer side of a nested loop over the
+    seats: 16 s for a bot page at 10,000 matches, against 0.07 s."""
     rows = (
-        Seat.objects.filter(seat_filter, match__status=Match.Status.FINISHED)
+        Seat.objects.filter(seat_filter)
         .order_by("match_id", "position")
         .values_list("match_id", "bot_id", "place", "score", "outcome")
     )

@@ -106,6 +106,25 @@ def test_frequent_opponents_the_most_played_first():
     assert reads.bot_frequent_opponents(bot=BotFactory()) == []
 
 
+def test_the_records_read_the_seats_of_matches_already_known_finished_without_joining_the_matches_again():
+    """The match ids come from finished matches, so the seats are read alone: joined again only for the
+    status, the query's plan followed the statistics of the status column, and statistics taken while
+    few matches had finished made a bot page of 10,000 matches take 16 s instead of 0.07 s."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    a, b = BotFactory(), BotFactory()
+    cup = TournamentFactory(bots=[a, b])
+    finished_match(bots=[a, b], tournament=cup)
+    with CaptureQueriesContext(connection) as queries:
+        reads.bot_frequent_opponents(bot=a)
+        reads.bot_head_to_head(bot=a, opponent=b)
+    seat_reads = [q["sql"] for q in queries.captured_queries
+                  if q["sql"].startswith('SELECT "ladder_seat"."match_id" AS "match_id", "ladder_seat"."bot_id"')]
+    assert len(seat_reads) == 2
+    assert all('JOIN "ladder_match"' not in sql for sql in seat_reads), seat_reads
+
+
 def test_the_page_shows_logs_to_the_owner_and_staff_only():
     a, b = BotFactory(), BotFactory()
     cup = TournamentFactory(bots=[a, b])
