@@ -48,8 +48,8 @@ class BotProcess(ABC):
         there, and what the referee writes meanwhile waits in the pipe until it is resumed. Cheap (one
         write or one signal), safe to repeat, and never an error because of the bot: one that is gone
         is noticed on its pipes. :class:`~bots.sandbox.errors.SandboxFault` if the sandbox's own control
-        fails. :meth:`kill` works on a paused bot: it dies once thawed, which the sandbox does
-        off the caller's time, before the bot's cell hosts another bot (or is removed). The default does nothing,
+        fails. :meth:`kill` works on a paused bot: it dies once thawed, which the sandbox does off the
+        caller's time, before the bot's cell hosts another bot (or is removed). The default does nothing,
         for modes that cannot stop a bot (see :attr:`pause_mechanism`).
         """
 
