@@ -336,9 +336,11 @@ def _pair_writes(rating_updates, *, enabled: bool):
     if enabled:
         yield
         return
-    original = rating_updates.pair_records.pair_records_write
-    rating_updates.pair_records.pair_records_write = lambda rows: None
+    module = rating_updates.pair_records
+    # Both ways a result reaches the records: the applier's write, and a recording's own (inline) part.
+    original = module.pair_records_write, module.pair_records_parts
+    module.pair_records_write, module.pair_records_parts = (lambda rows: None), (lambda rows: [])
     try:
         yield
     finally:
-        rating_updates.pair_records.pair_records_write = original
+        module.pair_records_write, module.pair_records_parts = original

@@ -70,6 +70,16 @@ def pair_records_write(rows: list[tuple]) -> None:
             cursor.execute(_upsert_sql(source), params)
 
 
+def pair_records_parts(rows: list[tuple]) -> list[tuple[str, list]]:
+    """:func:`pair_records_write`'s statement as a part of ``match_sql.execute_combined`` (PostgreSQL: one
+    for any number of pairs), for a recording that applies its own ratings under the game's lock."""
+    pairs = pair_rows_summed(rows)
+    if not pairs:
+        return []
+    source, params = match_sql.rows_source(PairRecord, PAIR_COLUMNS, pairs)
+    return [(_upsert_sql(source), params)]
+
+
 def _table(model) -> str:
     return connection.ops.quote_name(model._meta.db_table)
 

@@ -81,27 +81,67 @@ def record_lock_sql() -> str:
 
 
 def pending_batch_sql() -> str:
-    """Params: game id, batch size. Rows: pending id, match id, seat id, bot id, place, outcome, for the
-    game's first ``batch size`` pending matches in pending order, each match's seats in seat order."""
+    """Params: game id, batch size. Rows: pending id, match id, seat id, bot id, place, outcome, then the
+    seat's bot's rating row (:data:`RATING_COLUMNS`, all None where the row is missing), for the game's
+    first ``batch size`` pending matches in pending order, each match's seats in seat order.
+
+    One statement, read from the pending rows to their seats and on to the seats' ratings, each step a
+    lateral lookup by an index on what the last one found (``OFFSET 0`` keeps the planner from folding the
+    seats' lookup into a join it may plan as a scan of the table when its statistics are stale), so the
+    rows read are the batch's, however many matches its bots have played; and the seats and ratings come
+    from one snapshot. Elsewhere (SQLite, no LATERAL) the same rows by plain joins."""
+    ratings = ', '.join(f'r.{column}' for column in RATING_COLUMNS)
+    pending = (f"(SELECT id, match_id, game_id FROM {_table(PendingRating)} WHERE game_id = %s "
+               "ORDER BY id LIMIT %s) p")
+    if connection.vendor != "postgresql":
+        return (
+            f"SELECT p.id, p.match_id, s.id, s.bot_id, s.place, s.outcome, {ratings} FROM {pending} "
+            f"JOIN {_table(Seat)} s ON s.match_id = p.match_id "
+            f"LEFT JOIN {_table(Rating)} r ON r.game_id = p.game_id AND r.bot_id = s.bot_id "
+            "ORDER BY p.id, s.position"
+        )
     return (
-        f"SELECT p.id, p.match_id, s.id, s.bot_id, s.place, s.outcome "
-        f"FROM (SELECT id, match_id FROM {_table(PendingRating)} WHERE game_id = %s ORDER BY id LIMIT %s) p "
-        f"JOIN {_table(Seat)} s ON s.match_id = p.match_id ORDER BY p.id, s.position"
+        f"SELECT p.id, p.match_id, s.id, s.bot_id, s.place, s.outcome, {ratings} FROM {pending} "
+        f"CROSS JOIN LATERAL (SELECT id, bot_id, place, outcome, position FROM {_table(Seat)} "
+        f"WHERE match_id = p.match_id OFFSET 0) s "
+        f"LEFT JOIN LATERAL (SELECT {', '.join(RATING_COLUMNS)} FROM {_table(Rating)} "
+        f"WHERE game_id = p.game_id AND bot_id = s.bot_id) r ON true ORDER BY p.id, s.position"
     )
+
+
+def pending_exists_sql() -> str:
+    """Params: game id. One row if the game has a pending match, none otherwise."""
+    return f"SELECT 1 FROM {_table(PendingRating)} WHERE game_id = %s LIMIT 1"
 
 
 RATING_COLUMNS = ("id", "bot_id", "elo", "games", "wins", "draws", "losses")
 
 
-def batch_ratings_sql() -> str:
-    """Params: game id, game id, batch size. Rows (:data:`RATING_COLUMNS`): the rating rows of the bots of
-    the batch :func:`pending_batch_sql` reads with the same params (sent with it in one round trip; a
-    result committed between the two statements may change the batch, so the caller checks that every
-    bot of its batch is there)."""
+def inline_locks_sql() -> str:
+    """Params: match ids (an array). For each game of a rated tournament among those matches: its id,
+    whether this transaction now holds the game's ``APPLY`` lock (tried, never waited for), and whether
+    the game has pending matches; the game's ``RECORD`` lock taken shared first (as
+    :func:`pending_insert_sql` takes it). The recording sends it before the statements that read the
+    ratings, so that they read them under the lock (each statement its own snapshot)."""
     return (
-        f"SELECT {', '.join(RATING_COLUMNS)} FROM {_table(Rating)} WHERE game_id = %s AND bot_id IN ("
-        f"SELECT s.bot_id FROM (SELECT match_id FROM {_table(PendingRating)} WHERE game_id = %s ORDER BY id LIMIT %s) p "
-        f"JOIN {_table(Seat)} s ON s.match_id = p.match_id)"
+        f"SELECT g, pg_advisory_xact_lock_shared({RECORD_LOCK}, CAST(g AS integer)) IS NULL, "
+        f"pg_try_advisory_xact_lock({APPLY_LOCK}, CAST(g AS integer)), "
+        f"EXISTS (SELECT 1 FROM {_table(PendingRating)} p WHERE p.game_id = g) "
+        f"FROM (SELECT DISTINCT m.game_id AS g FROM {_table(Match)} m JOIN {_table(Tournament)} t "
+        "ON t.id = m.tournament_id WHERE m.id = ANY(%s::bigint[]) AND t.rated ORDER BY m.game_id) AS games"
+    )
+
+
+def inline_ratings_sql() -> str:
+    """Params: match ids (an array). Rows: game id then :data:`RATING_COLUMNS`, the rating rows of the bots
+    seated in those matches of rated tournaments, each looked up by its index (``OFFSET 0``: see
+    :func:`pending_batch_sql`)."""
+    return (
+        f"SELECT m.game_id, {', '.join(f'r.{column}' for column in RATING_COLUMNS)} "
+        f"FROM {_table(Match)} m JOIN {_table(Tournament)} t ON t.id = m.tournament_id AND t.rated "
+        f"CROSS JOIN LATERAL (SELECT bot_id FROM {_table(Seat)} WHERE match_id = m.id OFFSET 0) s "
+        f"JOIN {_table(Rating)} r ON r.game_id = m.game_id AND r.bot_id = s.bot_id "
+        "WHERE m.id = ANY(%s::bigint[])"
     )
 
 

@@ -99,9 +99,70 @@ def ratings_apply_stranded() -> int:
     return sum(ratings_apply_pending(game_id=game_id) for game_id in games)
 
 
+@dataclasses.dataclass
+class InlineRatings:
+    """The games whose rated matches a recording applies in its own transaction (``recording``): those
+    whose ``APPLY`` lock it took with nothing pending before them, with their bots' rating rows read
+    under that lock; and ``held``, every game whose lock it took (after its commit,
+    :func:`ratings_apply_held` looks for results left to it meanwhile)."""
+
+    ratings: dict[int, dict[int, tuple[int, BotRating]]]
+    held: set[int]
+
+    @classmethod
+    def from_rows(cls, lock_rows: Iterable[tuple], rating_rows: Iterable[tuple]) -> InlineRatings:
+        """From ``rating_sql.inline_locks_sql``'s and ``inline_ratings_sql``'s rows."""
+        held = {game_id for game_id, _shared, locked, _pending in lock_rows if locked}
+        inline = {game_id for game_id, _shared, locked, pending in lock_rows if locked and not pending}
+        ratings: dict[int, dict[int, tuple[int, BotRating]]] = {game_id: {} for game_id in inline}
+        for game_id, rating_id, bot_id, elo, games, wins, draws, losses in rating_rows:
+            if game_id in ratings:
+                ratings[game_id][bot_id] = (rating_id, BotRating(elo, games, wins, draws, losses))
+        return cls(ratings=ratings, held=held)
+
+    def applies(self, game_id: int, bot_ids: Iterable[int]) -> bool:
+        """Whether a rated match of ``game_id`` seating ``bot_ids`` is applied inline (every bot's rating
+        row was read: a row deleted by hand sends the match to the applier, which recreates it)."""
+        read = self.ratings.get(game_id)
+        return read is not None and all(bot_id in read for bot_id in bot_ids)
+
+
+def ratings_inline_parts(*, game_id: int, matches: list[list[tuple[int, int, int, int | None, bool]]],
+                         read: dict[int, tuple[int, BotRating]], now) -> tuple[list[tuple[str, list]], dict]:
+    """The rating writes of ``matches`` of ``game_id`` applied in their order, as parts for
+    ``match_sql.execute_combined``, and each seat's ``(rating_before, rating_after)`` by seat id (the
+    recording writes them with the seat's result). ``matches``: each match's seats in seat order, as
+    ``(seat id, match id, bot id, place, forfeited)``; ``read``: the bots' rating rows
+    (:class:`InlineRatings`), read under the game's ``APPLY`` lock. The same step as the applier's
+    (:func:`_apply_batch`): the ratings, the history in order of application, the pair records."""
+    rated = [[_Rated(seat_id=seat_id, match_id=match_id, bot_id=bot_id, place=place, forfeited=forfeited)
+              for seat_id, match_id, bot_id, place, forfeited in seats] for seats in matches]
+    ratings = {bot_id: dataclasses.replace(rating) for bot_id, (_id, rating) in read.items()}
+    _replay(rated, ratings, k_factors())
+    seats = [seat for match in rated for seat in match]
+    moved = {seat.bot_id for seat in seats}
+    parts = [
+        *rating_sql.ratings_update([(read[bot_id][0], r.elo, r.games, r.wins, r.draws, r.losses)
+                                    for bot_id, r in sorted(ratings.items()) if bot_id in moved], now),
+        *rating_sql.changes_insert([(s.seat_id, s.match_id, s.bot_id, game_id, *s.step, now) for s in seats]),
+        *pair_records.pair_records_parts([row for match in rated for row in _pair_rows(game_id, match, now)]),
+    ]
+    return parts, {seat.seat_id: (seat.step[0], seat.step[1]) for seat in seats}
+
+
+def ratings_apply_held(*, game_id: int) -> None:
+    """After the commit of a recording that held the game's ``APPLY`` lock: results another recorder left
+    pending meanwhile (its applier found the lock taken) are applied now; one read when there are none."""
+    try:
+        if _pending_exists(game_id):
+            ratings_apply_pending(game_id=game_id)
+    except OperationalError:
+        logger.exception("ratings of game %s left pending", game_id)
+
+
 def _pending_exists(game_id: int) -> bool:
     with match_sql.statement_cursor() as cursor:
-        cursor.execute(rating_sql.pending_batch_sql(), [game_id, 1])
+        cursor.execute(rating_sql.pending_exists_sql(), [game_id])
         return cursor.fetchone() is not None
 
 
@@ -173,27 +234,23 @@ def _apply_batch(game_id: int, *, limit: int, commit: bool = False, try_lock: bo
     reads), and return None, changing nothing, if another applier holds it; otherwise the caller holds it.
     ``commit``: the transaction is the caller's own, ended with the batch's writes
     (:func:`match_sql.commit_batched`)."""
-    params = [game_id, limit]
-    with match_sql.statement_cursor() as lock, match_sql.statement_cursor() as batch, \
-            match_sql.statement_cursor() as rated:
+    with match_sql.statement_cursor() as lock, match_sql.statement_cursor() as batch:
         with match_sql.statements_batched():
             if try_lock and rating_sql.has_advisory_locks():
                 lock.execute(rating_sql.try_apply_lock_sql(), [game_id])
-            batch.execute(rating_sql.pending_batch_sql(), params)
-            rated.execute(rating_sql.batch_ratings_sql(), [game_id, *params])
+            batch.execute(rating_sql.pending_batch_sql(), [game_id, limit])
         if try_lock and rating_sql.has_advisory_locks() and not lock.fetchone()[0]:
             return None
         rows = batch.fetchall()
-        read_rows = rated.fetchall()
     if not rows:
         return 0
     pending_ids = list(dict.fromkeys(row[0] for row in rows))
     seats = [_Rated(seat_id=seat_id, match_id=match_id, bot_id=bot_id, place=place, forfeited=_forfeits(outcome))
-             for _pending, match_id, seat_id, bot_id, place, outcome in rows]
+             for _pending, match_id, seat_id, bot_id, place, outcome, *_rating in rows]
     matches = _by_match(seats)
     bot_ids = sorted({seat.bot_id for seat in seats})
     read = {bot_id: (rating_id, BotRating(elo, games, wins, draws, losses))
-            for rating_id, bot_id, elo, games, wins, draws, losses in read_rows if bot_id in bot_ids}
+            for *_seat, rating_id, bot_id, elo, games, wins, draws, losses in rows if rating_id is not None}
     if len(read) < len(bot_ids):
         read = _ratings_read(game_id, bot_ids)
     ratings = {bot_id: rating for bot_id, (_id, rating) in read.items()}

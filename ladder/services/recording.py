@@ -5,22 +5,27 @@ each seat's log and decisions already compressed (:func:`result_pack`, done by t
 before any lock is taken). :func:`results_record` stores any number of them in one transaction, and on
 PostgreSQL in the same few statements whatever their number:
 
-1. one statement finishes every match still running under its token and reads back their seats and
-   whether their tournaments still have queued matches (``match_sql.finish_many_sql``: the ids,
-   tokens, actions and durations travel as arrays, so the text, and the prepared statement, is one);
+1. one round trip tries the applier lock of each rated game among the matches (never waiting for it:
+   ``rating_sql.inline_locks_sql``), finishes every match still running under its token and reads
+   back their seats and whether their tournaments still have queued matches
+   (``match_sql.finish_many_sql``: the ids, tokens, actions and durations travel as arrays, so the
+   text, and the prepared statement, is one), and reads the bots' ratings under the locks it took;
 2. one statement writes every seat's result and what the matches add to their tournaments' standings,
    head to head and tally (``tournament_records``: the rows of matches that share a bot or a pair are
-   summed first, as one multi-row upsert touches a row once), after the rated matches' pending marks
-   (``rating_updates.pending_add_many``, one statement per game), with the COMMIT in the same round trip
-   unless a match has follow-ups;
+   summed first, as one multi-row upsert touches a row once), and the rated matches' ratings, history
+   and pair records where it holds their game's applier lock with nothing pending before them
+   (``rating_updates.ratings_inline_parts``); the other rated matches are marked pending first
+   (``rating_updates.pending_add_many``, one statement per game); the COMMIT goes in the same round
+   trip unless a match has follow-ups;
 3. the follow-ups, in match order: a rated deal's next rotation (``rotations``), a round robin that may
    be done (``tournaments``), a comparison's count (``comparisons``; a comparison's matches are recorded
    one per transaction, since its count of a pair looks at whether the pair's other game is finished).
 
-After the commit each game's rating applier applies the rated ones, in order with the others. A match
+After the commit each game's rating applier applies the rated matches left pending, in order with the
+others (and a recording that held the lock looks once for results left pending meanwhile). A match
 is recorded once: a result whose claim was lost (lease expired and taken over, or already recorded)
 changes nothing and is reported False. Elsewhere than PostgreSQL each match takes its own statements, in
-the same transaction.
+the same transaction, and every rated match is left to the applier.
 
 Batches come from the workers' group commit (``ladder.services.result_group``): when many matches finish at
 once, one process records all of them, so that the database sees one transaction where it would have
@@ -38,9 +43,15 @@ from django.utils import timezone
 
 from ladder import packed_actions, seat_logs
 from ladder.models import Match, Seat, Tournament
-from ladder.services import match_sql, tournament_records
+from ladder.services import match_sql, rating_sql, tournament_records
 from ladder.services.comparisons import comparison_advance
-from ladder.services.rating_updates import pending_add_many, ratings_apply_after_recording
+from ladder.services.rating_updates import (
+    InlineRatings,
+    pending_add_many,
+    ratings_apply_after_recording,
+    ratings_apply_held,
+    ratings_inline_parts,
+)
 from ladder.services.rotations import rotation_release_next
 from ladder.services.tournaments import tournament_finish_if_done
 
@@ -98,6 +109,8 @@ class _Finished:
     deal: int | None
     others_queued: bool
     seats: list[tuple[int, int, int]] = dataclasses.field(default_factory=list)  # (seat id, bot id, position)
+    #: Rated within the recording's transaction (``_write``), not left pending.
+    rated_inline: bool = False
 
     @property
     def may_finish_tournament(self) -> bool:
@@ -118,8 +131,33 @@ def results_record(results: Sequence[PackedResult]) -> dict[int, bool]:
     (False: its claim was lost or it was recorded already, and nothing of it changed). A result whose
     seats do not match its match's is a ``ValueError`` and nothing of the batch is recorded. Unless the
     caller holds a transaction, each recorded rated match is applied to its game's ratings on return."""
+    recorded = results_record_unrated(results)
+    ratings_apply_recorded(recorded)
+    return recorded
+
+
+class Recordings(dict):
+    """:func:`results_record_unrated`'s answer: by match id, whether each was recorded (a dict);
+    ``rated_games``, the games whose recorded rated matches it left pending for the applier, and
+    ``held_games``, those whose applier lock it held (it applied their matches itself), for
+    :func:`ratings_apply_recorded`."""
+
+    def __init__(self, recorded=(), *, rated_games=(), held_games=()) -> None:
+        super().__init__(recorded)
+        self.rated_games: set[int] = set(rated_games)
+        self.held_games: set[int] = set(held_games)
+
+    def merge(self, other: Recordings) -> None:
+        self.update(other)
+        self.rated_games |= other.rated_games
+        self.held_games |= other.held_games
+
+
+def results_record_unrated(results: Sequence[PackedResult]) -> Recordings:
+    """:func:`results_record` without applying the ratings: the caller hands the answer to
+    :func:`ratings_apply_recorded` once it has done what should not wait for them."""
     unique = _first_of_each_match(results)
-    recorded = {result.match_id: False for result in results}
+    recorded = Recordings({result.match_id: False for result in results})
     if not unique:
         return recorded
     try:
@@ -129,17 +167,25 @@ def results_record(results: Sequence[PackedResult]) -> dict[int, bool]:
         # in one transaction each match's count would see the pair done. Its matches go one by one.
         alone = [result for result in unique if result.match_id in exc.match_ids]
         together = [result for result in unique if result.match_id not in exc.match_ids]
-        for result in alone:
-            recorded.update(results_record([result]))
-        if together:
-            recorded.update(results_record(together))
+        for part in [[result] for result in alone] + ([together] if together else []):
+            recorded.merge(results_record_unrated(part))
         return recorded
-    for game_id in sorted({match.game_id for match in finished if match.rated}):
-        # After the commit, outside the transaction that held the match rows: the game's one applier
-        # (this worker, or the one applying now) applies the results in order with the others.
-        ratings_apply_after_recording(game_id=game_id)
-    recorded.update({match.result.match_id: True for match in finished})
+    recorded.update({match.result.match_id: True for match in finished.matches})
+    recorded.rated_games = {match.game_id for match in finished.matches if match.rated and not match.rated_inline}
+    recorded.held_games = set(finished.held_games)
     return recorded
+
+
+def ratings_apply_recorded(recorded: Recordings) -> None:
+    """Apply the ratings :func:`results_record_unrated` left: after the commit, outside the transaction
+    that held the match rows, the game's one applier (this caller, or the one applying now) applies
+    the results in order with the others; and where the recording held the applier's lock, what other
+    recordings left pending meanwhile."""
+    for game_id in sorted(recorded.rated_games | recorded.held_games):
+        if game_id in recorded.rated_games:
+            ratings_apply_after_recording(game_id=game_id)
+        else:
+            ratings_apply_held(game_id=game_id)
 
 
 class _OnePerTransaction(Exception):
@@ -151,24 +197,38 @@ class _OnePerTransaction(Exception):
         self.match_ids = match_ids
 
 
-def _record_together(unique: list[PackedResult]) -> list[_Finished]:
-    """:func:`results_record`'s transaction: the finished matches (their ratings not applied yet)."""
+@dataclasses.dataclass
+class _Batch:
+    """What :func:`_record_together` finished: the matches, in match order, and the ratings it applies
+    itself (None where ratings are only applied by the game's applier)."""
+
+    matches: list[_Finished]
+    inline: InlineRatings | None = None
+
+    @property
+    def held_games(self) -> set[int]:
+        return self.inline.held if self.inline is not None else set()
+
+
+def _record_together(unique: list[PackedResult]) -> _Batch:
+    """:func:`results_record`'s transaction: the finished matches, the rated ones applied to the ratings
+    within it where it took their game's applier lock, the others left pending."""
     now = match_sql.db_datetime(timezone.now())
     with transaction.atomic():
         finished = _finish(unique, now=now)
-        if not finished:
-            return []
-        comparisons = {match.result.match_id for match in finished if match.comparison_id is not None}
-        if comparisons and len(finished) > 1:
+        if not finished.matches:
+            return finished
+        comparisons = {match.result.match_id for match in finished.matches if match.comparison_id is not None}
+        if comparisons and len(finished.matches) > 1:
             raise _OnePerTransaction(comparisons)
-        follow_up = any(match.has_follow_up for match in finished)
+        follow_up = any(match.has_follow_up for match in finished.matches)
         with connection.cursor() as commit:
             with match_sql.statements_batched():
                 _write(finished, now=now)
                 if not follow_up:
                     match_sql.commit_batched(commit)
         if follow_up:
-            _follow_up(finished)
+            _follow_up(finished.matches)
     return finished
 
 
@@ -185,20 +245,31 @@ def _first_of_each_match(results: Iterable[PackedResult]) -> list[PackedResult]:
     return [unique[match_id] for match_id in sorted(unique)]
 
 
-def _finish(results: list[PackedResult], *, now) -> list[_Finished]:
+def _finish(results: list[PackedResult], *, now) -> _Batch:
     """Finish the matches still running under their tokens (locking their rows, in id order); the
     finished ones with their seats. The reads see the database as before the UPDATE, which changes no
     seat and no queued match: a match queued now that is claimed before the commit is recorded later, and
-    its recording finishes the tournament if it is the last."""
+    its recording finishes the tournament if it is the last.
+
+    On PostgreSQL the same round trip first tries the applier lock of each rated game among the matches
+    (``rating_sql.inline_locks_sql``), then reads their bots' ratings under it: the recording applies the
+    ratings itself where it took the lock with nothing pending before."""
     finished_status, running, queued = (Match.Status.FINISHED.value, Match.Status.RUNNING.value,
                                          Match.Status.QUEUED.value)
     by_id = {result.match_id: result for result in results}
     rows: list[tuple] = []
+    inline = None
     with match_sql.statement_cursor() as cursor:
         if match_sql.combined():
-            cursor.execute(match_sql.finish_many_sql(), match_sql.finish_many_params(
-                results, finished=finished_status, running=running, queued=queued, now=now))
-            rows = cursor.fetchall()
+            match_ids = [result.match_id for result in results]
+            with match_sql.statement_cursor() as locks, match_sql.statement_cursor() as ratings:
+                with match_sql.statements_batched():
+                    locks.execute(rating_sql.inline_locks_sql(), [match_ids])
+                    cursor.execute(match_sql.finish_many_sql(), match_sql.finish_many_params(
+                        results, finished=finished_status, running=running, queued=queued, now=now))
+                    ratings.execute(rating_sql.inline_ratings_sql(), [match_ids])
+                lock_rows, rows, rating_rows = locks.fetchall(), cursor.fetchall(), ratings.fetchall()
+            inline = InlineRatings.from_rows(lock_rows, rating_rows)
         else:
             for result in results:
                 rows += _finish_one(cursor, result, finished=finished_status, running=running, queued=queued,
@@ -217,7 +288,9 @@ def _finish(results: list[PackedResult], *, now) -> list[_Finished]:
         if not match.seats or len(match.seats) != len(match.result.seats):
             raise ValueError(f"match {match.result.match_id} has {len(match.seats)} seats, "
                              f"the result {len(match.result.seats)}")
-    return [matches[match_id] for match_id in sorted(matches)]
+        match.rated_inline = match.rated and inline is not None and inline.applies(
+            match.game_id, [bot_id for _seat, bot_id, _position in match.seats])
+    return _Batch([matches[match_id] for match_id in sorted(matches)], inline)
 
 
 def _finish_one(cursor, result: PackedResult, *, finished, running, queued, now) -> list[tuple]:
@@ -236,17 +309,31 @@ def _finish_one(cursor, result: PackedResult, *, finished, running, queued, now)
     return [(result.match_id, *seat, queued_left) for seat in seats]
 
 
-def _write(finished: list[_Finished], *, now) -> None:
+def _write(batch: _Batch, *, now) -> None:
     """Every write of the batch, in the lock order every recording keeps: the games' pending marks (which
     take the game's recording lock shared), the seats, then each tournament's standings by bot, its pairs
-    and its tally last."""
+    and its tally, and last the ratings the batch applies itself (their rows, history and pair records:
+    only under the game's applier lock)."""
+    finished = batch.matches
     rated: dict[int, list[int]] = {}
+    inline: dict[int, list[list[tuple]]] = {}
     for match in finished:
-        if match.rated:
+        if match.rated_inline:
+            inline.setdefault(match.game_id, []).append(
+                [(seat_id, match.result.match_id, bot_id, seat.place, seat.forfeited)
+                 for (seat_id, bot_id, _position), seat in zip(match.seats, match.result.seats, strict=True)])
+        elif match.rated:
             rated.setdefault(match.game_id, []).append(match.result.match_id)
     for game_id in sorted(rated):
         pending_add_many(match_ids=rated[game_id], game_id=game_id)
-    seat_rows = [(seat.score, seat.place, seat.outcome, seat.reason, seat.time_used_ms, seat.logs, None, None, seat_id)
+    rating_parts, seat_ratings = [], {}
+    for game_id in sorted(inline):
+        parts, ratings = ratings_inline_parts(game_id=game_id, matches=inline[game_id],
+                                              read=batch.inline.ratings[game_id], now=now)
+        rating_parts += parts
+        seat_ratings.update(ratings)
+    seat_rows = [(seat.score, seat.place, seat.outcome, seat.reason, seat.time_used_ms, seat.logs,
+                  *seat_ratings.get(seat_id, (None, None)), seat_id)
                  for match in finished
                  for (seat_id, _bot, _position), seat in zip(match.seats, match.result.seats, strict=True)]
     records = _tournament_records(finished, now=now)
@@ -255,7 +342,7 @@ def _write(finished: list[_Finished], *, now) -> None:
         for tournament_id, (standings, head_to_head, count) in sorted(records.items()):
             parts += tournament_records.records_parts(tournament_id=tournament_id, standings=standings,
                                                       head_to_head=head_to_head, matches=count)
-        match_sql.execute_combined(parts)
+        match_sql.execute_combined(parts + rating_parts)
         return
     match_sql.execute_many(match_sql.seat_result_sql(), seat_rows)
     for tournament_id, (standings, head_to_head, count) in sorted(records.items()):

@@ -60,8 +60,11 @@ def test_pending_matches_are_read_in_their_order_seats_in_seat_order_up_to_the_b
     assert len({row[0] for row in batch}) == 2
     assert {row[1] for row in rows(rating_sql.pending_batch_sql(), [game, 10])} == {first.pk, second.pk, third.pk}
     assert rows(rating_sql.pending_games_sql(), []) == [(game,)]
-    ratings = rows(rating_sql.batch_ratings_sql(), [game, game, 1])
-    assert sorted(dict(zip(rating_sql.RATING_COLUMNS, row, strict=True))["bot_id"] for row in ratings) == sorted([a.id, b.id])
+    ratings = {row[3]: dict(zip(rating_sql.RATING_COLUMNS, row[6:], strict=True)) for row in batch}
+    assert {bot: rating["bot_id"] for bot, rating in ratings.items()} == {a.id: a.id, b.id: b.id, c.id: c.id}
+    assert ratings[a.id]["id"] == Rating.objects.get(bot=a).id and ratings[a.id]["games"] == 0
+    assert rows(rating_sql.pending_exists_sql(), [game]) == [(1,)]
+    assert rows(rating_sql.pending_exists_sql(), [game + 1]) == []
 
 
 def test_the_named_bots_ratings_are_read():

@@ -7,6 +7,7 @@ import threading
 import pytest
 from django.core.management import call_command
 from django.db import connection, transaction
+from django.utils import timezone
 
 from bots.referee import MatchResult, SeatResult
 from ladder.models import Match, PendingRating, Rating, RatingChange, Seat, Tournament
@@ -328,3 +329,87 @@ def test_a_rebuild_applies_rated_matches_that_were_never_applied_after_the_rest(
                                                     .values_list("id", flat=True))
     assert not PendingRating.objects.exists()
     assert_history_is_one_sequential_chain(rated.game_id)
+
+
+def test_the_applier_reads_the_seats_of_its_batch_and_not_every_seat_of_their_bots():
+    """Twenty bots with a long history (3,000 finished matches, applied long ago) and one match pending:
+    the applier's reads fetch that match's seats, whatever the tables' statistics say (here none were
+    taken since the history was written, as when the tables grow faster than autovacuum analyzes them):
+    read from the pending rows to their seats, never from the bots to all their seats (the rows read grew
+    with every match the bots had played, and made the applier the recording's slowest part)."""
+    postgresql_only()
+    from tests.factories import BotFactory, MatchFactory, RatedTournamentFactory, SeatFactory
+
+    first = BotFactory()
+    bots = [first] + [BotFactory(game=first.game) for _ in range(19)]
+    tournament = RatedTournamentFactory(game=first.game, bots=bots)
+    pending = MatchFactory(tournament=tournament, players=2)
+    now = timezone.now()
+    history = Match.objects.bulk_create([
+        Match(game=first.game, tournament=tournament, index=1000 + i, players=2, seed=i,
+              rules_version=pending.rules_version, status="finished", started_at=now, finished_at=now)
+        for i in range(3000)])
+    rng = random.Random(5)
+    Seat.objects.bulk_create([Seat(match=match, position=p, bot=bot, bot_version=bot.versions.first(), place=p + 1,
+                                   outcome="ok") for match in history for p, bot in enumerate(rng.sample(bots, 2))])
+    for position, bot in enumerate(bots[:2]):
+        SeatFactory(match=pending, position=position, bot=bot, place=position + 1, outcome="ok")
+    with connection.cursor() as cursor:
+        cursor.execute(rating_sql.pending_insert_sql(), rating_sql.pending_insert_params(pending.id, first.game_id))
+
+    def seat_rows_read() -> int:
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT COALESCE(seq_tup_read, 0) + COALESCE(idx_tup_fetch, 0) "
+                           "FROM pg_stat_xact_user_tables WHERE relname = %s", [Seat._meta.db_table])
+            return cursor.fetchone()[0]
+
+    before = seat_rows_read()
+    assert ratings_apply_pending(game_id=first.game_id) == 1
+    assert seat_rows_read() - before <= 8  # the batch's two seats read, then updated by id
+    assert set(RatingChange.objects.values_list("match_id", flat=True)) == {pending.id}
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_recording_with_nothing_pending_applies_its_own_ratings_and_marks_nothing_pending(bot_factory):
+    """The game's applier free and nothing pending: the recording takes the applier's lock and applies
+    the match to the ratings in its own transaction; no pending mark is written, or read back later."""
+    postgresql_only()
+    tournament = rated_round_robin(bot_factory, bots=3, games=1)
+    work = claimed_results(tournament, random.Random(6))
+
+    def pending_rows_inserted() -> int:
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT n_tup_ins FROM pg_stat_user_tables WHERE relname = %s",
+                           [PendingRating._meta.db_table])
+            return cursor.fetchone()[0]
+
+    before = pending_rows_inserted()
+    for match_id, token, result in work:
+        assert match_record_result(match_id=match_id, token=token, result=result)
+        assert RatingChange.objects.filter(match_id=match_id).count() == 2
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_stat_force_next_flush()")
+    assert pending_rows_inserted() == before
+    assert_history_is_one_sequential_chain(tournament.game_id)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_recording_queues_behind_results_already_pending_and_they_are_applied_in_order(bot_factory):
+    """A result left pending (its applier busy when it was recorded): the next recording does not apply
+    its own match ahead of it but marks it pending behind it, and its applier applies both, in order."""
+    postgresql_only()
+    tournament = rated_round_robin(bot_factory, bots=3, games=1)
+    (first_id, first_token, first), (second_id, second_token, second), *_ = claimed_results(
+        tournament, random.Random(7))
+    thread, release = hold_apply_lock(tournament.game_id)
+    try:
+        assert match_record_result(match_id=first_id, token=first_token, result=first)
+    finally:
+        release.set()
+        thread.join(30)
+    assert list(PendingRating.objects.values_list("match_id", flat=True)) == [first_id]
+    assert match_record_result(match_id=second_id, token=second_token, result=second)
+    assert not PendingRating.objects.exists()
+    order = list(dict.fromkeys(RatingChange.objects.order_by("id").values_list("match_id", flat=True)))
+    assert order == [first_id, second_id]
+    assert_history_is_one_sequential_chain(tournament.game_id)
