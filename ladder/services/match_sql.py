@@ -237,7 +237,14 @@ def finish_many_sql() -> str:
     :func:`finish_many_params`). Rows, in match then seat order: match id, seat id, bot id, game id,
     tournament id, tournament kind, whether it is rated, comparison id, deal, seat position, whether the
     tournament still has queued matches; one row with a NULL seat for a finished match without seats; none
-    for a match not running under its token. The reads see the database as before the UPDATE."""
+    for a match not running under its token. The reads see the database as before the UPDATE.
+
+    Whether a tournament has queued matches is read once per tournament of the batch (a materialised
+    query: as an EXISTS in the select list it ran once per seat, and a plan made while many matches
+    were queued scanned the table each time), and as a count of its queued matches: an EXISTS is costed
+    as stopping at the first match found, which for the ladder's tournament, most of the table, made a
+    scan from the oldest matches look cheap, while the queued ones are the newest; a count is costed by
+    the matches it reads, which the index on (tournament, status, id) keeps to the queue."""
     match, seat, tournament, a = _table(Match), _table(Seat), _table(Tournament), array_placeholder()
     return (
         f"WITH v AS (SELECT * FROM unnest({a}::bigint[], {a}::uuid[], {a}::bytea[], {a}::double precision[]) "
@@ -246,10 +253,14 @@ def finish_many_sql() -> str:
         "duration_s = v.duration, attempt_token = NULL, lease_expires_at = NULL, failure_reason = '', "
         f"updated_at = %s FROM v WHERE {match}.id = v.id AND {match}.status = %s "
         f"AND {match}.attempt_token = v.token "
-        f"RETURNING {match}.id, {match}.game_id, {match}.tournament_id, {match}.comparison_id, {match}.deal) "
+        f"RETURNING {match}.id, {match}.game_id, {match}.tournament_id, {match}.comparison_id, {match}.deal), "
+        f"queued AS MATERIALIZED (SELECT d.tournament_id, (SELECT count(*) FROM {match} q "
+        "WHERE q.tournament_id = d.tournament_id AND q.status = %s) > 0 AS left_queued "
+        "FROM (SELECT DISTINCT tournament_id FROM finished WHERE tournament_id IS NOT NULL) d) "
         "SELECT f.id, s.id, s.bot_id, f.game_id, f.tournament_id, t.kind, t.rated, f.comparison_id, f.deal, "
-        f"s.position, EXISTS (SELECT 1 FROM {match} q WHERE q.status = %s AND q.tournament_id = f.tournament_id) "
+        "s.position, COALESCE(qt.left_queued, false) "
         f"FROM finished f LEFT JOIN {seat} s ON s.match_id = f.id LEFT JOIN {tournament} t ON t.id = f.tournament_id "
+        "LEFT JOIN queued qt ON qt.tournament_id = f.tournament_id "
         "ORDER BY f.id, s.position"
     )
 
