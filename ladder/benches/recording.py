@@ -17,6 +17,10 @@ game's engine, a decision record per decision of each seat; no sandbox, no broke
   beforehand (the playing workers' own work), then :data:`GROUP_THREADS` waiting workers in each of
   ``processes`` processes hand in one result after another, and whichever holds the game's recorder lock records all that wait, up to
   ``RESULTS_GROUP_BATCH`` a transaction; ``recording.grouped_ratio`` that over bare;
+* ``recording.recorded_per_s_batched``: results recorded per second by one game's recorder in full
+  batches of ``RESULTS_GROUP_BATCH`` (the results claimed and packed beforehand, no waiting workers:
+  what the holder of a game's group lock can record when a busy fleet fills its batches), and
+  ``recording.batched_ratio`` that over bare;
 * ``recording.recorded_per_s_unprepared``: the same recordings with no statement prepared (every one
   parsed and planned by the server each time, as behind a pooler in transaction mode), and
   ``recording.prepared_speedup`` recorded over that;
@@ -33,7 +37,10 @@ game's engine, a decision record per decision of each seat; no sandbox, no broke
 * ``recording.bytes_per_match.<game>_<n>p``: the same bytes for other games and table sizes
   (:data:`OTHER_SHAPES`; no timing).
 
-Everything runs in a scratch database created for the run and dropped afterwards.
+Every recorder, and the bare INSERTs, commit as a worker process does (without waiting for the WAL
+flush, unless ``MATCH_SYNCHRONOUS_COMMIT``), and the tables are analysed before each timed run, as a
+running deployment's autovacuum keeps them. Everything runs in a scratch database created for the run and
+dropped afterwards.
 """
 
 from __future__ import annotations
@@ -82,6 +89,7 @@ def measure_recording(*, matches: int, processes: int = 2, bots: int = 20, other
     with statements_unprepared():
         unprepared = field.recorded_per_s(matches=matches, processes=processes)
     grouped = field.recorded_per_s_grouped(matches=matches, processes=processes, threads=GROUP_THREADS)
+    batched = field.recorded_per_s_batched(matches=matches)
     bare = field.bare_insert_per_s(matches=matches)
     figures = {
         "recording.matches": matches,
@@ -93,6 +101,8 @@ def measure_recording(*, matches: int, processes: int = 2, bots: int = 20, other
         "recording.recorded_per_s_grouped": None if grouped is None else round(grouped, 1),
         "recording.grouped_ratio": None if grouped is None else round(grouped / bare, 3),
         "recording.prepared_speedup": round(rate / unprepared, 3),
+        "recording.recorded_per_s_batched": round(batched, 1),
+        "recording.batched_ratio": round(batched / bare, 3),
         "recording.statements_per_match": statements,
         "recording.rating_statements_per_match": rating_statements,
         "recording.rows_per_match": field.rows_per_match(),
@@ -255,11 +265,8 @@ class RecordingField:
         scheduled beforehand (after a warm-up)."""
         self.record(self.schedule(20))
         scheduled = self.schedule(matches)
+        _analyze()
         shares = [scheduled[p::processes] for p in range(processes)]
-        if processes == 1:
-            began = time.perf_counter()
-            self.record(shares[0])
-            return matches / (time.perf_counter() - began)
         return matches / _timed_in_processes(_recorder, [(self, share) for share in shares], what="recorder")
 
     def recorded_per_s_grouped(self, *, matches: int, processes: int, threads: int) -> float | None:
@@ -279,9 +286,36 @@ class RecordingField:
         # Packed as the workers that played them pack them, each on its own machine: not this bench's time.
         work = [result_pack(match_id=claim.match_id, token=claim.token, result=self.result_for(i))
                 for i, claim in enumerate(claims)]
+        _analyze()
         game = f"bench-{uuid.uuid4().hex[:8]}"
         return matches / _timed_in_processes(
             _group_producer, [(work[p::processes], game, threads) for p in range(processes)], what="producer")
+
+    def recorded_per_s_batched(self, *, matches: int) -> float:
+        """Results recorded per second by the game's recorder alone, in full batches: ``matches`` matches
+        claimed and their results packed beforehand, then recorded ``RESULTS_GROUP_BATCH`` a transaction
+        (``recording.results_record``, as the holder of a game's group lock records what waits) by one
+        process committing as a worker does. What one game's recording can take when the fleet is busy
+        enough to fill the batches; the waiting workers, on their own machines in a fleet, are left out
+        (``recorded_per_s_grouped`` has them on this machine)."""
+        from django.conf import settings
+
+        from ladder.services.matches import match_claim
+        from ladder.services.recording import result_pack, results_record
+
+        self.record(self.schedule(20))
+        claims = [match_claim(match_id=match.match_id, worker="bench") for match in self.schedule(matches)]
+        work = [result_pack(match_id=claim.match_id, token=claim.token, result=self.result_for(i))
+                for i, claim in enumerate(claims)]
+        _analyze()
+        batch = settings.RESULTS_GROUP_BATCH
+        with _commits_as_a_worker():
+            began = time.perf_counter()
+            for start in range(0, len(work), batch):
+                chunk = work[start:start + batch]
+                if not all(results_record(chunk).values()):
+                    raise RuntimeError("a batch was not recorded")
+            return matches / (time.perf_counter() - began)
 
     def bare_insert_per_s(self, *, matches: int) -> float:
         """Matches per second written as bare rows: the finished match, its seats with their results and
@@ -317,7 +351,7 @@ class RecordingField:
                                    packed_actions.pack(list(result.actions)), "finished", 5, 1,
                                    now, now, result.duration_s, "bench", ""))
                 packed.append([seat_logs.pack(s.log, list(s.decisions)) for s in result.seats])
-            with transaction.atomic(), connection.cursor() as cursor:
+            with _commits_as_a_worker(), transaction.atomic(), connection.cursor() as cursor:
                 match_ids = _insert_returning(cursor, Match, match_columns, match_rows)
                 seat_rows = [(match_id, p, bot_id, self.versions[bot_id], seat.score, seat.place, seat.outcome,
                               seat.reason, seat.time_used_ms, packed[i][p], 1500.0, 1500.0)
@@ -354,9 +388,40 @@ def _timed_in_processes(target, arguments: list[tuple], *, what: str) -> float:
     return elapsed
 
 
+def _as_a_worker() -> None:
+    """This process's new connections commit as a worker process's do (unless ``MATCH_SYNCHRONOUS_COMMIT``
+    says otherwise): without waiting for the WAL flush (``match_sql.commit_without_flush_wait``)."""
+    from django.conf import settings
+    from django.db.backends.signals import connection_created
+
+    from ladder.services.match_sql import commit_without_flush_wait
+
+    if not settings.MATCH_SYNCHRONOUS_COMMIT:
+        connection_created.connect(commit_without_flush_wait, weak=False)
+
+
+@contextlib.contextmanager
+def _commits_as_a_worker():
+    """Inside, this connection's transactions commit as :func:`_as_a_worker`'s."""
+    from django.conf import settings
+
+    from ladder.services.match_sql import transaction_without_flush_wait
+
+    if settings.MATCH_SYNCHRONOUS_COMMIT or connection.vendor != "postgresql":
+        yield
+        return
+    connection.execute_wrappers.append(transaction_without_flush_wait)
+    try:
+        yield
+    finally:
+        connection.execute_wrappers.remove(transaction_without_flush_wait)
+
+
 def _recorder(field: RecordingField, share: list[_Scheduled], start, ready) -> None:
-    """A recorder process: its own connection, told to start with the others."""
+    """A recorder process: its own connection, committing as a worker's does, told to start with the
+    others."""
     connections.close_all()
+    _as_a_worker()
     connection.ensure_connection()
     ready.put(True)
     start.wait()
@@ -372,6 +437,7 @@ def _group_producer(work: list, game: str, threads: int, start, ready) -> None:
     from ladder.services.result_group import group_for
 
     connections.close_all()
+    _as_a_worker()
     group = group_for(game)
     failures = []
 
@@ -510,6 +576,14 @@ def _vacuum(tables: list[str] | None = None) -> None:
     with connection.cursor() as cursor:
         for table in recording_tables() if tables is None else tables:
             cursor.execute(f"VACUUM {connection.ops.quote_name(table)}")
+
+
+def _analyze() -> None:
+    """Statistics for the scratch tables as a running deployment's autovacuum keeps them: the figures
+    measure the recording's plans for tables of the size they have, not the planner's guesses for tables
+    never analysed (which autovacuum would otherwise analyse at some moment in the middle of a run)."""
+    with connection.cursor() as cursor:
+        cursor.execute("ANALYZE")
 
 
 def _wal_lsn() -> int:

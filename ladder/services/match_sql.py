@@ -331,3 +331,35 @@ def queued_left_sql() -> str:
         f"SELECT EXISTS (SELECT 1 FROM {_table(Match)} WHERE status = %s "
         f"AND tournament_id = (SELECT tournament_id FROM {_table(Match)} WHERE id = %s))"
     )
+
+
+def commit_without_flush_wait(sender, connection, **_) -> None:
+    """On a worker's new PostgreSQL connection: every transaction it opens commits without waiting for
+    PostgreSQL's WAL flush (:func:`transaction_without_flush_wait`).
+
+    Connected in each worker process (``workers.app``) and in the recording bench's recorders. A worker
+    commits twice per match (claim, result); waiting for each WAL flush is a large part of its time per
+    match. Without the wait, a crash of PostgreSQL itself (not of a worker) can lose the last
+    fraction of a second of commits, never corrupt them, and the match pipeline is built for exactly
+    that: a lost claim or result leaves the match queued or running under an expired lease, and the
+    reconciler plays it again. Web requests (uploads, accounts) keep the default.
+
+    Set per transaction (``SET LOCAL``), never for the session: behind a pooler in transaction mode the
+    next transaction may run on a server connection another client set otherwise, or leave one set for
+    the web tier. Statements in autocommit mode (the lease renewals) keep the default.
+    """
+    if connection.vendor == "postgresql" and transaction_without_flush_wait not in connection.execute_wrappers:
+        connection.execute_wrappers.append(transaction_without_flush_wait)
+
+
+def transaction_without_flush_wait(execute, sql, params, many, context):
+    """A Django execute wrapper: before the first statement of a transaction, ``SET LOCAL
+    synchronous_commit TO off`` (sent along with it where statements are pipelined, so no round trip of
+    its own)."""
+    from psycopg.pq import TransactionStatus
+
+    database = context["connection"]
+    if database.in_atomic_block and database.connection.info.transaction_status == TransactionStatus.IDLE:
+        # The driver's own cursor: through Django's, this wrapper would run again.
+        context["cursor"].cursor.execute("SET LOCAL synchronous_commit TO off", prepare=False)
+    return execute(sql, params, many, context)

@@ -5,11 +5,8 @@ import pytest
 from django.db import connection, transaction
 from django.db.backends.signals import connection_created
 
-from workers.app import (
-    _configure_worker_connections,
-    commit_without_flush_wait,
-    transaction_without_flush_wait,
-)
+from ladder.services.match_sql import commit_without_flush_wait, transaction_without_flush_wait
+from workers.app import _configure_worker_connections
 
 # The transactions below are the test's own, not nested in a test case's.
 pytestmark = pytest.mark.django_db(transaction=True)

@@ -88,6 +88,9 @@ def test_the_recording_bench_gives_every_figure_it_documents():
         figures["recording.recorded_per_s"] / figures["recording.bare_insert_per_s"], rel=0.01)
     assert 1 <= figures["recording.statements_per_match"]
     assert figures["recording.recorded_per_s_unprepared"] > 0
+    assert figures["recording.recorded_per_s_batched"] > 0
+    assert figures["recording.batched_ratio"] == pytest.approx(
+        figures["recording.recorded_per_s_batched"] / figures["recording.bare_insert_per_s"], rel=0.01)
     assert figures["recording.prepared_speedup"] == pytest.approx(
         figures["recording.recorded_per_s"] / figures["recording.recorded_per_s_unprepared"], rel=0.01)
     from ladder.services.result_group import group_available
