@@ -7,7 +7,10 @@ the group (up to ``RESULTS_GROUP_BATCH`` a transaction, until none is left), rec
 ``recording.results_record`` in one transaction each, and answers every one of them. So the database sees
 one transaction, and the same few statements, for as many results as finished while the last one ran:
 few when the fleet is quiet, hundreds a second when it is busy, each worker waiting about one batch's
-time. Nothing about a result's fate changes: it is recorded once, under its claim's token, or refused.
+time. A worker that finds the group empty and the lock free records its own result at once, in one
+transaction, without the list (three round trips to Redis instead of nine), and then looks at the group
+again as any recorder does. Nothing about a result's fate changes: it is recorded once, under its claim's
+token, or refused.
 
 Nothing is lost when a part fails:
 
@@ -91,6 +94,29 @@ class ResultGroup:
         self.me = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
 
     def record(self, result: PackedResult) -> Recorded:
+        # Nobody waiting and the lock free: record our own result at once, without the list.
+        pipe = self.client.pipeline(transaction=False)
+        self._lock(pipe)
+        pipe.llen(self.entries)
+        locked, waiting = pipe.execute()
+        if locked:
+            if not waiting:
+                return self._record_own(result)
+            self._unlock()
+        return self._record_through_group(result)
+
+    def _record_own(self, result: PackedResult) -> Recorded:
+        """Holding the lock with the group empty: record ``result`` directly, let the lock go, then take
+        care of what was handed in meanwhile (its senders wait for their answers)."""
+        try:
+            recorded = results_record([result])[result.match_id]
+        finally:
+            self._unlock()
+        if self.client.llen(self.entries) and self._lock():
+            self._record_all()
+        return Recorded(recorded, 1)
+
+    def _record_through_group(self, result: PackedResult) -> Recorded:
         answer_key = _answer_key(result)
         # Pushed before the lock is tried, and a recorder looks at the group again after letting the lock
         # go: so either it takes this entry, or this process gets the lock. Waiters never poll.
@@ -125,8 +151,9 @@ class ResultGroup:
         logger.warning("match %s: recording it directly: %s", result.match_id, why)
         return Recorded(results_record([result])[result.match_id], 1)
 
-    def _lock(self) -> bool:
-        return bool(self.client.set(self.lock_key, self.me, nx=True, px=int(LOCK_S * 1000)))
+    def _lock(self, pipe=None):
+        """Try the recorder lock: whether it is ours now (with ``pipe``, queued on it instead)."""
+        return bool((pipe or self.client).set(self.lock_key, self.me, nx=True, px=int(LOCK_S * 1000)))
 
     def _unlock(self) -> None:
         # Only our own lock: one that expired and was taken over stays with its new holder.

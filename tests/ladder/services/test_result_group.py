@@ -77,6 +77,53 @@ def in_threads(group, results) -> list[Recorded]:
     return outcomes
 
 
+def redis_calls(client) -> int:
+    """Commands the Redis server has run so far, all clients together."""
+    return sum(stat["calls"] for name, stat in client.info("commandstats").items() if name.startswith("cmdstat_"))
+
+
+def test_a_result_handed_in_to_an_empty_group_is_recorded_by_its_worker_in_three_round_trips(group, client):
+    """Nobody else waiting: the worker takes the lock and sees the group empty (one round trip), records
+    its own result, lets the lock go and looks once more at the group: six commands as the server counts
+    them (the release script's GET and DEL count beside it), where going through the list took fourteen
+    (push, lock, take, answer, renew, take again, release, look, take the answer)."""
+    result, = claimed_results(1)
+    before = redis_calls(client)
+    assert group.record(result) == Recorded(True, 1)
+    assert redis_calls(client) - before - 1 <= 6  # the count's own INFO is a command too
+    assert Match.objects.get(pk=result.match_id).status == "finished"
+    assert client.llen(group.entries) == 0 and client.get(group.lock_key) is None
+
+
+def test_results_pushed_while_a_worker_records_its_own_are_recorded_by_it_after(group, client, monkeypatch):
+    """Another worker's result arrives while this one records its own without the list: it waits on its
+    answer, and the worker that held the lock records it after letting the lock go."""
+    mine, theirs = claimed_results(2)
+    from ladder.services import result_group as module
+
+    real = module.results_record
+    outcomes: list = []
+
+    def record_and_meanwhile_another_arrives(results):
+        if not outcomes:
+            thread = threading.Thread(target=lambda: outcomes.append(ResultGroup(client, group.game).record(theirs)))
+            thread.start()
+            deadline = time.monotonic() + 10
+            while client.llen(group.entries) == 0 and time.monotonic() < deadline:
+                time.sleep(0.005)
+            outcomes.append(thread)
+        return real(results)
+
+    monkeypatch.setattr(module, "results_record", record_and_meanwhile_another_arrives)
+    began = time.monotonic()
+    assert group.record(mine) == Recorded(True, 1)
+    outcomes[0].join(10)
+    assert outcomes[1:] == [Recorded(True, 1)]
+    assert time.monotonic() - began < result_group.LOCK_CHECK_S  # answered, not found after a time-out
+    assert set(Match.objects.filter(pk__in=[mine.match_id, theirs.match_id]).values_list("status", flat=True)) == {
+        "finished"}
+
+
 def test_results_handed_in_at_once_are_recorded_once_each_in_shared_transactions(group):
     results = claimed_results(24)
     outcomes = in_threads(group, results)
