@@ -336,10 +336,11 @@ class Match(TimeStampedModel):
             models.Index(fields=["tournament", "status", "id"], name="match_tournament_status_id"),
             models.Index(fields=["comparison", "status"], condition=Q(comparison__isnull=False),
                          name="match_comparison_status"),
-            # A rotation of a duplicate deal: the claim's and the recording's look at the deal's other
-            # rotations (``match_sql.claim_sql``, ``rotations``) reads those few matches, not the tournament's.
-            models.Index(fields=["tournament", "deal", "index"], condition=Q(deal__isnull=False),
-                         name="match_deal_rotations"),
+            # A rotation of a tournament's duplicate deal: the claim's and the recording's look at the
+            # deal's other rotations (``match_sql.claim_sql``, ``rotations``) reads those few matches, not
+            # the tournament's. A comparison's matches, which have deals too, are not in it.
+            models.Index(fields=["tournament", "deal", "index"],
+                         condition=Q(deal__isnull=False, tournament__isnull=False), name="match_deal_rotations"),
             # The ladder's pace on its game's page: matches of one tournament finished since a moment.
             models.Index(fields=["tournament", "finished_at"], name="match_tournament_finished"),
             # A tournament's first start (its progress' estimate): the least of one tournament's, found at once.

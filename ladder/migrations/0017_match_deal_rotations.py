@@ -12,6 +12,6 @@ class Migration(migrations.Migration):
     operations = [
         migrations.AddIndex(
             model_name='match',
-            index=models.Index(condition=models.Q(('deal__isnull', False)), fields=['tournament', 'deal', 'index'], name='match_deal_rotations'),
+            index=models.Index(condition=models.Q(('deal__isnull', False), ('tournament__isnull', False)), fields=['tournament', 'deal', 'index'], name='match_deal_rotations'),
         ),
     ]
