@@ -131,33 +131,8 @@ def results_record(results: Sequence[PackedResult]) -> dict[int, bool]:
     (False: its claim was lost or it was recorded already, and nothing of it changed). A result whose
     seats do not match its match's is a ``ValueError`` and nothing of the batch is recorded. Unless the
     caller holds a transaction, each recorded rated match is applied to its game's ratings on return."""
-    recorded = results_record_unrated(results)
-    ratings_apply_recorded(recorded)
-    return recorded
-
-
-class Recordings(dict):
-    """:func:`results_record_unrated`'s answer: by match id, whether each was recorded (a dict);
-    ``rated_games``, the games whose recorded rated matches it left pending for the applier, and
-    ``held_games``, those whose applier lock it held (it applied their matches itself), for
-    :func:`ratings_apply_recorded`."""
-
-    def __init__(self, recorded=(), *, rated_games=(), held_games=()) -> None:
-        super().__init__(recorded)
-        self.rated_games: set[int] = set(rated_games)
-        self.held_games: set[int] = set(held_games)
-
-    def merge(self, other: Recordings) -> None:
-        self.update(other)
-        self.rated_games |= other.rated_games
-        self.held_games |= other.held_games
-
-
-def results_record_unrated(results: Sequence[PackedResult]) -> Recordings:
-    """:func:`results_record` without applying the ratings: the caller hands the answer to
-    :func:`ratings_apply_recorded` once it has done what should not wait for them."""
     unique = _first_of_each_match(results)
-    recorded = Recordings({result.match_id: False for result in results})
+    recorded = {result.match_id: False for result in results}
     if not unique:
         return recorded
     try:
@@ -168,21 +143,20 @@ def results_record_unrated(results: Sequence[PackedResult]) -> Recordings:
         alone = [result for result in unique if result.match_id in exc.match_ids]
         together = [result for result in unique if result.match_id not in exc.match_ids]
         for part in [[result] for result in alone] + ([together] if together else []):
-            recorded.merge(results_record_unrated(part))
+            recorded.update(results_record(part))
         return recorded
     recorded.update({match.result.match_id: True for match in finished.matches})
-    recorded.rated_games = {match.game_id for match in finished.matches if match.rated and not match.rated_inline}
-    recorded.held_games = set(finished.held_games)
+    _ratings_apply_after_commit(finished)
     return recorded
 
 
-def ratings_apply_recorded(recorded: Recordings) -> None:
-    """Apply the ratings :func:`results_record_unrated` left: after the commit, outside the transaction
-    that held the match rows, the game's one applier (this caller, or the one applying now) applies
-    the results in order with the others; and where the recording held the applier's lock, what other
-    recordings left pending meanwhile."""
-    for game_id in sorted(recorded.rated_games | recorded.held_games):
-        if game_id in recorded.rated_games:
+def _ratings_apply_after_commit(batch: _Batch) -> None:
+    """After the commit, outside the transaction that held the match rows: the game's one applier (this
+    caller, or the one applying now) applies the rated matches left pending in order with the others;
+    and where the recording held the applier's lock, what other recordings left pending meanwhile."""
+    pending = {match.game_id for match in batch.matches if match.rated and not match.rated_inline}
+    for game_id in sorted(pending | batch.held_games):
+        if game_id in pending:
             ratings_apply_after_recording(game_id=game_id)
         else:
             ratings_apply_held(game_id=game_id)

@@ -30,6 +30,14 @@ def execute(sql: str, params: list) -> tuple[int, list[tuple]]:
         return cursor.rowcount, (cursor.fetchall() if cursor.description else [])
 
 
+def match_rows_read_so_far() -> int:
+    """Match rows this transaction has read so far, by scans and index fetches (PostgreSQL's statistics)."""
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT COALESCE(seq_tup_read, 0) + COALESCE(idx_tup_fetch, 0) "
+                       "FROM pg_stat_xact_user_tables WHERE relname = %s", [Match._meta.db_table])
+        return cursor.fetchone()[0]
+
+
 def claim(match: Match, *, token: uuid.UUID | None = None, lease_s: float = 60, now=None) -> int:
     now = now or timezone.now()
     at, lease_end = match_sql.db_datetime(now), match_sql.db_datetime(now + timedelta(seconds=lease_s))
@@ -95,16 +103,10 @@ def test_a_claim_looks_for_its_deals_earlier_rotations_only():
     held = Match.objects.get(tournament=tournament, index=1501)
     free = Match.objects.get(tournament=tournament, index=1500)
 
-    def match_rows_read() -> int:
-        with connection.cursor() as cursor:
-            cursor.execute("SELECT COALESCE(seq_tup_read, 0) + COALESCE(idx_tup_fetch, 0) "
-                           "FROM pg_stat_xact_user_tables WHERE relname = %s", [Match._meta.db_table])
-            return cursor.fetchone()[0]
-
     with transaction.atomic():
-        before = match_rows_read()
+        before = match_rows_read_so_far()
         assert claim(held) == 0 and claim(free) == 1
-        read = match_rows_read() - before
+        read = match_rows_read_so_far() - before
     assert read <= 20, f"{read} match rows read"
 
 
@@ -214,18 +216,12 @@ def test_finishing_many_looks_for_queued_matches_once_per_tournament_by_its_inde
         cursor.execute(f"ANALYZE {connection.ops.quote_name(Match._meta.db_table)}")
     Match.objects.filter(tournament=tournament, status=QUEUED).update(status=FINISHED, finished_at=now)
 
-    def match_rows_read() -> int:
-        with connection.cursor() as cursor:
-            cursor.execute("SELECT COALESCE(seq_tup_read, 0) + COALESCE(idx_tup_fetch, 0) "
-                           "FROM pg_stat_xact_user_tables WHERE relname = %s", [Match._meta.db_table])
-            return cursor.fetchone()[0]
-
     with transaction.atomic():
         with connection.cursor() as cursor:
             cursor.execute("SET LOCAL plan_cache_mode = force_generic_plan")
-        before = match_rows_read()
+        before = match_rows_read_so_far()
         rows = finish_many([(match, tokens[match.pk]) for match in playing])
-        read = match_rows_read() - before
+        read = match_rows_read_so_far() - before
     assert len(rows) == 100 and not any(row[10] for row in rows)
     assert read <= 3050 + 2 * len(playing), f"{read} match rows read"
 
