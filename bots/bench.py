@@ -368,7 +368,7 @@ _SHELL_STEPS = ("bot.descriptors", "bot.copy_code", "bot.tmp", "bot.rlimits", "b
 #: What a cell prepares ahead of the next bot (off the start's path, while the previous bot plays).
 _PREPARE_STEPS = ("shell.fork", "shell.namespaces", "shell.announce_init", "shell.mount_code_folder",
                   "shell.warm_up", "shell.pivot_root", "shell.interpreter",
-                  "shell.streams")
+                  "shell.streams", "shell.seccomp")
 
 
 def start_breakdown(sandbox: ZygoteSandbox, code: bytes, repeats: int) -> dict:

@@ -45,8 +45,13 @@ ABI kills the bot). The list leaves out every call through which two bots could 
 they both reach (the runtime's files are the same inodes for every bot): file locks, leases, inotify and
 dnotify, file-backed shared mappings, futexes that are not process-private, page-cache residency, SysV
 and POSIX IPC; the calls that answer with figures of the whole machine (``sysinfo``, ``statfs``); and
-every prctl that changes something, so a bot can never clear its parent-death signal.
-The last step verifies the result (no capabilities, no_new_privs, the filter, the parent-death signal, the
+every prctl that changes something, so a bot can never clear its parent-death signal. The filter is
+installed in two stacked halves (:func:`bots.sandbox.policy.stacked_seccomp_rules`): the large one, which
+also lets the shell finish its work (:data:`bots.sandbox.policy.SHELL_SYSCALLS`: the mounts of ``/bot``
+and ``/tmp``, the uid change, the capabilities, the prctls above), while the shell waits for its bot, and
+a small one that refuses those calls again as the last step, since the kernel answers with the
+stricter of two filters, together exactly the allowlist.
+The last step verifies the result (no capabilities, no_new_privs, both halves of the filter, the parent-death signal, the
 right uid, no host files, no route) and refuses to start the bot otherwise. As an ordinary user the same happens inside a user namespace
 that maps only the user's own uid (so the runtime root is built per shell); cgroups are then skipped and
 rlimits bound the bot.

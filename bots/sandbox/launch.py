@@ -114,7 +114,17 @@ def fork_shell(pid_namespace: int | None) -> int:
     return pid
 
 
-def become_shell(channel: socket.socket, setup: dict, policy: Policy, seccomp_program: bytes | None,
+@dataclass(frozen=True)
+class SeccompPrograms:
+    """A bot's seccomp filter, compiled in its two stacked halves
+    (:func:`bots.sandbox.policy.stacked_seccomp_rules`): the shell installs ``shell`` while it waits for
+    its bot, and ``bot`` once the bot's credentials are set, just before the bot's code runs."""
+
+    shell: bytes
+    bot: bytes
+
+
+def become_shell(channel: socket.socket, setup: dict, policy: Policy, seccomp: SeccompPrograms | None,
                  template_ready: bool, as_root: bool) -> None:
     """Prepare the namespaces of one future bot, wait for its request on ``channel``, become it.
 
@@ -203,6 +213,12 @@ def become_shell(channel: socket.socket, setup: dict, policy: Policy, seccomp_pr
 
             streams = prepare_streams()
             _mark("shell.streams")
+        if seccomp is not None:
+            # The costly half of the filter, off the start's path. From here on the shell can do only
+            # what a bot may, and what is left of its own work (:data:`~bots.sandbox.policy.SHELL_SYSCALLS`).
+            step.name = "install the shell's seccomp filter"
+            linux.load_seccomp_program(seccomp.shell)
+            _mark("shell.seccomp")
         step.name = "wait for the bot"
         message, fds, _, _ = socket.recv_fds(channel, CONTROL_MESSAGE_BYTES, 5)
         _mark("bot.request_received")
@@ -224,7 +240,7 @@ def become_shell(channel: socket.socket, setup: dict, policy: Policy, seccomp_pr
     os.closerange(keep + 1, 1 << 16)
     _mark("bot.descriptors")
     try:
-        _finish(json.loads(message), policy, seccomp_program, as_root, step, base_vm, streams)
+        _finish(json.loads(message), policy, seccomp, as_root, step, base_vm, streams)
     except BaseException as exc:  # noqa: BLE001 - any failure here is the sandbox's, reported as such
         _fail(step.name, exc if str(exc) else traceback.format_exc(limit=1))
     os._exit(EXIT_SANDBOX_ERROR)
@@ -306,7 +322,7 @@ def _forget_internals() -> None:
         sys.modules.pop(name, None)
 
 
-def _finish(request: dict, policy: Policy, seccomp_program: bytes | None, as_root: bool, step: _Step,
+def _finish(request: dict, policy: Policy, seccomp: SeccompPrograms | None, as_root: bool, step: _Step,
             base_vm: int, streams=None) -> None:
     step.name = "enter the bot's root"
     _enter_root(request, policy)
@@ -332,9 +348,9 @@ def _finish(request: dict, policy: Policy, seccomp_program: bytes | None, as_roo
     linux.prctl(linux.PR_SET_PDEATHSIG, signal.SIGKILL)
     _mark("bot.credentials")
     step.name = "install the seccomp filter"
-    if seccomp_program is None:
+    if seccomp is None:
         raise PermissionError(NO_SECCOMP)
-    linux.load_seccomp_program(seccomp_program)
+    linux.load_seccomp_program(seccomp.bot)
     _mark("bot.seccomp")
     step.name = "verify confinement"
     _verify(policy, request["bot_dir"], uid)
@@ -773,6 +789,13 @@ def _verify(policy: Policy, host_bot_dir: str, uid: int) -> None:
         raise PermissionError("no_new_privs is not set")
     if linux.prctl(linux.PR_GET_SECCOMP) != linux.SECCOMP_MODE_FILTER:
         raise PermissionError("the seccomp filter is not installed")
+    try:
+        # Allowed by the shell's half of the filter, refused by the bot's: proof that both are in.
+        linux.prctl(linux.PR_SET_NO_NEW_PRIVS, 1)
+    except PermissionError:
+        pass
+    else:
+        raise PermissionError("the bot's half of the seccomp filter is not installed")
     if linux.parent_death_signal() != signal.SIGKILL or linux.prctl(linux.PR_GET_DUMPABLE) != 0:
         raise PermissionError("the parent-death signal or the dumpable flag is not set")
     if set(os.getresuid()) != {uid} or set(os.getresgid()) - {uid, policy.inner_id} or os.getgroups():

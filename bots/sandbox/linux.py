@@ -226,16 +226,18 @@ def load_seccomp(name: str = "seccomp"):
     return lib
 
 
-def compile_seccomp(lib, rules) -> bytes:
+def compile_seccomp(lib, rules, *, refuse: bool = False) -> bytes:
     """The BPF program of an allowlist filter for this machine's architecture.
 
     ``rules`` are ``(name, when, errno)`` triples (see :class:`bots.sandbox.policy.Syscall`): the call is
     allowed when every ``(argument, mask, value)`` of ``when`` holds, or refused with ``errno`` if that
-    is set; every call no rule matches fails with EPERM, so a bot gets an error it can read. Any other
+    is set; every call no rule matches fails with EPERM, so a bot gets an error it can read. With
+    ``refuse`` the filter is the reverse, a denylist: a call a rule matches fails with the rule's errno
+    (EPERM if none), every other call is allowed (only ever stacked on an allowlist). Any other
     ABI (i386 through ``int 0x80``, x32 numbers with bit 0x40000000) kills the whole process: the filter
     knows only the native one, and a foreign number would mean another call. Compiled once by the
-    zygote; :func:`load_seccomp_program` installs it in microseconds."""
-    ctx = lib.seccomp_init(SCMP_ACT_ERRNO(EPERM))
+    zygote; :func:`load_seccomp_program` installs it."""
+    ctx = lib.seccomp_init(SCMP_ACT_ALLOW if refuse else SCMP_ACT_ERRNO(EPERM))
     if not ctx:
         raise OSError(0, "seccomp_init failed")
     try:
@@ -252,7 +254,10 @@ def compile_seccomp(lib, rules) -> bytes:
                 continue  # not a syscall of this architecture
             comparisons = [ScmpArgCmp(argument, SCMP_CMP_MASKED_EQ, mask, value) for argument, mask, value in when]
             array = (ScmpArgCmp * max(len(comparisons), 1))(*comparisons)
-            action = SCMP_ACT_ALLOW if errno is None else SCMP_ACT_ERRNO(errno)
+            if refuse:
+                action = SCMP_ACT_ERRNO(EPERM if errno is None else errno)
+            else:
+                action = SCMP_ACT_ALLOW if errno is None else SCMP_ACT_ERRNO(errno)
             _check_seccomp(lib.seccomp_rule_add_array(ctx, action, number, len(comparisons), array),
                            f"rule {name}")
         read_end, write_end = os.pipe()

@@ -214,6 +214,24 @@ ALLOWED_SYSCALLS: tuple[Syscall, ...] = (
     Syscall("clone3", errno=ENOSYS),
 )
 
+# What a bot's shell still does once its preparation is over and before the bot's code runs, and the
+# allowlist refuses a bot: the read-only remount of the code and the mount of /tmp, the change to the
+# bot's own host uid (as root), dropping its capabilities, and the prctl options that set no_new_privs,
+# the dumpable flag, the parent-death signal and the last half of the filter. A bot's filter comes in two
+# stacked halves (:func:`stacked_seccomp_rules`) so that the costly one is installed while the shell
+# waits: the kernel's first filter of a process costs some 400 us, a second small one a sixth of that.
+_PR_SET_PDEATHSIG, _PR_SET_DUMPABLE, _PR_SET_SECCOMP, _PR_SET_NO_NEW_PRIVS = 1, 4, 22, 38
+_PR_CAP_AMBIENT_CLEAR_ALL = 4
+SHELL_SYSCALLS: tuple[Syscall, ...] = (
+    Syscall("mount"),
+    Syscall("setgroups"),
+    Syscall("setresgid"),
+    Syscall("setresuid"),
+    Syscall("capset"),
+    *_when("prctl", 0, (_PR_SET_PDEATHSIG, _PR_SET_DUMPABLE, _PR_SET_SECCOMP, _PR_SET_NO_NEW_PRIVS)),
+    Syscall("prctl", ((0, _INT, _PR_CAP_AMBIENT), (1, _ALL, _PR_CAP_AMBIENT_CLEAR_ALL))),
+)
+
 # Socket families a bot may create: none reach outside (the network namespace is empty anyway); unix
 # sockets are allowed because Python's multiprocessing uses them inside the bot's own tree (each cell,
 # and as an ordinary user each bot, has a network namespace of its own, so abstract names are private).
@@ -274,6 +292,36 @@ def seccomp_rules(policy: Policy) -> tuple[Syscall, ...]:
     families = tuple(Syscall(name, ((0, _INT, family),))
                      for family in policy.allowed_socket_families for name in ("socket", "socketpair"))
     return policy.syscalls + families
+
+
+def rules_overlap(first: Syscall, second: Syscall) -> bool:
+    """Whether one call can match both rules: the same name, and no argument both test that the two
+    require different bits of."""
+    if first.name != second.name:
+        return False
+    masks = {argument: (mask, value) for argument, mask, value in first.when}
+    for argument, mask, value in second.when:
+        if argument in masks:
+            other_mask, other_value = masks[argument]
+            if (value ^ other_value) & mask & other_mask:
+                return False
+    return True
+
+
+def stacked_seccomp_rules(policy: Policy) -> tuple[tuple[Syscall, ...], tuple[Syscall, ...]]:
+    """A bot's filter as two stacked halves: the shell's (installed while the shell waits for its bot)
+    allows what ``policy``'s filter allows and :data:`SHELL_SYSCALLS` too; the bot's (installed last,
+    allowing everything else) refuses :data:`SHELL_SYSCALLS` again with EPERM. The kernel answers a
+    call with the stricter of two filters' answers, so together they answer every call exactly as the
+    policy's filter alone would, provided no call matches both a shell rule and a rule of the policy:
+    ``ValueError`` if one can (a policy allowing one of the shell's calls to its bots)."""
+    rules = seccomp_rules(policy)
+    for shell_rule in SHELL_SYSCALLS:
+        for rule in rules:
+            if rules_overlap(shell_rule, rule):
+                raise ValueError(f"the policy's rule {rule} overlaps the shell's {shell_rule}: the filter "
+                                 "cannot be installed in two halves")
+    return rules + SHELL_SYSCALLS, SHELL_SYSCALLS
 
 
 def _package_dirs(name: str) -> list[str]:

@@ -27,7 +27,7 @@ from bots.sandbox.policy import (
     Policy,
     Syscall,
     default_policy,
-    seccomp_rules,
+    stacked_seccomp_rules,
 )
 
 
@@ -69,22 +69,25 @@ def serve_forever(sock_fd: int, host_pid: int) -> None:
     os.setpgid(0, 0)
     policy = default_policy()
     libraries: dict[str, object] = {}
-    filters: dict[tuple, bytes | None] = {}
+    filters: dict[tuple, launch.SeccompPrograms | None] = {}
 
-    def seccomp_for(policy: Policy) -> bytes | None:
-        """The compiled filter of ``policy``, or None where its library cannot be loaded."""
-        rules = tuple((rule.name, rule.when, rule.errno) for rule in seccomp_rules(policy))
-        key = (rules, policy.seccomp_library)
+    def seccomp_for(policy: Policy) -> launch.SeccompPrograms | None:
+        """The compiled filter of ``policy`` in its two halves, or None where its library cannot be
+        loaded; ``ValueError`` if it cannot be split (:func:`stacked_seccomp_rules`)."""
+        shell_rules, bot_rules = (tuple((rule.name, rule.when, rule.errno) for rule in rules)
+                                  for rules in stacked_seccomp_rules(policy))
+        key = (shell_rules, bot_rules, policy.seccomp_library)
         if key not in filters:
             if policy.seccomp_library not in libraries:
                 libraries[policy.seccomp_library] = linux.load_seccomp(policy.seccomp_library)
             lib = libraries[policy.seccomp_library]
-            filters[key] = None if lib is None else linux.compile_seccomp(lib, rules)
+            filters[key] = None if lib is None else launch.SeccompPrograms(
+                shell=linux.compile_seccomp(lib, shell_rules), bot=linux.compile_seccomp(lib, bot_rules, refuse=True))
         return filters[key]
 
     try:
         seccomp_error = None if seccomp_for(policy) is not None else launch.NO_SECCOMP
-    except OSError as exc:
+    except (OSError, ValueError) as exc:
         seccomp_error = f"the seccomp filter cannot be compiled: {exc}"
     confined = []
     if linux.privileged():
@@ -269,8 +272,8 @@ def _run_cell(channel: socket.socket, setup: dict, policy: Policy, seccomp_for, 
         # the machine's init they would linger as zombies still counted against the cell's pids limit.
         linux.prctl(linux.PR_SET_CHILD_SUBREAPER, 1)
         policy = _policy_from(setup["policy"], policy)
-        seccomp_program = seccomp_for(policy)
-        if seccomp_program is None:
+        seccomp_programs = seccomp_for(policy)
+        if seccomp_programs is None:
             failure = f"sandbox setup failed at 'install the seccomp filter': {launch.NO_SECCOMP}"
         launch.join_cgroups(setup["cgroup_procs"])
         pid_namespace = None
@@ -287,7 +290,7 @@ def _run_cell(channel: socket.socket, setup: dict, policy: Policy, seccomp_for, 
             # Once for all its shells (they inherit it): emptying the bounding set limits only what a
             # later execve could grant, so the cell keeps the capabilities it works with.
             linux.drop_bounding_set()
-    except OSError as exc:
+    except (OSError, ValueError) as exc:
         failure = failure or f"sandbox setup failed at 'prepare the cell': {exc}"
     while True:
         if failure is not None:
@@ -306,7 +309,7 @@ def _run_cell(channel: socket.socket, setup: dict, policy: Policy, seccomp_for, 
                 ours.close()
                 if pid_namespace is not None:
                     os.close(pid_namespace)
-                launch.become_shell(theirs, setup, policy, seccomp_program, template_ready,
+                launch.become_shell(theirs, setup, policy, seccomp_programs, template_ready,
                                     as_root=pid_namespace is not None)
             theirs.close()
             reply, fds = {"type": "shell", "pid": pid}, [ours.fileno(), os.pidfd_open(pid)]

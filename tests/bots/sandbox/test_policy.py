@@ -25,6 +25,7 @@ from bots.sandbox.policy import (
     EAGAIN,
     ENOSYS,
     PACKAGES_DIR,
+    SHELL_SYSCALLS,
     UNUSABLE_STDLIB_FOLDERS,
     Mount,
     Policy,
@@ -32,6 +33,7 @@ from bots.sandbox.policy import (
     _dedupe,
     _within,
     default_policy,
+    rules_overlap,
     seccomp_rules,
 )
 
@@ -138,3 +140,20 @@ def test_the_default_policy_hides_the_stdlibs_packages_and_unusable_folders():
     assert all(not mount.required for mount in policy.mounts if mount.empty)
     # Modules the zygote preloads from the packages' host folder are re-pointed at the neutral folder.
     assert policy.relocations and all(inside == PACKAGES_DIR for _, inside in policy.relocations)
+
+
+def test_rules_overlap_when_one_call_can_meet_both():
+    prctl_22 = Syscall("prctl", ((0, 0xFFFF_FFFF, 22),))
+    assert rules_overlap(Syscall("mount"), Syscall("mount"))
+    assert not rules_overlap(Syscall("mount"), Syscall("umount2"))
+    assert rules_overlap(Syscall("prctl"), prctl_22)  # an unconditional rule meets every call
+    assert not rules_overlap(prctl_22, Syscall("prctl", ((0, 0xFFFF_FFFF, 38),)))
+    # Tests of different arguments: a call can meet both.
+    assert rules_overlap(prctl_22, Syscall("prctl", ((1, 0xFFFF_FFFF, 4),)))
+    # Different values, but not in the bits both look at.
+    assert rules_overlap(Syscall("clone", ((0, 0xF0, 0x10),)), Syscall("clone", ((0, 0x0F, 0x01),)))
+
+
+def test_the_shells_calls_are_none_a_bot_is_allowed():
+    for shell_rule in SHELL_SYSCALLS:
+        assert not any(rules_overlap(shell_rule, rule) for rule in seccomp_rules(default_policy())), shell_rule

@@ -23,7 +23,8 @@ HERE = Path(__file__).parent.parent
 LIMITS = Limits(move_ms=5000, bank_ms=5000, start_ms=10000, memory_mb=256)
 REFUSED = ("ptrace", "process_vm_readv", "mount", "unshare", "setns", "clone-newuser", "flock",
            "inotify_init1", "fanotify_init", "futex_waitv", "mincore", "shmget", "semget", "msgget",
-           "mq_open", "keyctl", "bpf", "io_uring_setup", "userfaultfd", "setuid", "prctl-pdeathsig",
+           "mq_open", "keyctl", "bpf", "io_uring_setup", "userfaultfd", "setuid", "setresuid", "setresgid", "setgroups", "capset",
+           "prctl-no-new-privs", "prctl-ambient-clear-all", "prctl-pdeathsig",
            "prctl-dumpable", "prctl-ptracer", "prctl-subreaper", "prctl-mm", "prctl-seccomp",
            "prctl-securebits", "prctl-ambient-raise", "fcntl-setlk", "fcntl-setlk-high-bits", "fcntl-ofd-setlk",
            "fcntl-setlease", "fcntl-notify", "mmap-shared-file")
