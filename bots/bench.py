@@ -367,7 +367,7 @@ _SHELL_STEPS = ("bot.descriptors", "bot.copy_code", "bot.tmp", "bot.rlimits", "b
                 "bot.seccomp", "bot.verify")
 #: What a cell prepares ahead of the next bot (off the start's path, while the previous bot plays).
 _PREPARE_STEPS = ("shell.fork", "shell.namespaces", "shell.announce_init", "shell.mount_code_folder",
-                  "shell.warm_up", "shell.pivot_root", "shell.interpreter",
+                  "shell.warm_up", "shell.pivot_root", "shell.tmp", "shell.interpreter",
                   "shell.streams", "shell.seccomp")
 
 
@@ -382,14 +382,17 @@ def start_breakdown(sandbox: ZygoteSandbox, code: bytes, repeats: int) -> dict:
     shell: ``bot.shell_not_ready`` (how long the request waited for the shell to finish its preparation:
     none if the cell had time enough), ``bot.request_wake`` (from the request sent, or the shell
     prepared if that came later, to the shell awake with it), ``bot.descriptors``,
-    ``bot.copy_code`` (into its tmpfs), ``bot.tmp`` (its /tmp mounted), ``bot.rlimits``, ``bot.credentials``
-    (host uid, capabilities, no_new_privs), ``bot.seccomp``, ``bot.verify``; then ``bot.load_and_ready``
+    ``bot.copy_code`` (into its tmpfs), ``bot.tmp`` (its /tmp resized, if its limits ask for another size
+    than the one mounted ahead), ``bot.rlimits``, ``bot.credentials``
+    (host uid, capabilities, no_new_privs), ``bot.seccomp`` (the filter's second half), ``bot.verify``;
+    then ``bot.load_and_ready``
     (from the later of the confinement done and ``start`` written, to ``ready`` read: the SDK reads
     ``start``, imports the bot's module, answers). ``total`` is the median start.
     ``sandbox.prepare_us.<part>`` is what the cell does ahead of need (the shell's fork into its pid
     namespace, its other namespaces, its init's pidfd sent, its code folder mounted, the warm-up, the
-    pivot into the runtime root and the host's tree detached, the interpreter's environment, import path
-    and working directory, the SDK's streams)."""
+    pivot into the runtime root and the host's tree detached, the bot's /tmp mounted, the interpreter's
+    environment, import path and working directory, the SDK's streams, the first half of the seccomp
+    filter)."""
     parts: dict[str, list[float]] = {}
 
     def add(name: str, microseconds: float) -> None:

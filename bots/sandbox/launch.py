@@ -14,19 +14,21 @@ A cell (see :mod:`bots.sandbox.zygote`) keeps one shell ready. :func:`fork_shell
    the bot through it, which kills the whole namespace, in both paths. It drops the capability
    bounding set (as root the cell has done it once for all its shells), loads
    a sample bot once (so that the pages a start writes are copied now rather than on the bot's clock),
-   then pivots into the runtime root and detaches the host's tree (which makes the kernel wait
-   for an RCU grace period: too slow for a start's path) and waits for a request, the bot's three pipes
-   and a descriptor of the bot's folder in the code cache, the only door out of the root it is given.
+   and the start's own steps once on stand-ins (:func:`_warm_up_start`), then pivots into the runtime
+   root and detaches the host's tree (which makes the kernel wait for an RCU grace period: too slow for
+   a start's path), mounts the bot's private ``/tmp`` (the default size), installs the first half of
+   the seccomp filter (:class:`SeccompPrograms`) and waits for a request, the bot's three pipes and a
+   descriptor of the bot's folder in the code cache, the only door out of the root it is given.
 
 When they arrive it finishes, as a straight sequence of steps each of which either succeeds or ends the
 process with the failed step's name written to the status pipe (descriptor 3, closed before any code of
 the bot runs), so that a half-confined bot never runs:
 
 3. copy the bot's code from that descriptor into the tmpfs mounted ahead at ``/bot`` (read-only from
-   then on), close the descriptor, and mount a small private ``/tmp``;
+   then on), close the descriptor, and resize ``/tmp`` if the bot's limits give it another size;
 4. set rlimits; as root, take the bot's own unprivileged host uid and gid (no groups); drop every
-   capability, set no_new_privs, the parent-death signal and the seccomp filter (required: without
-   libseccomp no bot starts); verify all of it;
+   capability, set no_new_privs, the parent-death signal and the second half of the seccomp filter
+   (required: without libseccomp no bot starts); verify all of it;
 5. serve the protocol: from the already-loaded SDK (zygote mode) or by executing a fresh interpreter
    (the baseline the zygote is measured against), in the environment (the policy's, nothing else),
    import path and working directory (``/bot``) the shell set while it waited, and (zygote mode) on the
@@ -48,6 +50,7 @@ import time
 import traceback
 from dataclasses import dataclass
 
+from bots.limits import Limits
 from bots.sandbox import linux
 from bots.sandbox.policy import CONTROL_MESSAGE_BYTES, Mount, Policy
 from bots.sandbox.runtime_files import symlink_chain
@@ -197,12 +200,16 @@ def become_shell(channel: socket.socket, setup: dict, policy: Policy, seccomp: S
         base_vm = _vm_size_bytes()
         _forget_internals()
         _warm_up(setup["sample_bot"])
+        _warm_up_start(setup["sample_bot"], setup["root_mount_point"] + policy.bot_dir, policy)
         _mark("shell.warm_up")
         step.name = "enter the runtime root"
         # Ahead of need too: detaching the host's tree makes the kernel wait for an RCU grace period,
         # the largest single cost of a start. The bot's code comes as a descriptor of its folder.
         _pivot_into(setup["root_mount_point"])
         _mark("shell.pivot_root")
+        step.name = "mount the bot's /tmp"
+        _mount_tmp(policy, DEFAULT_TMP_MB)
+        _mark("shell.tmp")
         step.name = "prepare the bot's interpreter"
         _prepare_interpreter(policy)
         _mark("shell.interpreter")
@@ -302,6 +309,41 @@ def _warm_up(sample_bot: str) -> None:
     for _ in range(3):
         # The SDK's own parse of a line and encoding of an answer.
         sdk._parse_line((sdk._encode(sample) + "\n").encode())
+
+
+def _warm_up_start(sample_bot: str, code_folder: str, policy: Policy) -> None:
+    """Run the start's own steps once on stand-ins, for the page copies of :func:`_warm_up`: a request
+    parsed, the sample bot's folder copied into a scratch folder of the code's tmpfs and removed again
+    (which leaves the tmpfs empty), and the reads the verification makes."""
+    json.loads(json.dumps({"mode": "zygote", "limits": {"memory_mb": 1, "tmp_mb": 1}, "host_uid": 0}))
+    scratch = f"{code_folder}/.warm-up"
+    os.mkdir(scratch)
+    folder = os.open(sample_bot, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    mask = os.umask(0o022)
+    try:
+        _copy_tree(folder, scratch)
+    finally:
+        os.umask(mask)
+        os.close(folder)
+        _remove_tree(scratch)
+    linux.capabilities()
+    linux.prctl(linux.PR_GET_NO_NEW_PRIVS)
+    linux.prctl(linux.PR_GET_SECCOMP)
+    linux.prctl(linux.PR_GET_DUMPABLE)
+    linux.parent_death_signal()
+    os.getresuid(), os.getresgid(), os.getgroups()
+    os.path.exists(policy.bot_dir)
+
+
+def _remove_tree(path: str) -> None:
+    """Remove the folder ``path`` and everything in it (never following a symlink)."""
+    with os.scandir(path) as entries:
+        for entry in entries:
+            if entry.is_dir(follow_symlinks=False):
+                _remove_tree(entry.path)
+            else:
+                os.unlink(entry.path)
+    os.rmdir(path)
 
 
 #: The sandbox's own modules, listed once by the zygote (:func:`note_internal_modules`).
@@ -755,9 +797,25 @@ def _enter_root(request: dict, policy: Policy) -> None:
     finally:
         os.close(CODE_FD)
     _mark("bot.copy_code")
-    linux.mount("tmpfs", policy.tmp_dir, "tmpfs", linux.MS_NOSUID | linux.MS_NODEV | linux.MS_NOEXEC,
-                f"size={int(request['limits']['tmp_mb'])}m,mode=1777")
+    tmp_mb = int(request["limits"]["tmp_mb"])
+    if tmp_mb != DEFAULT_TMP_MB:
+        _mount_tmp(policy, tmp_mb, remount=True)
     _mark("bot.tmp")
+
+
+#: The size of the /tmp a shell mounts ahead of its bot (:func:`_mount_tmp`): the default limit, which
+#: most bots get; one that asks for another size has it resized at its start.
+DEFAULT_TMP_MB = Limits().tmp_mb
+_TMP_FLAGS = linux.MS_NOSUID | linux.MS_NODEV | linux.MS_NOEXEC
+
+
+def _mount_tmp(policy: Policy, size_mb: int, *, remount: bool = False) -> None:
+    """Mount the bot's private, empty /tmp of ``size_mb`` MiB (its pages count towards the bot's memory,
+    written from its cgroups), or resize the one mounted (it is still empty then)."""
+    if remount:
+        linux.mount(None, policy.tmp_dir, None, linux.MS_REMOUNT | _TMP_FLAGS, f"size={size_mb}m")
+    else:
+        linux.mount("tmpfs", policy.tmp_dir, "tmpfs", _TMP_FLAGS, f"size={size_mb}m,mode=1777")
 
 
 def _set_rlimits(request: dict, base_vm: int, policy: Policy) -> None:

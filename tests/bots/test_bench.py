@@ -17,7 +17,7 @@ START_PARTS = [f"sandbox.start_us.{part}" for part in (
     "bot.shell_not_ready", "bot.request_wake", "bot.descriptors", "bot.copy_code", "bot.tmp", "bot.rlimits",
     "bot.credentials", "bot.seccomp", "bot.verify", "bot.load_and_ready", "total")]
 PREPARE_PARTS = [f"sandbox.prepare_us.{part}" for part in (
-    "fork", "namespaces", "announce_init", "mount_code_folder", "warm_up", "pivot_root", "interpreter", "streams",
+    "fork", "namespaces", "announce_init", "mount_code_folder", "warm_up", "pivot_root", "tmp", "interpreter", "streams",
     "seccomp")]
 
 

@@ -98,6 +98,37 @@ def test_writes_nowhere_but_a_small_private_tmp(sandbox, race, tmp_path):
     assert list(sandbox.cache.root.glob("*/pwned")) == []
 
 
+FILL_TMP = b"""
+filled = None
+
+
+def act(observation, legal_actions):
+    global filled
+    if filled is None:
+        filled = 0
+        try:
+            with open("/tmp/fill", "wb", buffering=0) as handle:
+                for _ in range(64):
+                    handle.write(b"x" * (1 << 20))
+                    filled += 1
+        except OSError as exc:
+            print("stopped:", exc.strerror, flush=True)
+        print("filled", filled, "MiB", flush=True)
+    return legal_actions[0]
+"""
+
+
+@pytest.mark.parametrize("tmp_mb", [Limits().tmp_mb, 4])
+def test_tmp_holds_the_size_the_limits_give_it(sandbox, race, tmp_mb):
+    # The default size is mounted ahead of the bot, another one is resized at its start: each holds
+    # what it is given and no more.
+    limits = Limits(move_ms=2000, bank_ms=2000, start_ms=5000, memory_mb=128, tmp_mb=tmp_mb, file_mb=64)
+    seat, _ = play(sandbox, race, FILL_TMP, limits)
+    assert seat.outcome == "ok", seat.reason
+    assert "stopped: No space left on device" in seat.log
+    assert f"filled {tmp_mb - 1} MiB" in seat.log or f"filled {tmp_mb} MiB" in seat.log, seat.log
+
+
 def test_unprivileged_no_capabilities_no_namespaces_no_setuid(sandbox, race):
     seat, _ = play(sandbox, race, hostile("privileges"))
     assert seat.outcome == "ok"
