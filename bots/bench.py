@@ -2,7 +2,10 @@
 
 * ``sandbox.fresh_start_ms``: median time from asking for a bot to its ``ready`` answer when every bot
   gets a fresh sandboxed interpreter (the usual approach), ``sandbox.zygote_start_ms`` the same with the
-  warm zygote, ``sandbox.start_speedup`` their ratio.
+  warm zygote, ``sandbox.start_speedup`` their ratio; each start on a worker with nothing else to do
+  (the sandboxes' clean-up after the previous start done). ``sandbox.zygote_start_ms.after_fresh``: a
+  warm start right after a fresh one, whose clean-up (the interpreter's exit, its cell's next shell)
+  then competes with it for the CPUs.
 * ``match.in_process_ms``: median wall time of a 2-player Kingdomino match between the random bots called
   in-process (no isolation, no clock), ``match.sandboxed_ms`` the same matches through the sandbox (start,
   every decision over the protocol, teardown), ``match.ratio`` their ratio. The bots are paused while not
@@ -72,6 +75,14 @@ def _start_ms(sandbox: ZygoteSandbox, code: bytes) -> float:
     if b'"ready"' not in reply:
         raise RuntimeError(f"the benchmark bot did not start: {reply[:200]!r}")
     return elapsed
+
+
+def _settle(*sandboxes: ZygoteSandbox) -> None:
+    """Wait until every bot of ``sandboxes`` is reaped and their cells have had the time to prepare their
+    next shells (``sandbox.prepare_us``: a few milliseconds)."""
+    for sandbox in sandboxes:
+        sandbox.wait_idle()
+    time.sleep(0.02)
 
 
 def _started_bot(sandbox: ZygoteSandbox, code: bytes):
@@ -463,10 +474,19 @@ def bench_sandbox(*, repeats: int = 40) -> dict:
             for name in _OTHER_PAUSES:
                 if name not in paused:
                     paused[name] = ZygoteSandbox(cache_dir, mode="zygote", pause=name).start()
-            fresh_ms, zygote_ms = [], []
+            fresh_ms, zygote_ms, after_fresh_ms = [], [], []
             for _ in range(repeats):
+                # Each start on a worker with nothing else to do, as each match below: the other
+                # sandbox's clean-up after its bot (a fresh interpreter's exit, its cell's next shell)
+                # would otherwise land on the start that follows it.
+                _settle(fresh, zygote)
                 fresh_ms.append(_start_ms(fresh, code))
+                _settle(fresh, zygote)
                 zygote_ms.append(_start_ms(zygote, code))
+                # And as they came before: right after a fresh start, its clean-up running meanwhile.
+                _settle(fresh, zygote)
+                _start_ms(fresh, code)
+                after_fresh_ms.append(_start_ms(zygote, code))
             fresh.close()
             in_process_ms: list[float] = []
             sandboxed_ms: dict[str, list[float]] = {name: [] for name in paused}
@@ -503,6 +523,7 @@ def bench_sandbox(*, repeats: int = 40) -> dict:
     figures = {
         "sandbox.fresh_start_ms": statistics.median(fresh_ms),
         "sandbox.zygote_start_ms": statistics.median(zygote_ms),
+        "sandbox.zygote_start_ms.after_fresh": statistics.median(after_fresh_ms),
         "match.in_process_ms": statistics.median(in_process_ms),
         "match.sandboxed_ms": statistics.median(sandboxed_ms[used]),
         "match.sandboxed_sigstop_ms": statistics.median(sandboxed_ms["sigstop"]),

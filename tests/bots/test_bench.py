@@ -29,6 +29,7 @@ def test_bench_reports_every_figure():
     figures = bench_sandbox(repeats=2)
     # Where matches are frozen by the cgroup freezer (as root) it is measured against SIGSTOP and nothing.
     assert set(figures) == {"sandbox.fresh_start_ms", "sandbox.zygote_start_ms", "sandbox.start_speedup",
+                            "sandbox.zygote_start_ms.after_fresh",
                             "match.in_process_ms", "match.sandboxed_ms", "match.ratio", "match.repeats",
                             "match.sandboxed_sigstop_ms", "match.ratio_sigstop", "match.sandboxed_unfrozen_ms",
                             "match.ratio_unfrozen", "match.decisions", "pause.match_cost_per_decision_us",
