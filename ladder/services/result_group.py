@@ -8,9 +8,14 @@ the group (up to ``RESULTS_GROUP_BATCH`` a transaction, until none is left), rec
 one transaction, and the same few statements, for as many results as finished while the last one ran:
 few when the fleet is quiet, hundreds a second when it is busy, each worker waiting about one batch's
 time. A worker that finds the group empty and the lock free records its own result at once, in one
-transaction, without the list (three round trips to Redis instead of nine), and then looks at the group
-again as any recorder does. Nothing about a result's fate changes: it is recorded once, under its claim's
-token, or refused.
+transaction, without the list, and then looks at the group again as any recorder does. Nothing about a
+result's fate changes: it is recorded once, under its claim's token, or refused.
+
+Each step is one round trip to Redis, a script that does it whole (:data:`_ENTER`, :data:`_NEXT`): a
+worker hands its result in, and learns whether to record it alone, to record the group or to wait, in
+one; a recorder answers the batch it recorded, takes the next one and renews its lock, or lets the lock
+go once the group is empty, in one. A waiter then waits on its answer (a blocking pop), a second round
+trip; a worker alone records its result in two.
 
 Nothing is lost when a part fails:
 
@@ -31,13 +36,13 @@ from __future__ import annotations
 import base64
 import binascii
 import dataclasses
-import json
 import logging
 import os
 import socket
 import time
 import uuid
 
+import orjson
 from django.conf import settings
 
 from ladder.services.recording import PackedResult, PackedSeat, results_record
@@ -92,99 +97,161 @@ class ResultGroup:
         self.entries = f"ladder:results:{game}"
         self.lock_key = f"ladder:results:{game}:recorder"
         self.me = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
+        self._shas: dict[str, str] = {}
+
+    def load_scripts(self) -> None:
+        """Have Redis hold the group's scripts (once per process; again after a restart of Redis)."""
+        for script in (_ENTER, _NEXT):
+            self._shas[script] = self.client.script_load(script)
 
     def record(self, result: PackedResult) -> Recorded:
-        # Nobody waiting and the lock free: record our own result at once, without the list.
-        pipe = self.client.pipeline(transaction=False)
-        self._lock(pipe)
-        pipe.llen(self.entries)
-        locked, waiting = pipe.execute()
-        if locked:
-            if not waiting:
-                return self._record_own(result)
-            self._unlock()
-        return self._record_through_group(result)
-
-    def _record_own(self, result: PackedResult) -> Recorded:
-        """Holding the lock with the group empty: record ``result`` directly, let the lock go, then take
-        care of what was handed in meanwhile (its senders wait for their answers)."""
-        try:
-            recorded = results_record([result])[result.match_id]
-        finally:
-            self._unlock()
-        if self.client.llen(self.entries) and self._lock():
+        role = self._run(_ENTER, [self.entries, self.lock_key], [self.me, _LOCK_MS, entry_encode(result)])
+        if role == b"own":
+            # Nobody waiting and the lock free: our own result at once, without the list.
+            try:
+                recorded = results_record([result])[result.match_id]
+            except BaseException:
+                self._unlock()
+                raise
             self._record_all()
-        return Recorded(recorded, 1)
+            return Recorded(recorded, 1)
+        if role == b"lead":
+            # Our entry is in the group and the lock is ours: we record the group, our result with it.
+            mine = self._record_all(own=result)
+            if mine is None:
+                # The group was emptied without this result (the broker was flushed): record it now.
+                return self._direct(result, why="its entry was gone from the group")
+            return mine
+        return self._wait(result)
 
-    def _record_through_group(self, result: PackedResult) -> Recorded:
+    def _wait(self, result: PackedResult) -> Recorded:
+        """Wait for the answer to our entry; past each ``LOCK_CHECK_S`` try the lock (its holder may have
+        died), and past ``RESULTS_GROUP_WAIT_S`` record the result ourselves."""
         answer_key = _answer_key(result)
-        # Pushed before the lock is tried, and a recorder looks at the group again after letting the lock
-        # go: so either it takes this entry, or this process gets the lock. Waiters never poll.
-        self.client.rpush(self.entries, entry_encode(result))
         deadline = time.monotonic() + settings.RESULTS_GROUP_WAIT_S
         while time.monotonic() < deadline:
-            if self._lock():
-                self._record_all()
-                answer = self.client.lpop(answer_key)
-                if answer is None:
-                    # The group was emptied without this result (the broker was flushed): record it now.
-                    return self._direct(result, why="its entry was gone from the group")
-                return _answer_decode(answer)
-            # Woken by the answer; past the timeout, the lock is tried again (its holder may have died).
             waited = self.client.blpop([answer_key], timeout=min(LOCK_CHECK_S, max(0.01, deadline - time.monotonic())))
             if waited is not None:
                 return _answer_decode(waited[1])
+            if self._lock():
+                mine = self._record_all(own=result)
+                if mine is not None:
+                    return mine
+                # A holder that died after recording it may have answered it still.
+                answer = self.client.lpop(answer_key)
+                if answer is not None:
+                    return _answer_decode(answer)
+                return self._direct(result, why="its entry was gone from the group")
         return self._direct(result, why=f"no answer within {settings.RESULTS_GROUP_WAIT_S} s")
 
-    def _record_all(self) -> None:
-        """Holding the lock: record every waiting result, let the lock go, and do it again while results
-        are waiting that came just as the lock was let go and the lock is free."""
-        while True:
+    def _record_all(self, own: PackedResult | None = None) -> Recorded | None:
+        """Holding the lock: record the waiting results, ``RESULTS_GROUP_BATCH`` a transaction, answering
+        each batch as the next is taken, until the group is empty and the lock let go (or the lock was
+        lost: its new holder goes on). Returns ``own``'s fate if it was among them (not answered through
+        Redis: it is ours), else None."""
+        answers: list[tuple[str, bytes]] = []
+        mine = None
+        try:
+            while True:
+                taken = self._run(_NEXT, [self.entries, self.lock_key, *(key for key, _ in answers)],
+                                  [self.me, _LOCK_MS, settings.RESULTS_GROUP_BATCH, ANSWER_TTL_S,
+                                   *(answer for _, answer in answers)])
+                answers = []
+                if not taken:
+                    return mine
+                results = []
+                for data in taken:
+                    try:
+                        results.append(entry_decode(data))
+                    except ValueError as exc:
+                        logger.error("dropped an unreadable entry of %s: %s", self.entries, exc)
+                outcomes = _record_batch(results)
+                for result in results:
+                    outcome = outcomes.get(result.match_id)
+                    if outcome is None:
+                        continue  # not recorded for our fault: its waiter records it directly
+                    if own is not None and (result.match_id, result.token) == (own.match_id, own.token):
+                        mine = Recorded(outcome, len(results))
+                        continue
+                    answers.append((_answer_key(result), orjson.dumps({"recorded": outcome, "batch": len(results)})))
+        except BaseException:
+            # Let the lock go (and answer what we recorded) where we can: otherwise it expires.
             try:
-                self._drain()
-            finally:
+                if answers:
+                    pipe = self.client.pipeline(transaction=False)
+                    for key, answer in answers:
+                        pipe.rpush(key, answer)
+                        pipe.expire(key, ANSWER_TTL_S)
+                    pipe.execute()
                 self._unlock()
-            if not self.client.llen(self.entries) or not self._lock():
-                return
+            except Exception:  # noqa: BLE001 - the first failure is the one to report
+                pass
+            raise
+
+    def _run(self, script: str, keys: list, args: list):
+        """Run one of the group's scripts by its digest (loaded first where Redis does not hold it)."""
+        import redis
+
+        if script not in self._shas:
+            self.load_scripts()
+        try:
+            return self.client.evalsha(self._shas[script], len(keys), *keys, *args)
+        except redis.exceptions.NoScriptError:
+            self.load_scripts()
+            return self.client.evalsha(self._shas[script], len(keys), *keys, *args)
 
     def _direct(self, result: PackedResult, *, why: str) -> Recorded:
         logger.warning("match %s: recording it directly: %s", result.match_id, why)
         return Recorded(results_record([result])[result.match_id], 1)
 
-    def _lock(self, pipe=None):
-        """Try the recorder lock: whether it is ours now (with ``pipe``, queued on it instead)."""
-        return bool((pipe or self.client).set(self.lock_key, self.me, nx=True, px=int(LOCK_S * 1000)))
+    def _lock(self) -> bool:
+        """Try the recorder lock: whether it is ours now."""
+        return bool(self.client.set(self.lock_key, self.me, nx=True, px=_LOCK_MS))
 
     def _unlock(self) -> None:
         # Only our own lock: one that expired and was taken over stays with its new holder.
         self.client.eval(_RELEASE, 1, self.lock_key, self.me)
 
-    def _drain(self) -> None:
-        """Record the waiting results, ``RESULTS_GROUP_BATCH`` a transaction, until none is left."""
-        while True:
-            raw = self.client.lpop(self.entries, settings.RESULTS_GROUP_BATCH) or []
-            if not raw:
-                return
-            results = []
-            for data in raw:
-                try:
-                    results.append(entry_decode(data))
-                except ValueError as exc:
-                    logger.error("dropped an unreadable entry of %s: %s", self.entries, exc)
-            self._answer(results, _record_batch(results))
-            self.client.eval(_RENEW, 1, self.lock_key, self.me, int(LOCK_S * 1000))
 
-    def _answer(self, results: list[PackedResult], outcomes: dict[int, bool | None]) -> None:
-        batch = len(results)
-        pipe = self.client.pipeline(transaction=False)
-        for result in results:
-            outcome = outcomes.get(result.match_id)
-            if outcome is None:
-                continue  # not recorded for our fault: its waiter records it directly
-            key = _answer_key(result)
-            pipe.rpush(key, json.dumps({"recorded": outcome, "batch": batch}))
-            pipe.expire(key, ANSWER_TTL_S)
-        pipe.execute()
+_LOCK_MS = int(LOCK_S * 1000)
+
+#: A worker hands its result in. KEYS: the group's list, its lock; ARGV: the worker, the lock's
+#: milliseconds, the entry. ``own``: the group was empty and the lock is the worker's, the entry not
+#: pushed (the worker records it alone); ``lead``: the entry is pushed and the lock is the worker's (it
+#: records the group); ``wait``: the entry is pushed and someone else holds the lock. Pushed before the
+#: lock is tried, and a recorder lets the lock go only in the same step that finds the group empty
+#: (:data:`_NEXT`): so either a recorder takes the entry, or this worker gets the lock.
+_ENTER = """
+if redis.call('llen', KEYS[1]) == 0 and redis.call('set', KEYS[2], ARGV[1], 'NX', 'PX', ARGV[2]) then
+  return 'own'
+end
+redis.call('rpush', KEYS[1], ARGV[3])
+if redis.call('set', KEYS[2], ARGV[1], 'NX', 'PX', ARGV[2]) then
+  return 'lead'
+end
+return 'wait'
+"""
+
+#: A recorder's step. KEYS: the group's list, its lock, then the answer lists of the batch it recorded;
+#: ARGV: the recorder, the lock's milliseconds, the batch size, the answers' lifetime in seconds, then
+#: the answers. Answers the batch; then, still holding the lock, takes the next batch and renews the
+#: lock, or finds the group empty and lets the lock go (an empty list). Nil if the lock is no longer its.
+_NEXT = """
+for i = 3, #KEYS do
+  redis.call('rpush', KEYS[i], ARGV[i + 2])
+  redis.call('expire', KEYS[i], ARGV[4])
+end
+if redis.call('get', KEYS[2]) ~= ARGV[1] then
+  return false
+end
+local taken = redis.call('lpop', KEYS[1], ARGV[3])
+if taken then
+  redis.call('pexpire', KEYS[2], ARGV[2])
+  return taken
+end
+redis.call('del', KEYS[2])
+return {}
+"""
 
 
 def _record_batch(results: list[PackedResult]) -> dict[int, bool | None]:
@@ -207,8 +274,6 @@ def _record_batch(results: list[PackedResult]) -> dict[int, bool | None]:
 
 
 _RELEASE = "if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) else return 0 end"
-_RENEW = ("if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('pexpire', KEYS[1], ARGV[2]) "
-          "else return 0 end")
 
 
 def _answer_key(result: PackedResult) -> str:
@@ -216,7 +281,7 @@ def _answer_key(result: PackedResult) -> str:
 
 
 def _answer_decode(data: bytes) -> Recorded:
-    answer = json.loads(data)
+    answer = orjson.loads(data)
     return Recorded(bool(answer["recorded"]), int(answer["batch"]))
 
 
@@ -241,18 +306,18 @@ def group_for(game: str) -> ResultGroup:
 
 def entry_encode(result: PackedResult) -> bytes:
     """A result as the group holds it: JSON, bytes as base64."""
-    return json.dumps({
+    return orjson.dumps({
         "m": result.match_id, "t": result.token, "a": _b64(result.actions), "d": result.duration_s,
         "s": [[seat.score, seat.place, seat.outcome, seat.reason, seat.time_used_ms, _b64(seat.logs)]
               for seat in result.seats],
-    }, separators=(",", ":")).encode()
+    })
 
 
 def entry_decode(data: bytes) -> PackedResult:
     """The result an entry holds; ``ValueError`` for anything that is not an entry of
     :func:`entry_encode` (every field's type checked: the broker is not trusted with more than bytes)."""
     try:
-        entry = json.loads(data)
+        entry = orjson.loads(data)
         seats = tuple(PackedSeat(score=_number_or_none(score), place=_int_or_none(place), outcome=_text(outcome),
                                  reason=_text(reason), time_used_ms=_int(time_used), logs=_unb64(logs))
                       for score, place, outcome, reason, time_used, logs in entry["s"])
