@@ -155,6 +155,19 @@ def big_history(db):
     return big_history()
 
 
+@pytest.fixture(autouse=True)
+def _no_counters_from_earlier_tests():
+    """Every test starts with this process's in-memory cache empty: the quotas and throttles count in the
+    cache by user, and a database that gives ids again after a rollback (SQLite) would hand one test's
+    counts to the next test's user of the same id. (A shared cache is emptied only by
+    :func:`fresh_cache`, where a test asks for it.)"""
+    from django.core.cache import caches
+    from django.core.cache.backends.locmem import LocMemCache
+
+    if isinstance(caches["default"], LocMemCache):
+        caches["default"].clear()
+
+
 @pytest.fixture
 def fresh_cache():
     """The cache (rate limit counters) empty when the test starts and when it ends."""

@@ -507,6 +507,9 @@ def statements_unprepared():
     """Inside, new connections prepare no statement (``prepare_threshold`` None, as behind a pooler in
     transaction mode), so ``match_sql.statement_cursor`` falls back to Django's client-bound cursors: the
     same recording without prepared statements, for the side-by-side figure."""
+    if connection.vendor != "postgresql":
+        yield  # nothing is prepared on SQLite
+        return
     options = connection.settings_dict.setdefault("OPTIONS", {})
     before = options.get("prepare_threshold")
     connections.close_all()
