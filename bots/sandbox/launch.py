@@ -199,6 +199,7 @@ def become_shell(channel: socket.socket, setup: dict, policy: Policy, seccomp: S
         step.name = "measure address space"
         base_vm = _vm_size_bytes()
         _forget_internals()
+        step.name = "warm up on the sample bot"
         _warm_up(setup["sample_bot"])
         _warm_up_start(setup["sample_bot"], setup["root_mount_point"] + policy.bot_dir, policy)
         _mark("shell.warm_up")

@@ -108,12 +108,18 @@ class ResultGroup:
         role = self._run(_ENTER, [self.entries, self.lock_key], [self.me, _LOCK_MS, entry_encode(result)])
         if role == b"own":
             # Nobody waiting and the lock free: our own result at once, without the list.
+            import redis
+
             try:
                 recorded = results_record([result])[result.match_id]
             except BaseException:
                 self._unlock()
                 raise
-            self._record_all()
+            try:
+                self._record_all()
+            except redis.RedisError as exc:
+                # Ours is recorded; what others handed in meanwhile waits for their own time-outs.
+                logger.warning("the group of %s could not be looked at again: %s", self.game, exc)
             return Recorded(recorded, 1)
         if role == b"lead":
             # Our entry is in the group and the lock is ours: we record the group, our result with it.

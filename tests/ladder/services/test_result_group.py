@@ -113,6 +113,22 @@ def test_a_result_handed_in_to_an_empty_group_is_recorded_by_its_worker_in_two_r
     assert group.client.llen(group.entries) == 0 and group.client.get(group.lock_key) is None
 
 
+def test_a_worker_whose_own_result_is_recorded_says_so_even_if_the_broker_goes_away_after(group, monkeypatch):
+    result, = claimed_results(1)
+    from ladder.services import result_group as module
+
+    real = module.results_record
+
+    def record_then_the_broker_goes(results):
+        outcome = real(results)
+        monkeypatch.setattr(group, "_run", lambda *args: (_ for _ in ()).throw(redis.ConnectionError("gone")))
+        return outcome
+
+    monkeypatch.setattr(module, "results_record", record_then_the_broker_goes)
+    assert group.record(result) == Recorded(True, 1)
+    assert Match.objects.get(pk=result.match_id).status == "finished"
+
+
 def test_results_pushed_while_a_worker_records_its_own_are_recorded_by_it_after(group, client, monkeypatch):
     """Another worker's result arrives while this one records its own without the list: it waits on its
     answer, and the worker that held the lock records it after letting the lock go."""
