@@ -217,14 +217,17 @@ def _decide(seat: Seat, observation: dict, legal: list, *, step: int):
     seat.drain_log()
     record = seat.decisions.open(step)
     seat.deciding = True
-    # Encoded and handed over while the bot is still paused, as far as the pipe takes it: the encoding is
-    # the referee's work, off the bot's clock, and the bot wakes once, to its CPU and its message
-    # together, rather than once to be resumed (and go back to sleep in its read) and again to read.
-    pending = seat.offer(encode_line({"type": "act", "observation": observation, "legal_actions": legal,
-                                       "time_left_ms": time_left_ms}))
-    # Its clock starts once it can run again.
-    seat.process.resume()
+    # Encoded, the referee's work, off the bot's clock; then handed over while the bot is still paused, as
+    # far as the pipe takes it, so that the bot wakes once, to its CPU and its message together, rather
+    # than once to be resumed (and go back to sleep in its read) and again to read.
+    line = encode_line({"type": "act", "observation": observation, "legal_actions": legal,
+                        "time_left_ms": time_left_ms})
+    # Its clock starts before it can run: before the line lands (a seat that moves again was never
+    # paused) and before the thaw, whose woken bot may take this CPU at once and think before the call
+    # that woke it returns here. The bot is charged those two calls, never the other way round.
     began = time.monotonic()
+    pending = seat.offer(line)
+    seat.process.resume()
     deadline = began + allowance_s
     try:
         seat.send_rest(pending, deadline)

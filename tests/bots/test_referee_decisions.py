@@ -4,6 +4,7 @@ with bots in the real sandbox."""
 from __future__ import annotations
 
 import re
+import time
 
 import pytest
 from sandbox_helpers import FIRST_BOT, bot_source
@@ -67,6 +68,30 @@ def test_think_time_is_what_the_clock_charged(sandbox, race):
     assert all(120 <= d["ms"] < 600 for d in decisions)
     # The clock charges the same decisions, rounded once for the whole match instead of per decision.
     assert sum(d["ms"] for d in decisions) <= result.seats[0].time_used_ms < sum(d["ms"] for d in decisions) + 7
+
+
+def test_a_decisions_clock_starts_before_the_bot_can_run(sandbox, race, monkeypatch):
+    """The referee is held up right after it let the bot run (as when the woken bot takes its CPU at
+    once): the bot's thinking is charged all the same, none of it before the clock started."""
+    from bots.sandbox.zygote import ZygoteBot
+
+    resume = ZygoteBot.resume
+
+    def resume_then_held_up(self):
+        resume(self)
+        time.sleep(0.03)
+
+    monkeypatch.setattr(ZygoteBot, "resume", resume_then_held_up)
+    slow = bot_source("""
+        import time
+
+        def act(observation, legal_actions):
+            time.sleep(0.12)
+            return legal_actions[0]
+    """)
+    result = play_match(race, [BotSpec("slow", slow), BotSpec("first", FIRST_BOT)], seed=1, sandbox=sandbox,
+                        options={"target": 3})
+    assert [d["ms"] >= 120 for d in result.seats[0].decisions] == [True, True]
 
 
 def test_a_silent_bot_has_a_record_per_decision_with_an_empty_log(sandbox, race):
