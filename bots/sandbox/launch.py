@@ -42,6 +42,7 @@ import io
 import json
 import os
 import resource
+import shutil
 import signal
 import socket
 import stat
@@ -326,7 +327,7 @@ def _warm_up_start(sample_bot: str, code_folder: str, policy: Policy) -> None:
     finally:
         os.umask(mask)
         os.close(folder)
-        _remove_tree(scratch)
+        shutil.rmtree(scratch)
     linux.capabilities()
     linux.prctl(linux.PR_GET_NO_NEW_PRIVS)
     linux.prctl(linux.PR_GET_SECCOMP)
@@ -334,17 +335,6 @@ def _warm_up_start(sample_bot: str, code_folder: str, policy: Policy) -> None:
     linux.parent_death_signal()
     os.getresuid(), os.getresgid(), os.getgroups()
     os.path.exists(policy.bot_dir)
-
-
-def _remove_tree(path: str) -> None:
-    """Remove the folder ``path`` and everything in it (never following a symlink)."""
-    with os.scandir(path) as entries:
-        for entry in entries:
-            if entry.is_dir(follow_symlinks=False):
-                _remove_tree(entry.path)
-            else:
-                os.unlink(entry.path)
-    os.rmdir(path)
 
 
 #: The sandbox's own modules, listed once by the zygote (:func:`note_internal_modules`).
