@@ -97,12 +97,13 @@ class ResultGroup:
         self.entries = f"ladder:results:{game}"
         self.lock_key = f"ladder:results:{game}:recorder"
         self.me = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
-        self._shas: dict[str, str] = {}
+        # redis-py's scripts: run by their digest, loaded again where Redis does not hold them.
+        self._scripts = {script: client.register_script(script) for script in (_ENTER, _NEXT)}
 
     def load_scripts(self) -> None:
-        """Have Redis hold the group's scripts (once per process; again after a restart of Redis)."""
-        for script in (_ENTER, _NEXT):
-            self._shas[script] = self.client.script_load(script)
+        """Have Redis hold the group's scripts now rather than at their first use."""
+        for script in self._scripts.values():
+            self.client.script_load(script.script)
 
     def record(self, result: PackedResult) -> Recorded:
         role = self._run(_ENTER, [self.entries, self.lock_key], [self.me, _LOCK_MS, entry_encode(result)])
@@ -195,16 +196,8 @@ class ResultGroup:
             raise
 
     def _run(self, script: str, keys: list, args: list):
-        """Run one of the group's scripts by its digest (loaded first where Redis does not hold it)."""
-        import redis
-
-        if script not in self._shas:
-            self.load_scripts()
-        try:
-            return self.client.evalsha(self._shas[script], len(keys), *keys, *args)
-        except redis.exceptions.NoScriptError:
-            self.load_scripts()
-            return self.client.evalsha(self._shas[script], len(keys), *keys, *args)
+        """Run one of the group's scripts (:data:`_ENTER`, :data:`_NEXT`)."""
+        return self._scripts[script](keys=keys, args=args)
 
     def _direct(self, result: PackedResult, *, why: str) -> Recorded:
         logger.warning("match %s: recording it directly: %s", result.match_id, why)
