@@ -265,7 +265,7 @@ CELERY_TASK_IGNORE_RESULT = True
 CELERY_TASK_SERIALIZER = "json"
 CELERY_ACCEPT_CONTENT = ["json"]
 # A task is acknowledged after it ran, and requeued if its worker process dies: safe because
-# run_match is idempotent (claim with a lease and an attempt token).
+# run_match and run_matches are idempotent (claim with a lease and an attempt token).
 CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
 # One message at a time per worker process, so a long match never holds back queued ones.
@@ -357,8 +357,22 @@ RESULTS_GROUP_BATCH: int = env.int("RESULTS_GROUP_BATCH", default=200)
 RESULTS_GROUP_WAIT_S: float = env.float("RESULTS_GROUP_WAIT_S", default=10.0)
 if RESULTS_GROUP_BATCH < 1 or RESULTS_GROUP_WAIT_S <= 0:
     raise ImproperlyConfigured("RESULTS_GROUP_BATCH must be at least 1 and RESULTS_GROUP_WAIT_S above 0")
-# Celery's soft and hard time limits for run_match: they bound the longest match, and the system check
-# holds BOTS_MAX_MATCH_MS against the soft one. A soft timeout releases the match for a retry.
+# Matches sent together go out several to a message (run_matches), claimed in one transaction and recorded
+# together by the worker that takes it: at most MATCHES_PER_MESSAGE to a message, and at least
+# MATCH_MESSAGES_MIN messages for a send that has that many matches, so that as many worker processes
+# share it. Only where the broker can list its messages (Redis), which the reconciler needs to tell which
+# matches a message carries; elsewhere one match a message.
+MATCHES_PER_MESSAGE: int = env.int("MATCHES_PER_MESSAGE", default=8)
+MATCH_MESSAGES_MIN: int = env.int("MATCH_MESSAGES_MIN", default=16)
+# Seconds a worker holds the results of a message's matches to record them together, at most: past it, the
+# results played so far are recorded before the next match begins (their leases renewed meanwhile).
+RESULTS_HOLD_S: float = env.float("RESULTS_HOLD_S", default=1.0)
+if MATCHES_PER_MESSAGE < 1 or MATCH_MESSAGES_MIN < 1 or RESULTS_HOLD_S < 0:
+    raise ImproperlyConfigured("MATCHES_PER_MESSAGE and MATCH_MESSAGES_MIN must be at least 1, RESULTS_HOLD_S "
+                               "at least 0")
+# Celery's soft and hard time limits for run_match, per match (run_matches has them times the matches it
+# may carry): they bound the longest match, and the system check holds BOTS_MAX_MATCH_MS against the soft
+# one. A soft timeout releases the match for a retry.
 MATCH_SOFT_TIME_LIMIT_S: int = env.int("MATCH_SOFT_TIME_LIMIT_S", default=240)
 MATCH_TIME_LIMIT_S: int = env.int("MATCH_TIME_LIMIT_S", default=MATCH_SOFT_TIME_LIMIT_S + 30)
 # Times a match is attempted after sandbox faults before it is marked failed.

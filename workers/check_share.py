@@ -76,6 +76,15 @@ def match_timed(*, match_id: int, worker: str) -> str:
     return outcome
 
 
+def matches_timed(*, match_ids: list[int], worker: str) -> dict[int, str]:
+    """Play the matches of one message (``workers.execution.matches_execute``), entering the time each
+    played one took in this process's ledger; their outcomes by match id."""
+    from workers.execution import matches_execute
+
+    ledger = check_share()
+    return matches_execute(match_ids=match_ids, worker=worker, played=lambda _match_id, seconds: ledger.match_ran(seconds))
+
+
 def _play_a_waiting_match(*, worker: str) -> str | None:
     """Play the first queued match this process can claim; its outcome, or None if none could be."""
     from ladder.services.matches import matches_waiting

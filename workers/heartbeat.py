@@ -1,4 +1,4 @@
-"""The lease heartbeat: while a worker process plays a match, a thread of that process renews its lease.
+"""The lease heartbeat: while a worker process holds matches, a thread of that process renews their leases.
 
 One thread per worker process, started on first use (after the pool forked the process). It opens no
 database connection of its own: the process's connection, which the playing thread leaves idle while
@@ -7,11 +7,14 @@ one connection however long its matches last. A lock keeps the two threads from 
 playing thread takes it (:meth:`LeaseHeartbeat.database`) for any query of its own while it holds a match,
 and getting the match back waits for a renewal under way.
 
-The thread wakes every ``MATCH_HEARTBEAT_S`` while it holds a match and renews the lease with one UPDATE
-guarded by the attempt token (``ladder.services.matches.match_lease_renew``). Handing a match over and
-taking it back only sets a field under a lock: a match shorter than the interval costs no query at all. A
-renewal that fails (database unreachable) is logged and tried again at the next beat; one that finds the
-claim lost stops renewing that match, whose result the recording will refuse.
+The thread wakes every ``MATCH_HEARTBEAT_S`` while it holds matches and renews their leases with one
+UPDATE guarded by each match's attempt token (``ladder.services.matches.match_leases_renew``): a worker
+that claimed the matches of a message together (``workers.execution.matches_execute``) holds the lease
+of every one of them, played or waiting its turn, until its result is recorded or it is given back
+(:meth:`LeaseHeartbeat.forget`). Handing matches over and taking them back only sets a field under a
+lock: matches shorter than the interval cost no query at all. A renewal that fails (database
+unreachable) is logged and tried again at the next beat; one that finds a claim lost stops renewing that
+match, whose result the recording will refuse.
 """
 
 from __future__ import annotations
@@ -31,15 +34,15 @@ logger = logging.getLogger(__name__)
 
 @dataclasses.dataclass
 class _Held:
-    match_id: int
-    token: str
+    #: Match id: attempt token, of every match whose lease is renewed.
+    leases: dict[int, str]
     renewed_at: float
-    #: The playing thread's connection (a Django ``DatabaseWrapper``), lent for the match.
+    #: The playing thread's connection (a Django ``DatabaseWrapper``), lent while the matches are held.
     database: object
 
 
 class LeaseHeartbeat:
-    """Renews the lease of the match this process is playing (at most one at a time)."""
+    """Renews the leases of the matches this process holds (one set at a time)."""
 
     def __init__(self, interval_s: float | None = None) -> None:
         self._interval_s = interval_s
@@ -56,16 +59,22 @@ class LeaseHeartbeat:
     def interval_s(self) -> float:
         return self._interval_s if self._interval_s is not None else settings.MATCH_HEARTBEAT_S
 
-    @contextlib.contextmanager
     def holding(self, *, match_id: int, token: str):
-        """Renew the lease of ``match_id`` (claimed under ``token``) until the block ends, on the calling
-        thread's connection. The caller keeps no transaction open meanwhile (a renewal would join it), and
-        wraps any query it makes inside the block in :meth:`database`."""
+        """Renew the lease of ``match_id`` (claimed under ``token``) until the block ends: :meth:`holding_many`
+        of one match."""
+        return self.holding_many({match_id: token})
+
+    @contextlib.contextmanager
+    def holding_many(self, leases: dict[int, str]):
+        """Renew the leases of ``leases`` (match id: the token it was claimed under) until the block ends
+        or each is :meth:`forget`-ten, on the calling thread's connection. The caller keeps no transaction
+        open meanwhile (a renewal would join it), and wraps any query it makes inside the block in
+        :meth:`database`."""
         self._ensure_thread()
         database = connections[DEFAULT_DB_ALIAS]
         database.inc_thread_sharing()
         with self._condition:
-            self._held = _Held(match_id, token, time.monotonic(), database)
+            self._held = _Held(dict(leases), time.monotonic(), database)
             self._condition.notify()
         try:
             yield
@@ -74,6 +83,12 @@ class LeaseHeartbeat:
                 self._held = None
                 self._condition.notify()
             database.dec_thread_sharing()
+
+    def forget(self, match_id: int) -> None:
+        """Stop renewing the lease of ``match_id`` (its result recorded, or the match given back)."""
+        with self._condition:
+            if self._held is not None:
+                self._held.leases.pop(match_id, None)
 
     @contextlib.contextmanager
     def database(self):
@@ -106,25 +121,27 @@ class LeaseHeartbeat:
             self._renew(held)
 
     def _renew(self, held: _Held) -> None:
-        from ladder.services.matches import match_lease_renew
+        from ladder.services.matches import match_leases_renew
 
         with self._database_lock:
             if self._held is not held:
                 return  # taken back meanwhile: the connection is no longer lent
+            with self._condition:
+                leases = dict(held.leases)
+            if not leases:
+                return
             try:
-                renewed = match_lease_renew(match_id=held.match_id, token=held.token, database=held.database)
+                renewed = match_leases_renew(leases=leases, database=held.database)
             except (DatabaseError, InterfaceError):
-                logger.warning("could not renew the lease of match %s; trying again", held.match_id,
+                logger.warning("could not renew the leases of matches %s; trying again", sorted(leases),
                                exc_info=True)
                 # A broken connection is closed here, and the next use reconnects.
                 held.database.close_if_unusable_or_obsolete()
                 return
         self.renewals += 1
-        if not renewed:
-            logger.warning("match %s: lease lost (taken over or finished); no longer renewed", held.match_id)
-            with self._condition:
-                if self._held is held:
-                    self._held = None
+        for match_id in sorted(set(leases) - renewed):
+            logger.warning("match %s: lease lost (taken over or finished); no longer renewed", match_id)
+            self.forget(match_id)
 
 
 #: The heartbeat of this worker process.

@@ -35,6 +35,22 @@ def run_match(match_id: int) -> str:
 
 
 @ladder_task(
+    "ladder.run_matches",
+    soft_time_limit=settings.MATCH_SOFT_TIME_LIMIT_S * settings.MATCHES_PER_MESSAGE,
+    time_limit=settings.MATCH_TIME_LIMIT_S * settings.MATCHES_PER_MESSAGE,
+)
+def run_matches(match_ids: list[int]) -> str:
+    """Play the matches of one message, claimed together and recorded together; idempotent as
+    ``run_match`` (each match finished, running elsewhere or missing is left alone)."""
+    from workers.check_share import matches_timed
+
+    outcomes = matches_timed(match_ids=match_ids, worker=run_matches.request.hostname or "")
+    summary = ", ".join(f"{match_id}: {outcome}" for match_id, outcome in outcomes.items())
+    logger.info("matches %s", summary)
+    return summary
+
+
+@ladder_task(
     "ladder.validate_version",
     soft_time_limit=settings.MATCH_SOFT_TIME_LIMIT_S,
     time_limit=settings.MATCH_TIME_LIMIT_S,

@@ -60,7 +60,8 @@ def reserved_messages(channel: redis.Channel, queue: str, *, since: float) -> li
 
 def waiting_messages(channel: redis.Channel, queue: str) -> list[dict]:
     """Every message waiting in ``queue`` (each of its priority lists), as Kombu stored it. Reads the
-    whole backlog: for the rare look after a count says some message is missing."""
+    whole backlog: for the look after a count cannot tell whether some match has no message (a message
+    may carry several)."""
     payloads = []
     for priority in channel.priority_steps:
         for raw in channel.client.lrange(channel._q_for_pri(queue, priority), 0, -1):

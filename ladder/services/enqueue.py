@@ -24,6 +24,7 @@ from django.utils import timezone
 logger = logging.getLogger(__name__)
 
 RUN_MATCH_TASK = "ladder.run_match"
+RUN_MATCHES_TASK = "ladder.run_matches"
 VALIDATE_VERSION_TASK = "ladder.validate_version"
 DELIVER_WEBHOOK_TASK = "ladder.deliver_webhook"
 
@@ -74,19 +75,28 @@ def _broker_channel():
         yield connection.default_channel
 
 
-def _match_id(message: dict) -> int | None:
-    """The match a ``run_match`` message (as Kombu stores it) announces; None for any other message."""
+def _match_ids(message: dict) -> tuple[int, ...]:
+    """The matches a ``run_match`` or ``run_matches`` message (as Kombu stores it) announces; none for any
+    other message, or one that cannot be read."""
     try:
-        if message.get("headers", {}).get("task") != RUN_MATCH_TASK:
-            return None
+        task = message.get("headers", {}).get("task")
+        if task not in (RUN_MATCH_TASK, RUN_MATCHES_TASK):
+            return ()
         body = message["body"]
         if message.get("properties", {}).get("body_encoding") == "base64":
             body = base64.b64decode(body)
         decoded = json.loads(body)
         args = decoded[0] if isinstance(decoded, list) else decoded["args"]  # task protocol 2, or 1
-        return int(args[0])
-    except (KeyError, IndexError, TypeError, ValueError):
-        return None
+        if task == RUN_MATCH_TASK:
+            return (int(args[0]),)
+        return tuple(int(match_id) for match_id in args[0])
+    except (KeyError, IndexError, TypeError, ValueError, AttributeError):
+        return ()
+
+
+def _announced(messages) -> frozenset[int]:
+    """Every match the match messages of ``messages`` announce."""
+    return frozenset(match_id for message in messages for match_id in _match_ids(message))
 
 
 def match_queues() -> list[str]:
@@ -116,8 +126,7 @@ def broker_match_messages(queue: str | None = None) -> BrokerMatchMessages | Non
                 # Read after the count: a message a worker takes between the two reads (it moves from the
                 # queue to the hash) is then counted twice, never missed, and nothing is sent for it.
                 since = time.time() - settings.MATCH_LEASE_S
-                reserved = frozenset(match_id for match_id in map(_match_id, redis_queues.reserved_messages(
-                    channel, queue, since=since)) if match_id is not None)
+                reserved = _announced(redis_queues.reserved_messages(channel, queue, since=since))
             return BrokerMatchMessages(waiting=waiting, reserved=reserved)
     except Exception:
         logger.warning("could not ask the broker what %s holds", queue, exc_info=True)
@@ -138,8 +147,7 @@ def broker_waiting_match_ids(queue: str | None = None) -> frozenset[int] | None:
         with _broker_channel() as channel:
             if not isinstance(channel, kombu_redis.Channel):
                 return None
-            return frozenset(match_id for match_id in map(_match_id, redis_queues.waiting_messages(channel, queue))
-                             if match_id is not None)
+            return _announced(redis_queues.waiting_messages(channel, queue))
     except Exception:
         logger.warning("could not list the messages waiting in %s", queue, exc_info=True)
         return None
@@ -192,9 +200,41 @@ def match_queue(priority: int) -> str:
     return settings.LADDER_QUEUE if priority >= LADDER_PRIORITY else settings.MATCH_QUEUE
 
 
+def match_message_sizes(count: int) -> list[int]:
+    """How many matches each message of a send of ``count`` matches carries: as few messages as
+    ``MATCHES_PER_MESSAGE`` allows, but at least ``MATCH_MESSAGES_MIN`` (or ``count``, if fewer), the
+    matches spread evenly over them; one a message where the broker cannot list its messages."""
+    if count <= 0:
+        return []
+    most = settings.MATCHES_PER_MESSAGE if _broker_lists_messages() else 1
+    messages = max(min(count, settings.MATCH_MESSAGES_MIN), -(-count // most))
+    size, larger = divmod(count, messages)
+    return [size + 1] * larger + [size] * (messages - larger)
+
+
+def _broker_lists_messages() -> bool:
+    """Whether the reconciler can read which matches a waiting or taken message carries (Redis)."""
+    return settings.CELERY_BROKER_URL.startswith(("redis://", "rediss://", "redis+socket://"))
+
+
+def _publish_matches(ids: list[int], queue: str) -> None:
+    """``ids`` on ``queue`` in messages of :func:`match_message_sizes`, in order: ``run_match`` for a
+    message of one match, ``run_matches`` for more."""
+    client = celery_client()
+    with client.producer_or_acquire() as producer:
+        start = 0
+        for size in match_message_sizes(len(ids)):
+            chunk = ids[start:start + size]
+            start += size
+            if size == 1:
+                client.send_task(RUN_MATCH_TASK, args=[chunk[0]], queue=queue, producer=producer)
+            else:
+                client.send_task(RUN_MATCHES_TASK, args=[chunk], queue=queue, producer=producer)
+
+
 def matches_send_now(match_ids: Iterable[int]) -> int:
-    """Publish one ``run_match`` message per id on its queue (:func:`match_queue`); returns how many were
-    sent."""
+    """Publish the matches on their queues (:func:`match_queue`), several to a message where they are
+    many (:func:`match_message_sizes`); returns how many matches were sent."""
     from ladder.models import Match
 
     ids = list(match_ids)
@@ -204,7 +244,7 @@ def matches_send_now(match_ids: Iterable[int]) -> int:
     for match_id, priority in Match.objects.filter(id__in=ids).values_list("id", "priority"):
         by_queue.setdefault(match_queue(priority), []).append(match_id)
     for queue, queued in by_queue.items():
-        _publish(RUN_MATCH_TASK, sorted(queued), queue)
+        _publish_matches(sorted(queued), queue)
     Match.objects.filter(id__in=ids).update(enqueued_at=timezone.now())
     return len(ids)
 

@@ -1,10 +1,12 @@
 """The life of a match on the workers: claim, record, release after a fault, reconcile.
 
-``run_match`` (workers/tasks.py) is made safe to deliver twice, to lose, or to interrupt by three rules:
+``run_match`` and ``run_matches`` (workers/tasks.py) are made safe to deliver twice, to lose, or to
+interrupt by three rules:
 
 1. :func:`match_claim` locks the match row and only takes a queued match (or a running one whose lease
    expired). It marks it running with a fresh attempt token and a lease; a second delivery finds it
-   running or done and does nothing.
+   running or done and does nothing. :func:`match_claim_many` does the same for the matches of a
+   message in one transaction.
 2. The referee plays the match outside any transaction (no Django there), while the worker renews the
    lease (:func:`match_lease_renew`, every ``MATCH_HEARTBEAT_S``): the lease is short, so the match of a
    worker that died is played again within seconds, and a long match that is alive keeps it.
@@ -26,6 +28,7 @@ import dataclasses
 import logging
 import time
 import uuid
+from collections.abc import Sequence
 from datetime import datetime, timedelta
 
 from django.conf import settings
@@ -76,28 +79,68 @@ def match_claim(*, match_id: int, worker: str = "", now: datetime | None = None)
     are read in the same round trip (only the code checksums: workers fetch code bytes they have not
     cached in one more query).
     """
-    now = now or timezone.now()
     token = uuid.uuid4()
-    at = match_sql.db_datetime(now)
-    lease_end = match_sql.db_datetime(now + timedelta(seconds=settings.MATCH_LEASE_S))
+    at, lease_end = _claim_times(now)
     running, queued = Match.Status.RUNNING.value, Match.Status.QUEUED.value
-    # One transaction, committed with the batch (no round trip of its own): a worker's transactions are
-    # where it drops the wait for the WAL flush (workers/app.py), which a statement in autocommit keeps.
-    with transaction.atomic(), match_sql.statement_cursor() as claim, match_sql.statement_cursor() as read, \
-            connection.cursor() as commit:
-        with match_sql.statements_batched():
-            claim.execute(match_sql.claim_sql(), [running, match_sql.db_token(token), lease_end, at, worker[:200],
-                                                  at, match_id, queued, running, at, queued, running])
-            read.execute(match_sql.claimed_match_sql(), [match_id])
-            match_sql.commit_batched(commit)
-        claimed = claim.rowcount
-        rows = read.fetchall()
+    claim = (match_sql.claim_sql(), [running, match_sql.db_token(token), lease_end, at, worker[:200], at, match_id,
+                                     queued, running, at, queued, running])
+    claimed, rows = _claim_and_read(claim, (match_sql.claimed_match_sql(), [match_id]), returning=False)
     if not claimed or not rows:
         return None
+    return _claimed(match_id, str(token), rows)
+
+
+def _claim_times(now: datetime | None) -> tuple:
+    """A claim's time and its lease's end, as parameters."""
+    now = now or timezone.now()
+    return match_sql.db_datetime(now), match_sql.db_datetime(now + timedelta(seconds=settings.MATCH_LEASE_S))
+
+
+def _claim_and_read(claim: tuple[str, list], read: tuple[str, list], *, returning: bool) -> tuple:
+    """Run ``claim`` and ``read`` (statement, parameters) in one transaction of one round trip, committed
+    with the batch (no round trip of its own: a worker's transactions are where it drops the wait for the
+    WAL flush, workers/app.py, which a statement in autocommit keeps). Returns what the claim gave (its
+    rows if it is ``returning`` them, else its row count) and the read's rows."""
+    with transaction.atomic(), match_sql.statement_cursor() as claiming, match_sql.statement_cursor() as reading, \
+            connection.cursor() as commit:
+        with match_sql.statements_batched():
+            claiming.execute(*claim)
+            reading.execute(*read)
+            match_sql.commit_batched(commit)
+        return (claiming.fetchall() if returning else claiming.rowcount), reading.fetchall()
+
+
+def match_claim_many(*, match_ids: Sequence[int], worker: str = "", now: datetime | None = None) -> list[ClaimedMatch]:
+    """Take every match of ``match_ids`` that can be taken, as :func:`match_claim` takes one, each under a
+    token of its own; the claimed ones in the order given (a match given twice is claimed once).
+
+    On PostgreSQL one transaction of one round trip claims them all and reads them back
+    (:func:`match_sql.claim_many_sql`: rows locked in id order); elsewhere each is claimed on its own."""
+    ids = list(dict.fromkeys(int(match_id) for match_id in match_ids))
+    if not match_sql.combined():
+        return [claim for match_id in ids if (claim := match_claim(match_id=match_id, worker=worker, now=now))]
+    if not ids:
+        return []
+    tokens = {match_id: uuid.uuid4() for match_id in ids}
+    at, lease_end = _claim_times(now)
+    running, queued = Match.Status.RUNNING.value, Match.Status.QUEUED.value
+    claim = (match_sql.claim_many_sql(), [ids, [tokens[match_id] for match_id in ids], queued, running, at, queued,
+                                          running, running, lease_end, at, worker[:200], at])
+    claimed_rows, rows = _claim_and_read(claim, (match_sql.claimed_matches_sql(), [ids]), returning=True)
+    claimed = {row[0] for row in claimed_rows}
+    by_match: dict[int, list[tuple]] = {}
+    for row in rows:
+        if row[0] in claimed:
+            by_match.setdefault(row[0], []).append(row[1:])
+    return [_claimed(match_id, str(tokens[match_id]), by_match[match_id]) for match_id in ids if match_id in by_match]
+
+
+def _claimed(match_id: int, token: str, rows: list[tuple]) -> ClaimedMatch:
+    """A :class:`ClaimedMatch` from the rows of :func:`match_sql.claimed_match_sql` (without the id)."""
     game, players, seed, options, limits = rows[0][:5]
     return ClaimedMatch(
         match_id=match_id,
-        token=str(token),
+        token=token,
         game=game,
         players=players,
         seed=seed,
@@ -108,6 +151,31 @@ def match_claim(*, match_id: int, worker: str = "", now: datetime | None = None)
             for *_, position, name, version_id, sha256 in rows if position is not None
         ],
     )
+
+
+def match_leases_renew(*, leases: dict[int, str], now: datetime | None = None, database=None) -> set[int]:
+    """Extend the lease of every match of ``leases`` (match id: token) still running under its token to
+    ``MATCH_LEASE_S`` from now; the ids renewed (the others' claims are lost or their matches over). One
+    UPDATE on PostgreSQL, one per match elsewhere, outside any transaction, on ``database`` (a Django
+    connection; default: the calling thread's)."""
+    database = database or connection
+    if database.vendor != "postgresql":
+        return {match_id for match_id, token in leases.items()
+                if match_lease_renew(match_id=match_id, token=token, now=now, database=database)}
+    valid: dict[int, uuid.UUID] = {}
+    for match_id, token in leases.items():
+        try:
+            valid[int(match_id)] = uuid.UUID(str(token))
+        except ValueError:
+            continue
+    if not valid:
+        return set()
+    now = now or timezone.now()
+    lease_end = match_sql.db_datetime(now + timedelta(seconds=settings.MATCH_LEASE_S))
+    with database.cursor() as cursor:
+        cursor.execute(match_sql.renew_leases_sql(), [lease_end, list(valid), list(valid.values()),
+                                                      Match.Status.RUNNING.value])
+        return {row[0] for row in cursor.fetchall()}
 
 
 def match_lease_renew(*, match_id: int, token: str, now: datetime | None = None, database=None) -> bool:

@@ -172,7 +172,7 @@ class ResultGroup:
                         results.append(entry_decode(data))
                     except ValueError as exc:
                         logger.error("dropped an unreadable entry of %s: %s", self.entries, exc)
-                outcomes = _record_batch(results)
+                outcomes = results_record_guarded(results)
                 for result in results:
                     outcome = outcomes.get(result.match_id)
                     if outcome is None:
@@ -253,7 +253,7 @@ return {}
 """
 
 
-def _record_batch(results: list[PackedResult]) -> dict[int, bool | None]:
+def results_record_guarded(results: list[PackedResult]) -> dict[int, bool | None]:
     """``results_record`` of the batch; if the batch fails as a whole (one result that does not fit its
     match, a deadlock), each result on its own, so that one bad result costs only itself (None)."""
     if not results:

@@ -11,14 +11,19 @@ from django.conf import settings as django_settings
 
 from bots.sandbox.errors import SandboxFault
 from ladder.models import WebhookDelivery
-from ladder.services.enqueue import DELIVER_WEBHOOK_TASK, RUN_MATCH_TASK, VALIDATE_VERSION_TASK
+from ladder.services.enqueue import (
+    DELIVER_WEBHOOK_TASK,
+    RUN_MATCH_TASK,
+    RUN_MATCHES_TASK,
+    VALIDATE_VERSION_TASK,
+)
 from ladder.services.webhooks import webhook_create, webhooks_emit
 from tests.factories import UserFactory
 from tests.webhook_receiver import Receiver
 from workers import tasks
 from workers.app import app
 
-NAMES = {RUN_MATCH_TASK: tasks.run_match, VALIDATE_VERSION_TASK: tasks.validate_version,
+NAMES = {RUN_MATCH_TASK: tasks.run_match, RUN_MATCHES_TASK: tasks.run_matches, VALIDATE_VERSION_TASK: tasks.validate_version,
          DELIVER_WEBHOOK_TASK: tasks.deliver_webhook, "ladder.reconcile": tasks.reconcile,
          "ladder.ladder_tick": tasks.ladder_tick}
 
@@ -34,6 +39,10 @@ def test_the_time_limits_come_from_the_settings():
     for task in (tasks.run_match, tasks.validate_version):
         assert (task.soft_time_limit, task.time_limit) == (django_settings.MATCH_SOFT_TIME_LIMIT_S,
                                                            django_settings.MATCH_TIME_LIMIT_S)
+    # A message of several matches has the time of as many as it may carry.
+    assert (tasks.run_matches.soft_time_limit, tasks.run_matches.time_limit) == (
+        django_settings.MATCH_SOFT_TIME_LIMIT_S * django_settings.MATCHES_PER_MESSAGE,
+        django_settings.MATCH_TIME_LIMIT_S * django_settings.MATCHES_PER_MESSAGE)
     assert tasks.deliver_webhook.soft_time_limit == 4 * django_settings.WEBHOOKS_TIMEOUT_S + 10
     assert tasks.deliver_webhook.time_limit > tasks.deliver_webhook.soft_time_limit
     assert tasks.reconcile.time_limit == tasks.ladder_tick.time_limit == 300
@@ -43,11 +52,14 @@ def test_only_the_upload_check_is_retried_and_only_on_a_sandbox_fault():
     assert tuple(tasks.validate_version.autoretry_for) == (SandboxFault,)
     assert tasks.validate_version.max_retries == 5
     assert not getattr(tasks.run_match, "autoretry_for", ())
+    assert not getattr(tasks.run_matches, "autoretry_for", ())
 
 
 @pytest.mark.django_db
 def test_a_match_that_cannot_be_claimed_is_skipped():
     assert tasks.run_match.apply(args=[999_999_999]).get() == "skipped"
+    assert tasks.run_matches.apply(args=[[999_999_998, 999_999_999]]).get() == (
+        "999999998: skipped, 999999999: skipped")
 
 
 @pytest.mark.django_db

@@ -18,10 +18,12 @@ from ladder.models import BotVersion, Match
 from ladder.services import enqueue
 from ladder.services.enqueue import (
     RUN_MATCH_TASK,
+    RUN_MATCHES_TASK,
     broker_match_messages,
     broker_queue_length,
     broker_queue_purge,
     broker_waiting_match_ids,
+    match_message_sizes,
     match_queue,
     match_queues,
     matches_enqueue_on_commit,
@@ -145,10 +147,45 @@ def stored(task: str, args: list, *, protocol: int = 2, encode: bool = True) -> 
             "properties": {"body_encoding": "base64"} if encode else {}}
 
 
-def test_the_match_a_stored_message_announces():
-    assert enqueue._match_id(stored(RUN_MATCH_TASK, [42])) == 42
-    assert enqueue._match_id(stored(RUN_MATCH_TASK, ["7"], protocol=1, encode=False)) == 7
-    assert enqueue._match_id(stored("ladder.validate_version", [42])) is None
-    assert enqueue._match_id(stored(RUN_MATCH_TASK, [])) is None
-    assert enqueue._match_id({"headers": {"task": RUN_MATCH_TASK}, "body": "not json"}) is None
-    assert enqueue._match_id({}) is None
+def test_the_matches_a_stored_message_announces():
+    assert enqueue._match_ids(stored(RUN_MATCH_TASK, [42])) == (42,)
+    assert enqueue._match_ids(stored(RUN_MATCH_TASK, ["7"], protocol=1, encode=False)) == (7,)
+    assert enqueue._match_ids(stored(RUN_MATCHES_TASK, [[3, 4, 5]])) == (3, 4, 5)
+    assert enqueue._match_ids(stored(RUN_MATCHES_TASK, [["6", 8]], protocol=1, encode=False)) == (6, 8)
+    assert enqueue._match_ids(stored("ladder.validate_version", [42])) == ()
+    assert enqueue._match_ids(stored(RUN_MATCH_TASK, [])) == ()
+    assert enqueue._match_ids(stored(RUN_MATCHES_TASK, [[1, "x"]])) == ()
+    assert enqueue._match_ids(stored(RUN_MATCHES_TASK, [7])) == ()
+    assert enqueue._match_ids({"headers": {"task": RUN_MATCHES_TASK}, "body": "not json"}) == ()
+    assert enqueue._match_ids({}) == ()
+
+
+@pytest.mark.parametrize("count", [0, 1, 2, 15, 16, 17, 40, 128, 129, 1000])
+def test_a_send_goes_out_in_as_few_messages_as_allowed_but_at_least_the_spread(count, settings):
+    settings.CELERY_BROKER_URL = "redis://127.0.0.1:6379/0"
+    settings.MATCHES_PER_MESSAGE, settings.MATCH_MESSAGES_MIN = 8, 16
+    sizes = match_message_sizes(count)
+    assert sum(sizes) == count and all(1 <= size <= 8 for size in sizes)
+    assert len(sizes) == max(min(count, 16), -(-count // 8))
+    assert max(sizes, default=0) - min(sizes, default=0) <= 1  # spread evenly
+    # Where the reconciler cannot read a message's matches, one match a message.
+    settings.CELERY_BROKER_URL = "filesystem://localhost/"
+    assert match_message_sizes(count) == [1] * count
+
+
+def test_many_matches_go_out_several_to_a_message_and_are_listed_by_match(queues, settings):
+    if not on_redis():
+        pytest.skip("several matches to a message only where the broker lists its messages (Redis)")
+    settings.MATCHES_PER_MESSAGE, settings.MATCH_MESSAGES_MIN = 4, 3
+    matches = [MatchFactory(priority=TOURNAMENT_PRIORITY) for _ in range(10)]
+    ids = sorted(m.pk for m in matches)
+    assert matches_send_now(ids) == 10
+    seen = broker_match_messages()
+    assert seen.waiting == 3  # 4 + 3 + 3
+    assert broker_waiting_match_ids() == frozenset(ids)
+    with enqueue._broker_channel() as channel:
+        from ladder.brokers import redis_queues
+
+        stored_messages = list(redis_queues.waiting_messages(channel, queues.MATCH_QUEUE))
+    assert sorted(enqueue._match_ids(message) for message in stored_messages) == [
+        tuple(ids[:4]), tuple(ids[4:7]), tuple(ids[7:])]
