@@ -363,7 +363,7 @@ if RESULTS_GROUP_BATCH < 1 or RESULTS_GROUP_WAIT_S <= 0:
 # share it. Only where the broker can list its messages (Redis), which the reconciler needs to tell which
 # matches a message carries; elsewhere one match a message.
 MATCHES_PER_MESSAGE: int = env.int("MATCHES_PER_MESSAGE", default=8)
-MATCH_MESSAGES_MIN: int = env.int("MATCH_MESSAGES_MIN", default=16)
+MATCH_MESSAGES_MIN: int = env.int("MATCH_MESSAGES_MIN", default=8)
 # Seconds a worker holds the results of a message's matches to record them together, at most: past it, the
 # results played so far are recorded before the next match begins (their leases renewed meanwhile).
 RESULTS_HOLD_S: float = env.float("RESULTS_HOLD_S", default=1.0)

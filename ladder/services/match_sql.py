@@ -416,3 +416,31 @@ def transaction_without_flush_wait(execute, sql, params, many, context):
         # The driver's own cursor: through Django's, this wrapper would run again.
         context["cursor"].cursor.execute("SET LOCAL synchronous_commit TO off", prepare=False)
     return execute(sql, params, many, context)
+
+
+def insert_rows(model, objects: Sequence, *, returning: Sequence[str] = ()) -> list[tuple]:
+    """PostgreSQL only (:func:`arrays_supported`). Insert ``objects`` (unsaved instances of ``model``) in one
+    statement whose text is the same for any number of rows: every concrete column but the primary key, as
+    Django's ``bulk_create`` writes it (each field's ``pre_save``, defaults and ``auto_now`` included),
+    travelling as one array per column (:func:`rows_source`). Django's ``bulk_create`` spells out a
+    placeholder per value instead, which cost more than the database's work for a tournament's matches
+    and seats. Returns the ``returning`` columns of the rows inserted, in no promised order."""
+    fields = _insert_fields(model)
+    rows = [tuple(field.get_db_prep_save(field.pre_save(obj, True), connection) for field in fields)
+            for obj in objects]
+    if not rows:
+        return []
+    attnames = [field.attname for field in fields]  # the row source's names (its types are the fields')
+    source, params = rows_source(model, attnames, rows)
+    names = ", ".join(_column(field.column) for field in fields)
+    sql = f"WITH {source} INSERT INTO {_table(model)} ({names}) SELECT {', '.join(attnames)} FROM v"
+    if returning:
+        sql += " RETURNING " + ", ".join(_column(column) for column in returning)
+    with statement_cursor() as cursor:
+        cursor.execute(sql, params)
+        return cursor.fetchall() if returning else []
+
+
+@functools.lru_cache(maxsize=16)
+def _insert_fields(model) -> list:
+    return [field for field in model._meta.concrete_fields if not field.primary_key]

@@ -293,3 +293,33 @@ def test_the_outermost_transaction_commits_with_its_batch_and_errors_surface_as_
                     [seat.id])
     seat.refresh_from_db()
     assert seat.score is None  # the batch rolled back as a whole
+
+
+def test_rows_inserted_as_arrays_hold_what_bulk_create_writes():
+    if not match_sql.arrays_supported():
+        pytest.skip("rows travel as arrays on PostgreSQL only")
+    template = MatchFactory()
+    now = timezone.now()
+
+    def unsaved(index: int) -> Match:
+        return Match(game_id=template.game_id, tournament=template.tournament, index=index, players=2, deal=7,
+                     seed=2**40 + index, options={"variant": "x", "n": [1, 2]}, rules_version=3,
+                     limits={"move_ms": 250}, reserved_s=1.5, priority=4, enqueued_at=now)
+
+    inserted = dict(match_sql.insert_rows(Match, [unsaved(100), unsaved(101)], returning=("index", "id")))
+    (created,) = Match.objects.bulk_create([unsaved(102)])
+    bot = BotFactory(game=template.game)
+    version = bot.versions.get()
+    match_sql.insert_rows(Seat, [Seat(match_id=inserted[100], position=0, bot=bot, bot_version=version)])
+    Seat.objects.bulk_create([Seat(match_id=created.id, position=0, bot=bot, bot_version=version)])
+    skip = {"id", "index", "seed", "created_at", "updated_at"}
+    fields = [field.attname for field in Match._meta.concrete_fields if field.attname not in skip]
+    rows = {match.index: match for match in Match.objects.filter(id__in=[*inserted.values(), created.id])}
+    assert set(rows) == {100, 101, 102} and rows[101].seed == 2**40 + 101
+    for index in (100, 101):
+        assert {name: getattr(rows[index], name) for name in fields} == {name: getattr(rows[102], name) for name in fields}
+        assert rows[index].created_at >= now and rows[index].updated_at >= now
+    seat_fields = [field.attname for field in Seat._meta.concrete_fields if field.attname not in {"id", "match_id"}]
+    ours, theirs = Seat.objects.get(match_id=inserted[100]), Seat.objects.get(match_id=created.id)
+    assert {name: getattr(ours, name) for name in seat_fields} == {name: getattr(theirs, name) for name in seat_fields}
+    assert match_sql.insert_rows(Seat, []) == []
