@@ -381,6 +381,9 @@ def rebuild_swap(plan: RebuildPlan) -> int:
         pending = 0
         while done := _apply_batch(game_id, limit=settings.RATING_APPLY_BATCH):
             pending += done
+    # A result committed after the last batch above and before the commit found the lock taken, and its
+    # recorder left it to the lock's holder: picked up now that the lock is free.
+    pending += ratings_apply_pending(game_id=game_id)
     return len(plan.applied) + len(since) + pending
 
 
@@ -396,6 +399,8 @@ def rebuild_sums(*, game_id: int) -> None:
                 cursor.execute(rating_sql.apply_lock_sql(), [game_id])
         # Summed over every finished rated match: the batches' additions are replaced.
         pair_records.pair_records_rebuild(game_id=game_id, now=timezone.now())
+    # Results recorded while this held the applier lock were left to it by their recorders: applied now.
+    ratings_apply_pending(game_id=game_id)
     with transaction.atomic():
         if rating_sql.has_advisory_locks():
             with connection.cursor() as cursor:

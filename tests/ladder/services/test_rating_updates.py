@@ -19,6 +19,7 @@ from ladder.services.rating_updates import (
     ratings_apply_pending,
     ratings_rebuild,
     rebuild_aside,
+    rebuild_sums,
     rebuild_swap,
 )
 from ladder.services.tournaments import tournament_create
@@ -412,4 +413,30 @@ def test_a_recording_queues_behind_results_already_pending_and_they_are_applied_
     assert not PendingRating.objects.exists()
     order = list(dict.fromkeys(RatingChange.objects.order_by("id").values_list("match_id", flat=True)))
     assert order == [first_id, second_id]
+    assert_history_is_one_sequential_chain(tournament.game_id)
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.parametrize("part", ["swap", "sums"])
+def test_a_result_left_to_the_rebuild_while_it_held_the_applier_lock_is_applied_when_it_lets_go(bot_factory, part):
+    """A recorder that finds the game's applier lock taken leaves its result pending to the lock's holder.
+    Each part of a rebuild that holds that lock (the swap, the pair records' sums) is such a holder: a
+    result committed while it held the lock is applied once it lets go, not left for the reconciler."""
+    postgresql_only()
+    tournament = rated_round_robin(bot_factory, bots=2, games=1)
+    (match_id, token, result), = claimed_results(tournament, random.Random(3))
+    thread, release = hold_apply_lock(tournament.game_id)
+    try:
+        assert match_record_result(match_id=match_id, token=token, result=result)
+    finally:
+        release.set()
+        thread.join(30)
+    # As it stands when the rebuild's part ends: the result committed, its recorder gone, nothing applied.
+    assert list(PendingRating.objects.values_list("match_id", flat=True)) == [match_id]
+    if part == "swap":
+        rebuild_swap(rebuild_aside(game_id=tournament.game_id))
+    else:
+        rebuild_sums(game_id=tournament.game_id)
+    assert not PendingRating.objects.exists()
+    assert RatingChange.objects.filter(match_id=match_id).count() == 2
     assert_history_is_one_sequential_chain(tournament.game_id)
