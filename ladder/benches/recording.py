@@ -21,6 +21,10 @@ game's engine, a decision record per decision of each seat; no sandbox, no broke
   batches of ``RESULTS_GROUP_BATCH`` (the results claimed and packed beforehand, no waiting workers:
   what the holder of a game's group lock can record when a busy fleet fills its batches), and
   ``recording.batched_ratio`` that over bare;
+* ``recording.recorded_per_s_by_message``: results claimed and recorded per second as the workers record
+  the matches of their ``run_matches`` messages (``MATCHES_PER_MESSAGE`` claimed in one transaction, their
+  results packed and recorded in one), ``processes`` recorders at once; ``recording.by_message_ratio``
+  that over bare;
 * ``recording.recorded_per_s_unprepared``: the same recordings with no statement prepared (every one
   parsed and planned by the server each time, as behind a pooler in transaction mode), and
   ``recording.prepared_speedup`` recorded over that;
@@ -90,6 +94,7 @@ def measure_recording(*, matches: int, processes: int = 2, bots: int = 20, other
         unprepared = field.recorded_per_s(matches=matches, processes=processes)
     grouped = field.recorded_per_s_grouped(matches=matches, processes=processes, threads=GROUP_THREADS)
     batched = field.recorded_per_s_batched(matches=matches)
+    by_message = field.recorded_per_s_by_message(matches=matches, processes=processes)
     bare = field.bare_insert_per_s(matches=matches)
     figures = {
         "recording.matches": matches,
@@ -103,6 +108,8 @@ def measure_recording(*, matches: int, processes: int = 2, bots: int = 20, other
         "recording.prepared_speedup": round(rate / unprepared, 3),
         "recording.recorded_per_s_batched": round(batched, 1),
         "recording.batched_ratio": round(batched / bare, 3),
+        "recording.recorded_per_s_by_message": round(by_message, 1),
+        "recording.by_message_ratio": round(by_message / bare, 3),
         "recording.statements_per_match": statements,
         "recording.rating_statements_per_match": rating_statements,
         "recording.rows_per_match": field.rows_per_match(),
@@ -267,7 +274,7 @@ class RecordingField:
         scheduled = self.schedule(matches)
         _analyze()
         shares = [scheduled[p::processes] for p in range(processes)]
-        return matches / _timed_in_processes(_recorder, [(self, share) for share in shares], what="recorder")
+        return matches / _timed_in_processes(_recorder, [(self.record, share) for share in shares], what="recorder")
 
     def recorded_per_s_grouped(self, *, matches: int, processes: int, threads: int) -> float | None:
         """Results recorded per second through the workers' group commit (``result_group``): ``matches``
@@ -316,6 +323,37 @@ class RecordingField:
                 if not all(results_record(chunk).values()):
                     raise RuntimeError("a batch was not recorded")
             return matches / (time.perf_counter() - began)
+
+    def record_by_message(self, scheduled: list[_Scheduled]) -> None:
+        """Claim and record the matches as a worker does the matches of its ``run_matches`` messages:
+        ``MATCHES_PER_MESSAGE`` at a time, claimed together (``match_claim_many``), each result packed
+        (``result_pack``) and the message's recorded together (``results_record_guarded``)."""
+        from django.conf import settings
+
+        from ladder.services.matches import match_claim_many
+        from ladder.services.recording import result_pack
+        from ladder.services.result_group import results_record_guarded
+
+        size = settings.MATCHES_PER_MESSAGE
+        for start in range(0, len(scheduled), size):
+            claims = match_claim_many(match_ids=[match.match_id for match in scheduled[start:start + size]],
+                                      worker="bench")
+            packed = [result_pack(match_id=claim.match_id, token=claim.token, result=self.result_for(start + i))
+                      for i, claim in enumerate(claims)]
+            recorded = results_record_guarded(packed)
+            if len(claims) != len(scheduled[start:start + size]) or not all(recorded.values()):
+                raise RuntimeError(f"a message of matches from {scheduled[start].match_id} was not recorded")
+
+    def recorded_per_s_by_message(self, *, matches: int, processes: int) -> float:
+        """Results claimed and recorded per second by ``processes`` recorders as workers taking
+        ``run_matches`` messages record them (:meth:`record_by_message`), sharing ``matches`` matches
+        scheduled beforehand (after a warm-up): the path of matches sent together, with the play left out."""
+        self.record_by_message(self.schedule(20))
+        scheduled = self.schedule(matches)
+        _analyze()
+        shares = [scheduled[p::processes] for p in range(processes)]
+        return matches / _timed_in_processes(_recorder, [(self.record_by_message, share) for share in shares],
+                                             what="recorder")
 
     def bare_insert_per_s(self, *, matches: int) -> float:
         """Matches per second written as bare rows: the finished match, its seats with their results and
@@ -417,15 +455,15 @@ def _commits_as_a_worker():
         connection.execute_wrappers.remove(transaction_without_flush_wait)
 
 
-def _recorder(field: RecordingField, share: list[_Scheduled], start, ready) -> None:
+def _recorder(record, share: list[_Scheduled], start, ready) -> None:
     """A recorder process: its own connection, committing as a worker's does, told to start with the
-    others."""
+    others; ``record`` (``RecordingField.record`` or ``record_by_message``) records its ``share``."""
     connections.close_all()
     _as_a_worker()
     connection.ensure_connection()
     ready.put(True)
     start.wait()
-    field.record(share)
+    record(share)
     connections.close_all()
 
 

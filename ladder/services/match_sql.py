@@ -17,7 +17,7 @@ import uuid
 from collections.abc import Sequence
 from functools import cache
 
-from django.db import connection
+from django.db import DEFAULT_DB_ALIAS, connection, connections
 
 from ladder.models import Bot, BotVersion, Game, Match, Seat, Tournament
 
@@ -426,7 +426,10 @@ def insert_rows(model, objects: Sequence, *, returning: Sequence[str] = ()) -> l
     placeholder per value instead, which cost more than the database's work for a tournament's matches
     and seats. Returns the ``returning`` columns of the rows inserted, in no promised order."""
     fields = _insert_fields(model)
-    rows = [tuple(field.get_db_prep_save(field.pre_save(obj, True), connection) for field in fields)
+    # This thread's connection itself: every attribute read through the ``connection`` proxy is a lookup
+    # of the thread's connections, and the fields read several for each value.
+    database = connections[DEFAULT_DB_ALIAS]
+    rows = [tuple(field.get_db_prep_save(field.pre_save(obj, True), database) for field in fields)
             for obj in objects]
     if not rows:
         return []

@@ -26,6 +26,9 @@ class Command(BaseCommand):
     def add_arguments(self, parser):
         parser.add_argument("--json", action="store_true", help="print one JSON object")
         parser.add_argument("--matches", type=int, default=100, help="matches in the measured round robin (default: 100)")
+        parser.add_argument("--rounds", type=int, default=3,
+                            help="pairs of a round robin through Celery and the same matches by the referee, whose "
+                                 "median ratio is pipeline.ratio (default: 3)")
         parser.add_argument("--scaling-matches", type=int, default=None,
                             help="matches per run of the scaling measurement (default: --matches)")
         parser.add_argument("--recovery-matches", type=int, default=120,
@@ -64,6 +67,8 @@ class Command(BaseCommand):
                             help="processes recording at once for the recording figures (default: 2)")
 
     def handle(self, *args, **options):
+        if options["rounds"] < 1:
+            raise CommandError("--rounds must be at least 1")
         figures: dict = {}
         if options["recording"]:
             from ladder.benches.recording import bench_recording
@@ -83,7 +88,7 @@ class Command(BaseCommand):
 
             figures.update(bench_pipeline(matches=options["matches"], scaling_matches=options["scaling_matches"],
                                           recovery_matches=options["recovery_matches"],
-                                          ladder_seconds=options["ladder_seconds"]))
+                                          ladder_seconds=options["ladder_seconds"], rounds=options["rounds"]))
         if not options["skip_leaderboard"]:
             from ladder.benches.leaderboard import bench_leaderboard
 

@@ -1,17 +1,22 @@
 """The pipeline bench's parts that need no worker (``ladder.benches.pipeline``): the database URL its worker
 processes are given for the scratch database, the rated round robin it schedules of about the asked number
-of matches, and its wait for a tournament's matches, which gives up after its timeout. The whole bench
+of matches, and its wait for a tournament's matches, which stops the clock when the tournament was marked
+finished and gives up after its timeout. The whole bench
 starts real worker processes and sandboxes and is measured by ``manage.py bench``, not here."""
 
 from __future__ import annotations
 
+import time
+from datetime import timedelta
+
 import environ
 import pytest
+from django.core.management import CommandError, call_command
 from django.db import connection
 from django.utils import timezone
 
 from ladder.benches import pipeline
-from ladder.models import Match
+from ladder.models import Match, Tournament
 from tests.factories import BotFactory
 
 
@@ -58,3 +63,22 @@ def test_the_wait_returns_once_nothing_is_left_and_gives_up_after_its_timeout():
     now = timezone.now()
     Match.objects.filter(tournament=tournament).update(status="failed", finished_at=now)
     assert pipeline._wait_finished(tournament, timeout=5) > 0
+
+
+@pytest.mark.django_db
+def test_the_wait_stops_the_clock_when_the_tournament_was_marked_finished_not_when_it_looked():
+    # The wait looks every 50 ms; the round robin's time is the tournament's own (its last recording).
+    bot_ids = [BotFactory().id for _ in range(2)]
+    tournament = pipeline._round_robin(bot_ids, 1, "bench: marked")
+    Match.objects.filter(tournament=tournament).update(status="finished", finished_at=timezone.now())
+    Tournament.objects.filter(id=tournament.id).update(status="finished",
+                                                       finished_at=timezone.now() - timedelta(seconds=2))
+    looked = time.monotonic()
+    assert looked - 2.5 < pipeline._wait_finished(tournament, timeout=5) < looked - 1.5
+
+
+def test_the_bench_refuses_fewer_than_one_round_before_it_starts_anything():
+    with pytest.raises(CommandError, match="--rounds must be at least 1"):
+        call_command("bench", "--rounds", "0", "--skip-sandbox")
+    with pytest.raises(ValueError, match="rounds must be at least 1"):
+        pipeline.bench_pipeline(rounds=0)

@@ -67,6 +67,27 @@ def test_what_the_few_statements_write_is_all_there():
     assert sum(TournamentStanding.objects.filter(tournament=field.tournament).values_list("games", flat=True)) == 10
     assert PairRecord.objects.filter(game=field.game).exists()
     assert Seat.objects.filter(match_id__in=[m.match_id for m in scheduled], outcome="").count() == 0
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="matches are claimed together where PostgreSQL runs")
+def test_the_message_recorder_claims_and_records_a_message_of_matches_at_a_time(settings):
+    """What ``recording.recorded_per_s_by_message`` times: the path of a worker's ``run_matches`` messages,
+    one claim and one recording for every ``MATCHES_PER_MESSAGE`` matches."""
+    settings.MATCHES_PER_MESSAGE = 3
+    field = RecordingField(game_slug="kingdomino", bots=6, players=2)
+    scheduled = field.schedule(7)
+    texts = []
+
+    def remember(execute, sql, params, many, context):
+        texts.append(sql)
+        return execute(sql, params, many, context)
+
+    with connection.execute_wrapper(remember):
+        field.record_by_message(scheduled)
+    # 3 + 3 + 1 matches: three claims, three recordings.
+    assert texts.count(match_sql.claim_many_sql()) == 3 and texts.count(match_sql.finish_many_sql()) == 3
+    assert Match.objects.filter(id__in=[m.match_id for m in scheduled], status="finished").count() == 7
+    assert RatingChange.objects.filter(match_id__in=[m.match_id for m in scheduled]).count() == 14
+
+
 @on_postgresql
 @pytest.mark.django_db(transaction=True)
 def test_a_two_player_kingdomino_match_keeps_at_most_2600_bytes_on_disk():
@@ -91,6 +112,9 @@ def test_the_recording_bench_gives_every_figure_it_documents():
     assert figures["recording.recorded_per_s_batched"] > 0
     assert figures["recording.batched_ratio"] == pytest.approx(
         figures["recording.recorded_per_s_batched"] / figures["recording.bare_insert_per_s"], rel=0.01)
+    assert figures["recording.recorded_per_s_by_message"] > 0
+    assert figures["recording.by_message_ratio"] == pytest.approx(
+        figures["recording.recorded_per_s_by_message"] / figures["recording.bare_insert_per_s"], rel=0.01)
     assert figures["recording.prepared_speedup"] == pytest.approx(
         figures["recording.recorded_per_s"] / figures["recording.recorded_per_s_unprepared"], rel=0.01)
     from ladder.services.result_group import group_available
