@@ -307,7 +307,7 @@ def _referee_rate(tournament) -> float:
 
 
 def bench_pipeline(*, matches: int = 100, scaling_matches: int | None = None, recovery_matches: int = 120,
-                   ladder_seconds: float = 30.0, rounds: int = 3) -> dict:
+                   ladder_seconds: float = 30.0, rounds: int = 5) -> dict:
     """The pipeline figures as a flat dict; runs in a scratch database that is dropped afterwards.
     ``rounds`` pairs of Celery and referee runs give the ratio (module docstring); ``recovery_matches`` 0
     leaves out the recovery figures, ``ladder_seconds`` 0 the ladder's."""

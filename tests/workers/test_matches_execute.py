@@ -13,6 +13,7 @@ from ladder.services import match_sql
 from ladder.services.matches import match_claim, match_claim_many
 from ladder.services.tournaments import tournament_create
 from tests.factories import FIRST_LEGAL_BOT, LAST_LEGAL_BOT, BotFactory
+from tests.held_elsewhere import held_elsewhere
 from workers.execution import matches_execute
 
 pytestmark = pytest.mark.django_db
@@ -142,23 +143,9 @@ def test_a_claim_of_many_waits_for_a_match_held_a_moment_elsewhere_rather_than_s
     message that carries it is taken: skipped, the match would be left queued with its message spent."""
     import threading
 
-    from django.db import connections, transaction
-
     ids = round_robin([FIRST_LEGAL_BOT, LAST_LEGAL_BOT, FIRST_LEGAL_BOT], rated=False)
-    locked, release = threading.Event(), threading.Event()
-
-    def hold():
-        try:
-            with transaction.atomic():
-                Match.objects.select_for_update().filter(id=ids[1]).update(enqueued_at=None)
-                locked.set()
-                release.wait(5)
-        finally:
-            connections.close_all()
-
-    holder = threading.Thread(target=hold)
-    holder.start()
-    assert locked.wait(5)
+    holder, release = held_elsewhere(
+        lambda: Match.objects.select_for_update().filter(id=ids[1]).update(enqueued_at=None))
     threading.Timer(0.3, release.set).start()
     claims = match_claim_many(match_ids=ids, worker="here")
     holder.join()

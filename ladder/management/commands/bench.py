@@ -26,9 +26,9 @@ class Command(BaseCommand):
     def add_arguments(self, parser):
         parser.add_argument("--json", action="store_true", help="print one JSON object")
         parser.add_argument("--matches", type=int, default=100, help="matches in the measured round robin (default: 100)")
-        parser.add_argument("--rounds", type=int, default=3,
+        parser.add_argument("--rounds", type=int, default=5,
                             help="pairs of a round robin through Celery and the same matches by the referee, whose "
-                                 "median ratio is pipeline.ratio (default: 3)")
+                                 "median ratio is pipeline.ratio (default: 5)")
         parser.add_argument("--scaling-matches", type=int, default=None,
                             help="matches per run of the scaling measurement (default: --matches)")
         parser.add_argument("--recovery-matches", type=int, default=120,

@@ -6,7 +6,7 @@ import threading
 
 import pytest
 from django.core.management import call_command
-from django.db import connection, transaction
+from django.db import connection
 from django.utils import timezone
 
 from bots.referee import MatchResult, SeatResult
@@ -23,6 +23,7 @@ from ladder.services.rating_updates import (
     rebuild_swap,
 )
 from ladder.services.tournaments import tournament_create
+from tests.held_elsewhere import held_elsewhere
 
 pytestmark = pytest.mark.django_db
 
@@ -133,26 +134,6 @@ def assert_history_is_one_sequential_chain(game_id: int) -> None:
     assert changes == expected
     assert {bot_id: (r.elo, r.games, r.wins, r.draws, r.losses) for bot_id, r in ratings.items()} == {
         bot_id: (r.elo, r.games, r.wins, r.draws, r.losses) for bot_id, r in replay.items()}
-
-
-def held_elsewhere(take):
-    """Run ``take()`` in a transaction of another connection and keep that transaction open (its locks
-    held) until the returned event is set; returns ``(thread, release)``."""
-    taken, release = threading.Event(), threading.Event()
-
-    def holder():
-        try:
-            with transaction.atomic():
-                take()
-                taken.set()
-                release.wait(30)
-        finally:
-            connection.close()
-
-    thread = threading.Thread(target=holder)
-    thread.start()
-    assert taken.wait(10)
-    return thread, release
 
 
 def hold_apply_lock(game_id: int):
