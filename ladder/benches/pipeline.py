@@ -11,6 +11,7 @@
   the referee, so that each pair sees the machine in the same state; the figures are the medians, and
   ``pipeline.ratios`` gives every round's ratio (on a machine whose speed wanders by a few per cent from
   one second to the next, one pair alone can land several hundredths either side).
+  ``pipeline.rounds_wall_s``: the seconds all the rounds took, the worker's start and warm-up included.
 * ``pipeline.scaling``: matches per second with two worker processes over one (goal >= 1.7 on 2 cores).
 * ``ladder.matches_per_s``: the ladder alone on two worker processes, with the settings in force (the
   defaults unless the environment says otherwise), its tick run every ``LADDER_INTERVAL_S`` as beat runs
