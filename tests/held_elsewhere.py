@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 
 from django.db import connection, transaction
 
@@ -27,3 +28,15 @@ def held_elsewhere(take: Callable[[], object]) -> tuple[threading.Thread, thread
     thread.start()
     assert taken.wait(10), "the other connection did not take its lock within 10 s"
     return thread, release
+
+
+@contextlib.contextmanager
+def held_meanwhile(take: Callable[[], object]) -> Iterator[None]:
+    """:func:`held_elsewhere` for the length of a ``with`` block: the other transaction lets go, and its
+    thread has ended, when the block does."""
+    thread, release = held_elsewhere(take)
+    try:
+        yield
+    finally:
+        release.set()
+        thread.join(30)

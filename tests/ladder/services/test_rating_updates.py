@@ -23,7 +23,7 @@ from ladder.services.rating_updates import (
     rebuild_swap,
 )
 from ladder.services.tournaments import tournament_create
-from tests.held_elsewhere import held_elsewhere
+from tests.held_elsewhere import held_meanwhile
 
 pytestmark = pytest.mark.django_db
 
@@ -136,13 +136,14 @@ def assert_history_is_one_sequential_chain(game_id: int) -> None:
         bot_id: (r.elo, r.games, r.wins, r.draws, r.losses) for bot_id, r in replay.items()}
 
 
-def hold_apply_lock(game_id: int):
-    """Another connection that holds the game's applier lock (an applier busy elsewhere) until told."""
+def apply_lock_held(game_id: int):
+    """For a ``with`` block: another connection holds the game's applier lock (an applier busy elsewhere)
+    and lets go when the block ends."""
     def take():
         with connection.cursor() as cursor:
             cursor.execute("SELECT pg_advisory_xact_lock(%s, %s)", [rating_sql.APPLY_LOCK, game_id])
 
-    return held_elsewhere(take)
+    return held_meanwhile(take)
 
 
 def rated_round_robin(bot_factory, bots=6, players=2, games=2):
@@ -207,23 +208,18 @@ def test_a_recording_takes_no_rating_lock_and_leaves_its_result_to_the_applier_h
     postgresql_only()
     tournament = rated_round_robin(bot_factory, bots=2, games=1)
     (match_id, token, result), = claimed_results(tournament, random.Random(1))
-    thread, release = hold_apply_lock(tournament.game_id)
-    other, unlock = held_elsewhere(
-        lambda: list(Rating.objects.select_for_update().filter(game_id=tournament.game_id)))
-    try:
-        with connection.cursor() as cursor:
-            cursor.execute("SET lock_timeout = '2s'")
-        assert match_record_result(match_id=match_id, token=token, result=result)
-        assert Match.objects.get(id=match_id).status == "finished"
-        assert list(PendingRating.objects.values_list("match_id", flat=True)) == [match_id]
-        assert not RatingChange.objects.exists()
-    finally:
-        with connection.cursor() as cursor:
-            cursor.execute("SET lock_timeout = 0")
-        unlock.set()
-        release.set()
-        thread.join(30)
-        other.join(30)
+    with apply_lock_held(tournament.game_id), held_meanwhile(
+            lambda: list(Rating.objects.select_for_update().filter(game_id=tournament.game_id))):
+        try:
+            with connection.cursor() as cursor:
+                cursor.execute("SET lock_timeout = '2s'")
+            assert match_record_result(match_id=match_id, token=token, result=result)
+            assert Match.objects.get(id=match_id).status == "finished"
+            assert list(PendingRating.objects.values_list("match_id", flat=True)) == [match_id]
+            assert not RatingChange.objects.exists()
+        finally:
+            with connection.cursor() as cursor:
+                cursor.execute("SET lock_timeout = 0")
     assert ratings_apply_pending(game_id=tournament.game_id) == 1
     assert not PendingRating.objects.exists()
     assert_history_is_one_sequential_chain(tournament.game_id)
@@ -234,13 +230,9 @@ def test_the_reconciler_applies_results_a_dead_worker_left_pending(bot_factory):
     postgresql_only()
     tournament = rated_round_robin(bot_factory, bots=3, games=1)
     work = claimed_results(tournament, random.Random(2))
-    thread, release = hold_apply_lock(tournament.game_id)
-    try:
+    with apply_lock_held(tournament.game_id):  # the holder "dies" without applying them
         for match_id, token, result in work:
             assert match_record_result(match_id=match_id, token=token, result=result)
-    finally:
-        release.set()  # the holder "dies" without applying them
-        thread.join(30)
     assert PendingRating.objects.count() == len(work)
     matches_reconcile()
     assert not PendingRating.objects.exists()
@@ -265,14 +257,10 @@ def test_results_recorded_during_a_rebuild_are_neither_lost_nor_applied_twice(bo
     plan = rebuild_aside(game_id=tournament.game_id)
     match_id, token, result = work[-2]
     assert match_record_result(match_id=match_id, token=token, result=result)
-    thread, release = hold_apply_lock(tournament.game_id)
-    try:
+    with apply_lock_held(tournament.game_id):
         match_id, token, result = work[-1]
         assert match_record_result(match_id=match_id, token=token, result=result)
         assert PendingRating.objects.count() == 1
-    finally:
-        release.set()
-        thread.join(30)
     assert rebuild_swap(plan) == len(work)
     assert not PendingRating.objects.exists()
     assert RatingChange.objects.count() == 2 * len(work)
@@ -383,12 +371,8 @@ def test_a_recording_queues_behind_results_already_pending_and_they_are_applied_
     tournament = rated_round_robin(bot_factory, bots=3, games=1)
     (first_id, first_token, first), (second_id, second_token, second), *_ = claimed_results(
         tournament, random.Random(7))
-    thread, release = hold_apply_lock(tournament.game_id)
-    try:
+    with apply_lock_held(tournament.game_id):
         assert match_record_result(match_id=first_id, token=first_token, result=first)
-    finally:
-        release.set()
-        thread.join(30)
     assert list(PendingRating.objects.values_list("match_id", flat=True)) == [first_id]
     assert match_record_result(match_id=second_id, token=second_token, result=second)
     assert not PendingRating.objects.exists()
@@ -406,12 +390,8 @@ def test_a_result_left_to_the_rebuild_while_it_held_the_applier_lock_is_applied_
     postgresql_only()
     tournament = rated_round_robin(bot_factory, bots=2, games=1)
     (match_id, token, result), = claimed_results(tournament, random.Random(3))
-    thread, release = hold_apply_lock(tournament.game_id)
-    try:
+    with apply_lock_held(tournament.game_id):
         assert match_record_result(match_id=match_id, token=token, result=result)
-    finally:
-        release.set()
-        thread.join(30)
     # As it stands when the rebuild's part ends: the result committed, its recorder gone, nothing applied.
     assert list(PendingRating.objects.values_list("match_id", flat=True)) == [match_id]
     if part == "swap":
