@@ -270,7 +270,7 @@ def _schedule_pairs(comparison: Comparison, *, count: int, opponent_ids: Sequenc
         for match_id, seating in zip(match_ids, seatings, strict=True)
         for position, (bot_id, version_id) in enumerate(seating)
     ])
-    matches_enqueue_on_commit(match_ids)
+    matches_enqueue_on_commit(match_ids, stamped=True)
     return match_ids
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import base64
 import contextlib
 import dataclasses
+import functools
 import logging
 import time
 from collections.abc import Iterable
@@ -232,9 +233,10 @@ def _publish_matches(ids: list[int], queue: str) -> None:
                 client.send_task(RUN_MATCHES_TASK, args=[chunk], queue=queue, producer=producer)
 
 
-def matches_send_now(match_ids: Iterable[int]) -> int:
+def matches_send_now(match_ids: Iterable[int], *, stamp: bool = True) -> int:
     """Publish the matches on their queues (:func:`match_queue`), several to a message where they are
-    many (:func:`match_message_sizes`); returns how many matches were sent."""
+    many (:func:`match_message_sizes`), and mark them sent (``enqueued_at``) unless ``stamp`` is False
+    (:func:`matches_enqueue_on_commit` marked them in their transaction); returns how many were sent."""
     from ladder.models import Match
 
     ids = list(match_ids)
@@ -245,13 +247,23 @@ def matches_send_now(match_ids: Iterable[int]) -> int:
         by_queue.setdefault(match_queue(priority), []).append(match_id)
     for queue, queued in by_queue.items():
         _publish_matches(sorted(queued), queue)
-    Match.objects.filter(id__in=ids).update(enqueued_at=timezone.now())
+    if stamp:
+        Match.objects.filter(id__in=ids).update(enqueued_at=timezone.now())
     return len(ids)
 
 
-def matches_enqueue_on_commit(match_ids: Iterable[int]) -> None:
-    """Publish ``run_match`` for these matches once the current transaction commits (at once if none)."""
-    _publish_after_commit(matches_send_now, list(match_ids), "match messages")
+def matches_enqueue_on_commit(match_ids: Iterable[int], *, stamped: bool = False) -> None:
+    """Publish these matches' messages once the current transaction commits (at once if none), marked sent
+    (``enqueued_at``) in that transaction: by the caller, that inserted or updated them with it
+    (``stamped``), or here. A stamp a few milliseconds before the send is as good as one after it (the
+    reconciler waits ``MATCH_REQUEUE_AFTER_S`` on it), and writing the rows again once they are sent would
+    cost every match a second row version and hold the rows a worker may be claiming already."""
+    ids = list(match_ids)
+    if ids and not stamped:
+        from ladder.models import Match
+
+        Match.objects.filter(id__in=ids).update(enqueued_at=timezone.now())
+    _publish_after_commit(functools.partial(matches_send_now, stamp=False), ids, "match messages")
 
 
 def versions_validate_now(version_ids: Iterable[int]) -> int:

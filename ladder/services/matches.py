@@ -258,7 +258,7 @@ def _give_back(match: Match, *, reason: str, now: datetime) -> str:
     match.enqueued_at = now
     match.save(update_fields=["status", "attempt_token", "lease_expires_at", "failure_reason", "enqueued_at",
                               "updated_at"])
-    matches_enqueue_on_commit([match.id])
+    matches_enqueue_on_commit([match.id], stamped=True)
     return "requeued"
 
 
@@ -323,7 +323,7 @@ def matches_reconcile(*, now: datetime | None = None) -> ReconcileReport:
         )
         resend = [match_id for match_id in lost if match_id not in expired_ids] + stale
         Match.objects.filter(id__in=resend).update(enqueued_at=now)
-        matches_enqueue_on_commit(resend)
+        matches_enqueue_on_commit(resend, stamped=True)
     if lost:
         logger.warning("the broker lost the messages of up to %d queued matches; sent again", len(lost))
     return ReconcileReport(expired=expired, failed=failed, resent=len(resend), lost=len(lost))

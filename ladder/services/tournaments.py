@@ -180,7 +180,8 @@ def matches_create(
     else:
         Seat.objects.bulk_create(seats, batch_size=1000)
     match_ids = [ids_by_index[first_index + offset] for offset in range(len(seatings))]
-    matches_enqueue_on_commit([match_id for offset, match_id in enumerate(match_ids) if offset not in held])
+    matches_enqueue_on_commit([match_id for offset, match_id in enumerate(match_ids) if offset not in held],
+                              stamped=True)
     return match_ids
 
 

@@ -95,6 +95,8 @@ def test_at_any_time_one_rotation_of_a_rated_deal_is_sent_or_running(bot_factory
                 played(match_id, claim)
         sent = sent_match_ids(private_queue)
         assert len({deal_of[match_id] for match_id in sent}) == len(sent)
+        # Marked sent as they are released, so that the reconciler does not take them for lost.
+        assert not Match.objects.filter(id__in=sent, enqueued_at__isnull=True).exists()
     assert sorted(order) == sorted(deal_of)
     for ids in by_deal.values():
         assert [match_id for match_id in order if match_id in ids] == ids

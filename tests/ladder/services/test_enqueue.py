@@ -12,6 +12,8 @@ import logging
 import uuid
 
 import pytest
+from django.db import connection, transaction
+from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from ladder.models import BotVersion, Match
@@ -73,6 +75,33 @@ def test_each_match_goes_to_the_queue_of_its_priority_and_is_marked_sent(queues)
         assert broker_waiting_match_ids(queues.LADDER_QUEUE) == {ladder_match.pk}
     else:
         assert seen.reserved is None and broker_waiting_match_ids() is None
+
+
+def test_matches_stamped_in_their_transaction_are_sent_without_writing_them_again(
+        queues, django_capture_on_commit_callbacks):
+    """Whoever queues matches sets ``enqueued_at`` in the transaction that queues them (a round robin as it
+    inserts them): the send after the commit then only publishes, and no match row is written twice."""
+    stamped_at = timezone.now() - timezone.timedelta(seconds=5)
+    ids = [MatchFactory(enqueued_at=stamped_at).pk for _ in range(3)]
+    with CaptureQueriesContext(connection) as statements:
+        with django_capture_on_commit_callbacks(execute=True):
+            matches_enqueue_on_commit(ids, stamped=True)
+    assert broker_queue_length() == 3
+    assert not [query["sql"] for query in statements.captured_queries if query["sql"].startswith("UPDATE")]
+    assert set(Match.objects.filter(pk__in=ids).values_list("enqueued_at", flat=True)) == {stamped_at}
+
+
+def test_matches_not_yet_stamped_are_stamped_in_the_transaction_that_queues_them(
+        queues, django_capture_on_commit_callbacks):
+    match = MatchFactory(enqueued_at=None)
+    before = timezone.now()
+    with django_capture_on_commit_callbacks(execute=False) as callbacks, transaction.atomic():
+        matches_enqueue_on_commit([match.pk])
+        # Before the commit: the stamp is part of the transaction that queues the match.
+        assert Match.objects.get(pk=match.pk).enqueued_at >= before
+        assert broker_queue_length() == 0
+    callbacks[0]()
+    assert broker_queue_length() == 1
 
 
 def test_purging_drops_what_waits_and_says_how_many(queues):

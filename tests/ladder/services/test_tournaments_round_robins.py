@@ -9,9 +9,12 @@ from collections import Counter
 from itertools import combinations
 
 import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from ladder.models import BotVersion, Game, Match, Tournament
+from ladder.services.enqueue import broker_waiting_match_ids
 from ladder.services.errors import ServiceError
 from ladder.services.matches import match_claim
 from ladder.services.scheduling import derive_deal_seed, derive_seed
@@ -50,6 +53,22 @@ def test_every_pair_plays_each_game_with_seats_rotated_and_seeds_from_the_tourna
     for match in tournament.matches.all():
         assert match.status == Match.Status.QUEUED and match.seed == derive_seed(77, match.index)
         assert match.options == Game.objects.get(slug="kingdomino").default_options
+
+
+def test_a_round_robins_matches_are_written_once_before_a_worker_claims_them(
+        private_queue, django_capture_on_commit_callbacks):
+    """Inserted already marked sent (``enqueued_at``), in the transaction that creates them: publishing their
+    messages after the commit writes no match row again (which would also hold the rows a worker is
+    claiming meanwhile)."""
+    bots = [BotFactory() for _ in range(3)]
+    with CaptureQueriesContext(connection) as statements:
+        with django_capture_on_commit_callbacks(execute=True):
+            tournament = create(bots, games_per_pairing=2)
+    updates = [query["sql"] for query in statements.captured_queries
+               if query["sql"].startswith("UPDATE") and '"ladder_match"' in query["sql"]]
+    assert updates == []
+    assert tournament.matches.filter(enqueued_at__isnull=True).count() == 0
+    assert broker_waiting_match_ids() == frozenset(tournament.matches.values_list("id", flat=True))
 
 
 def test_a_bot_plays_with_its_newest_accepted_version():
