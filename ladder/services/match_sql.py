@@ -193,12 +193,15 @@ def claim_sql() -> str:
 def claim_many_sql() -> str:
     """PostgreSQL only (:func:`combined`). Params: match ids, their tokens (arrays, same order), queued,
     running, now, queued, running, running, lease end, now, worker, now. Claims, as :func:`claim_sql` does one by
-    one, every match of the list that can be claimed, each under its own token; rows: the claimed ids.
+    one, every match of the list that can be claimed, each under its own token, and reads them back in the
+    same statement: rows as :func:`claimed_match_sql`'s, each led by its match id, in match then seat order,
+    for the claimed matches only.
 
     The rows are locked in id order, so that two workers whose lists overlap (a message sent again) never
     wait on each other in opposite orders. A row another transaction holds is waited for, as a single
     claim waits, and looked at again once it is free: skipped, a match held a moment by anything else (its
-    message being marked sent, the reconciler) would be lost to a message already taken."""
+    message being marked sent, the reconciler) would be lost to a message already taken. What is read
+    back comes from the claimed rows themselves (``RETURNING``), the seats from their own table."""
     match, index, a = _table(Match), _column("index"), array_placeholder()
     return (
         f"WITH v AS (SELECT * FROM unnest({a}::bigint[], {a}::uuid[]) AS v (id, token)), "
@@ -207,24 +210,17 @@ def claim_many_sql() -> str:
         f"AND (m.deal IS NULL OR NOT EXISTS (SELECT 1 FROM {match} p JOIN {_table(Tournament)} t "
         f"ON t.id = p.tournament_id WHERE p.tournament_id = m.tournament_id AND p.deal = m.deal "
         f"AND p.{index} < m.{index} AND p.status IN (%s, %s) AND t.rated)) "
-        "ORDER BY m.id FOR UPDATE OF m) "
-        f"UPDATE {match} SET status = %s, attempts = attempts + 1, attempt_token = v.token, "
+        "ORDER BY m.id FOR UPDATE OF m), "
+        f"u AS (UPDATE {match} SET status = %s, attempts = attempts + 1, attempt_token = v.token, "
         "lease_expires_at = %s, started_at = %s, worker = %s, updated_at = %s "
-        f"FROM c JOIN v ON v.id = c.id WHERE {match}.id = c.id RETURNING {match}.id"
-    )
-
-
-@_statement
-def claimed_matches_sql() -> str:
-    """Params: match ids (an array). Rows as :func:`claimed_match_sql`'s, each led by its match id, in match
-    then seat order."""
-    return (
-        "SELECT m.id, g.slug, m.players, m.seed, m.options, m.limits, s.position, b.name, s.bot_version_id, "
-        f"v.sha256 FROM {_table(Match)} m JOIN {_table(Game)} g ON g.id = m.game_id "
-        f"LEFT JOIN {_table(Seat)} s ON s.match_id = m.id "
+        f"FROM c JOIN v ON v.id = c.id WHERE {match}.id = c.id "
+        f"RETURNING {match}.id, {match}.game_id, {match}.players, {match}.seed, {match}.options, {match}.limits) "
+        "SELECT u.id, g.slug, u.players, u.seed, u.options, u.limits, s.position, b.name, s.bot_version_id, "
+        f"bv.sha256 FROM u JOIN {_table(Game)} g ON g.id = u.game_id "
+        f"LEFT JOIN {_table(Seat)} s ON s.match_id = u.id "
         f"LEFT JOIN {_table(Bot)} b ON b.id = s.bot_id "
-        f"LEFT JOIN {_table(BotVersion)} v ON v.id = s.bot_version_id "
-        f"WHERE m.id = ANY({array_placeholder()}::bigint[]) ORDER BY m.id, s.position"
+        f"LEFT JOIN {_table(BotVersion)} bv ON bv.id = s.bot_version_id "
+        "ORDER BY u.id, s.position"
     )
 
 

@@ -24,6 +24,7 @@ delays matches by seconds and never loses them, and a message a worker has prefe
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import logging
 import time
@@ -84,7 +85,7 @@ def match_claim(*, match_id: int, worker: str = "", now: datetime | None = None)
     running, queued = Match.Status.RUNNING.value, Match.Status.QUEUED.value
     claim = (match_sql.claim_sql(), [running, match_sql.db_token(token), lease_end, at, worker[:200], at, match_id,
                                      queued, running, at, queued, running])
-    claimed, rows = _claim_and_read(claim, (match_sql.claimed_match_sql(), [match_id]), returning=False)
+    (claimed, _), (_, rows) = _claim_transaction(claim, (match_sql.claimed_match_sql(), [match_id]))
     if not claimed or not rows:
         return None
     return _claimed(match_id, str(token), rows)
@@ -96,25 +97,25 @@ def _claim_times(now: datetime | None) -> tuple:
     return match_sql.db_datetime(now), match_sql.db_datetime(now + timedelta(seconds=settings.MATCH_LEASE_S))
 
 
-def _claim_and_read(claim: tuple[str, list], read: tuple[str, list], *, returning: bool) -> tuple:
-    """Run ``claim`` and ``read`` (statement, parameters) in one transaction of one round trip, committed
-    with the batch (no round trip of its own: a worker's transactions are where it drops the wait for the
-    WAL flush, workers/app.py, which a statement in autocommit keeps). Returns what the claim gave (its
-    rows if it is ``returning`` them, else its row count) and the read's rows."""
-    with transaction.atomic(), match_sql.statement_cursor() as claiming, match_sql.statement_cursor() as reading, \
-            connection.cursor() as commit:
+def _claim_transaction(*statements: tuple[str, list]) -> list[tuple[int, list[tuple]]]:
+    """Run ``statements`` (text, parameters) in one transaction of one round trip, committed with the batch
+    (no round trip of its own: a worker's transactions are where it drops the wait for the WAL flush,
+    workers/app.py, which a statement in autocommit keeps). Returns each one's row count and rows (none
+    for a statement that returns none)."""
+    with transaction.atomic(), contextlib.ExitStack() as cursors, connection.cursor() as commit:
+        running = [cursors.enter_context(match_sql.statement_cursor()) for _ in statements]
         with match_sql.statements_batched():
-            claiming.execute(*claim)
-            reading.execute(*read)
+            for cursor, (sql, params) in zip(running, statements, strict=True):
+                cursor.execute(sql, params)
             match_sql.commit_batched(commit)
-        return (claiming.fetchall() if returning else claiming.rowcount), reading.fetchall()
+        return [(cursor.rowcount, cursor.fetchall() if cursor.description else []) for cursor in running]
 
 
 def match_claim_many(*, match_ids: Sequence[int], worker: str = "", now: datetime | None = None) -> list[ClaimedMatch]:
     """Take every match of ``match_ids`` that can be taken, as :func:`match_claim` takes one, each under a
     token of its own; the claimed ones in the order given (a match given twice is claimed once).
 
-    On PostgreSQL one transaction of one round trip claims them all and reads them back
+    On PostgreSQL one statement, in a transaction of one round trip, claims them all and reads them back
     (:func:`match_sql.claim_many_sql`: rows locked in id order); elsewhere each is claimed on its own."""
     ids = list(dict.fromkeys(int(match_id) for match_id in match_ids))
     if not match_sql.combined():
@@ -126,12 +127,10 @@ def match_claim_many(*, match_ids: Sequence[int], worker: str = "", now: datetim
     running, queued = Match.Status.RUNNING.value, Match.Status.QUEUED.value
     claim = (match_sql.claim_many_sql(), [ids, [tokens[match_id] for match_id in ids], queued, running, at, queued,
                                           running, running, lease_end, at, worker[:200], at])
-    claimed_rows, rows = _claim_and_read(claim, (match_sql.claimed_matches_sql(), [ids]), returning=True)
-    claimed = {row[0] for row in claimed_rows}
+    [(_, rows)] = _claim_transaction(claim)
     by_match: dict[int, list[tuple]] = {}
     for row in rows:
-        if row[0] in claimed:
-            by_match.setdefault(row[0], []).append(row[1:])
+        by_match.setdefault(row[0], []).append(row[1:])
     return [_claimed(match_id, str(tokens[match_id]), by_match[match_id]) for match_id in ids if match_id in by_match]
 
 

@@ -124,13 +124,22 @@ def test_matches_claimed_elsewhere_or_missing_are_skipped(settings):
 
 def test_a_claim_of_many_takes_each_match_once_under_a_token_of_its_own():
     ids = round_robin([FIRST_LEGAL_BOT, LAST_LEGAL_BOT, FIRST_LEGAL_BOT], rated=False)
-    claims = match_claim_many(match_ids=[ids[2], ids[0], ids[2], 987654], worker="here")
+    with statements_run() as texts:
+        claims = match_claim_many(match_ids=[ids[2], ids[0], ids[2], 987654], worker="here")
+    if connection.vendor == "postgresql":
+        # One statement claims them and reads them back (besides the transaction's own).
+        transaction_control = ("SET LOCAL", "COMMIT", "SAVEPOINT", "RELEASE SAVEPOINT")
+        assert [text for text in texts if not text.startswith(transaction_control)] == [match_sql.claim_many_sql()]
     assert [claim.match_id for claim in claims] == [ids[2], ids[0]]
     assert len({claim.token for claim in claims}) == 2
     for claim in claims:
         match = Match.objects.get(id=claim.match_id)
         assert (match.status, str(match.attempt_token), match.worker) == ("running", claim.token, "here")
-        assert [seat.position for seat in claim.seats] == [0, 1] and claim.game == "kingdomino"
+        assert (claim.game, claim.players, claim.seed, claim.options, claim.limits) == (
+            "kingdomino", 2, match.seed, match.options, match.limits)
+        assert [(seat.position, seat.bot_name, seat.bot_version_id, seat.sha256) for seat in claim.seats] == [
+            (seat.position, seat.bot.name, seat.bot_version_id, seat.bot_version.sha256)
+            for seat in match.seats.order_by("position")]
     assert Match.objects.get(id=ids[1]).status == "queued"
     # A second claim finds them taken.
     assert match_claim_many(match_ids=ids, worker="there")[0].match_id == ids[1]
