@@ -12,6 +12,13 @@
   ``pipeline.ratios`` gives every round's ratio (on a machine whose speed wanders by a few per cent from
   one second to the next, one pair alone can land several hundredths either side).
   ``pipeline.rounds_wall_s``: the seconds all the rounds took, the worker's start and warm-up included.
+* ``pipeline.play_share``: the share of a round robin's time its worker spent playing, by the referee's own
+  clock inside the worker (each match's stored ``duration_s``); the rest is what the pipeline adds. Both
+  sides come from the same run, so the machine's drift between the two runs of a pair does not reach it:
+  it shows the pipeline's cost where ``pipeline.ratio`` wanders. ``pipeline.play_speed``: how fast the
+  worker played against the referee's replay of the same matches (1: as fast; each round's ratio is its
+  share times its speed), which shows that the worker does not slow the referee down. Medians again,
+  every round's share in ``pipeline.play_shares``.
 * ``pipeline.scaling``: matches per second with two worker processes over one (goal >= 1.7 on 2 cores).
 * ``ladder.matches_per_s``: the ladder alone on two worker processes, with the settings in force (the
   defaults unless the environment says otherwise), its tick run every ``LADDER_INTERVAL_S`` as beat runs
@@ -34,6 +41,7 @@ benchmarking never touches the ladder's real data.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import shutil
 import signal
@@ -172,13 +180,68 @@ def _celery_rate(bot_ids: list[int], matches: int, concurrency: int, label: str)
         workers.stop()
 
 
-def _paired_rates(bot_ids: list[int], matches: int, rounds: int) -> list[tuple[float, float, int]]:
-    """``rounds`` pairs of (matches per second through Celery, the referee's for the same matches, matches
-    played): one worker process, started and warmed once, plays a new round robin each round, and the
-    referee then plays that round robin's matches in this process."""
+@dataclasses.dataclass(frozen=True)
+class Round:
+    """One round of the ratio: a round robin played through Celery, then its matches by the referee alone.
+
+    ``wall_s``: from before the tournament was created to its last recording; ``play_s``: the referee's
+    own time for those matches inside the worker (the sum of their stored ``duration_s``, each timed from
+    the first bot's start to the last one's stop); ``referee_matches_per_s``: the referee's speed replaying
+    them in the bench's process right after."""
+
+    played: int
+    wall_s: float
+    play_s: float
+    referee_matches_per_s: float
+
+    @property
+    def celery_matches_per_s(self) -> float:
+        return self.played / self.wall_s
+
+    @property
+    def ratio(self) -> float:
+        """Celery's speed over the referee's: ``play_share * play_speed``."""
+        return self.celery_matches_per_s / self.referee_matches_per_s
+
+    @property
+    def play_share(self) -> float:
+        """The share of the round robin's time the worker spent playing: the rest is the pipeline's."""
+        return self.play_s / self.wall_s
+
+    @property
+    def play_speed(self) -> float:
+        """The worker's speed at play over the referee's replay of the same matches (1: as fast)."""
+        return self.played / self.play_s / self.referee_matches_per_s
+
+
+def round_figures(rounds: list[Round]) -> dict:
+    """The ratio's figures of ``rounds`` (module docstring): medians, and every round's ratio and share."""
+    ratios = [round(each.ratio, 3) for each in rounds]
+    shares = [round(each.play_share, 3) for each in rounds]
+    return {
+        "pipeline.referee_matches_per_s": round(statistics.median(each.referee_matches_per_s for each in rounds), 2),
+        "pipeline.celery_matches_per_s": round(statistics.median(each.celery_matches_per_s for each in rounds), 2),
+        "pipeline.ratio": statistics.median(ratios),
+        "pipeline.ratios": ratios,
+        "pipeline.play_share": statistics.median(shares),
+        "pipeline.play_shares": shares,
+        "pipeline.play_speed": round(statistics.median(each.play_speed for each in rounds), 3),
+    }
+
+
+def _play_s(tournament) -> float:
+    """The seconds the referee took to play ``tournament``'s finished matches, by its own clock."""
+    from django.db.models import Sum
+
+    return float(tournament.matches.filter(status="finished").aggregate(total=Sum("duration_s"))["total"] or 0.0)
+
+
+def _rounds(bot_ids: list[int], matches: int, rounds: int) -> list[Round]:
+    """``rounds`` rounds (:class:`Round`): one worker process, started and warmed once, plays a new round
+    robin each round, and the referee then plays that round robin's matches in this process."""
     workers = _Workers(f"bench-{uuid.uuid4().hex[:8]}")
     settings.MATCH_QUEUE = workers.queue
-    pairs = []
+    played_rounds = []
     try:
         workers.start(1)
         _wait_finished(_round_robin(bot_ids[:2], 2, "bench: 1 worker process, warm-up"), timeout=120)
@@ -188,10 +251,11 @@ def _paired_rates(bot_ids: list[int], matches: int, rounds: int) -> list[tuple[f
             ended = _wait_finished(tournament, timeout=max(600.0, matches * 5.0))
             played = tournament.matches.filter(status="finished").count()
             # Right after the Celery run, so both see the machine in the same state (the worker waits idle).
-            pairs.append((played / (ended - began), _referee_rate(tournament), played))
+            played_rounds.append(Round(played=played, wall_s=ended - began, play_s=_play_s(tournament),
+                                       referee_matches_per_s=_referee_rate(tournament)))
     finally:
         workers.stop()
-    return pairs
+    return played_rounds
 
 
 def _wait_finished_reconciling(tournament, timeout: float, alive) -> float:
@@ -320,14 +384,12 @@ def bench_pipeline(*, matches: int = 100, scaling_matches: int | None = None, re
 
         bot_ids = _bots(5)
         started = time.monotonic()
-        pairs = _paired_rates(bot_ids, matches, rounds)
+        played_rounds = _rounds(bot_ids, matches, rounds)
         celery_s = time.monotonic() - started
-        celery_rate = statistics.median(celery for celery, _referee, _played in pairs)
-        referee_rate = statistics.median(referee for _celery, referee, _played in pairs)
-        ratios = [round(celery / referee, 3) for celery, referee, _played in pairs]
-        played = min(played for _celery, _referee, played in pairs)
+        figures = round_figures(played_rounds)
+        played = min(each.played for each in played_rounds)
         if scaling_matches == matches:
-            one_rate = celery_rate
+            one_rate = figures["pipeline.celery_matches_per_s"]
         else:
             one_rate, _ = _celery_rate(bot_ids, scaling_matches, 1, "bench: scaling, 1 process")
         two_rate, _ = _celery_rate(bot_ids, scaling_matches, 2, "bench: scaling, 2 processes")
@@ -346,10 +408,7 @@ def bench_pipeline(*, matches: int = 100, scaling_matches: int | None = None, re
         "pipeline.failed_matches": failed,
         "pipeline.rounds": rounds,
         "pipeline.rounds_wall_s": round(celery_s, 1),
-        "pipeline.referee_matches_per_s": round(referee_rate, 2),
-        "pipeline.celery_matches_per_s": round(celery_rate, 2),
-        "pipeline.ratio": statistics.median(ratios),
-        "pipeline.ratios": ratios,
+        **figures,
         "pipeline.scaling_matches": scaling_matches,
         "pipeline.scaling": round(two_rate / one_rate, 3),
         "pipeline.two_processes_matches_per_s": round(two_rate, 2),

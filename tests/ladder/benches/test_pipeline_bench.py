@@ -1,7 +1,7 @@
 """The pipeline bench's parts that need no worker (``ladder.benches.pipeline``): the database URL its worker
 processes are given for the scratch database, the rated round robin it schedules of about the asked number
-of matches, and its wait for a tournament's matches, which stops the clock when the tournament was marked
-finished and gives up after its timeout. The whole bench
+of matches, its wait for a tournament's matches, which stops the clock when the tournament was marked
+finished and gives up after its timeout, and the figures of its rounds. The whole bench
 starts real worker processes and sandboxes and is measured by ``manage.py bench``, not here."""
 
 from __future__ import annotations
@@ -75,6 +75,36 @@ def test_the_wait_stops_the_clock_when_the_tournament_was_marked_finished_not_wh
                                                        finished_at=timezone.now() - timedelta(seconds=2))
     looked = time.monotonic()
     assert looked - 2.5 < pipeline._wait_finished(tournament, timeout=5) < looked - 1.5
+
+
+def test_a_rounds_ratio_is_its_play_share_times_its_play_speed_and_the_figures_are_medians():
+    rounds = [
+        # 90 matches in 2 s, 1.8 s of it at play (50 a second), replayed by the referee at 50 a second.
+        pipeline.Round(played=90, wall_s=2.0, play_s=1.8, referee_matches_per_s=50.0),
+        # The machine slower during the replay: the ratio moves, the share does not.
+        pipeline.Round(played=90, wall_s=2.0, play_s=1.8, referee_matches_per_s=40.0),
+        # The pipeline slower: both move.
+        pipeline.Round(played=90, wall_s=2.25, play_s=1.8, referee_matches_per_s=50.0),
+    ]
+    for each in rounds:
+        assert each.ratio == pytest.approx(each.play_share * each.play_speed)
+    figures = pipeline.round_figures(rounds)
+    assert figures["pipeline.ratios"] == [0.9, 1.125, 0.8] and figures["pipeline.ratio"] == 0.9
+    assert figures["pipeline.play_shares"] == [0.9, 0.9, 0.8] and figures["pipeline.play_share"] == 0.9
+    assert figures["pipeline.play_speed"] == 1.0  # 1.0, 1.25, 1.0
+    assert figures["pipeline.celery_matches_per_s"] == 45.0 and figures["pipeline.referee_matches_per_s"] == 50.0
+
+
+@pytest.mark.django_db
+def test_the_play_time_is_the_referees_own_for_the_finished_matches():
+    bot_ids = [BotFactory().id for _ in range(3)]
+    tournament = pipeline._round_robin(bot_ids, 3, "bench: timed")
+    first, second, third = tournament.matches.order_by("id")
+    now = timezone.now()
+    Match.objects.filter(id=first.id).update(status="finished", finished_at=now, duration_s=0.25)
+    Match.objects.filter(id=second.id).update(status="finished", finished_at=now, duration_s=0.5)
+    Match.objects.filter(id=third.id).update(status="failed", finished_at=now, duration_s=9.0)
+    assert pipeline._play_s(tournament) == pytest.approx(0.75)
 
 
 def test_the_bench_refuses_fewer_than_one_round_before_it_starts_anything():
