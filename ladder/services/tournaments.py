@@ -292,7 +292,15 @@ def tournament_finish_if_done(*, tournament_id: int) -> bool:
     """Mark the tournament finished when none of its matches is queued or running, and tell its creator's
     webhooks once the transaction commits (``tournament.finished``). Caller holds a transaction; the
     tournament row is locked so that two workers finishing the last two matches at once cannot both miss
-    it."""
+    it: the second one's look waits for the first one's commit. On PostgreSQL one round trip (the lock and
+    the conditional UPDATE, two statements sent together: ``match_sql.tournament_hold_sql``)."""
+    if match_sql.combined():
+        creator = _finish_held(tournament_id)
+        if creator is None:
+            return False
+        if creator[0] is not None:
+            tournament_finished(tournament=Tournament.objects.select_related("game").get(id=tournament_id))
+        return True
     # A queued match cannot finish behind our back, so while one exists there is nothing to lock.
     if Match.objects.filter(tournament_id=tournament_id, status=Match.Status.QUEUED).exists():
         return False
@@ -308,3 +316,17 @@ def tournament_finish_if_done(*, tournament_id: int) -> bool:
     tournament.save(update_fields=["status", "finished_at", "updated_at"])
     tournament_finished(tournament=tournament)
     return True
+
+
+def _finish_held(tournament_id: int) -> tuple[int | None] | None:
+    """PostgreSQL: hold the tournament's row and finish it if nothing is left, in one round trip; its
+    creator's id in a tuple if it finished it, else None."""
+    now = match_sql.db_datetime(timezone.now())
+    queued, running = Match.Status.QUEUED.value, Match.Status.RUNNING.value
+    with match_sql.statement_cursor() as hold, match_sql.statement_cursor() as finish:
+        with match_sql.statements_batched():
+            hold.execute(match_sql.tournament_hold_sql(), [tournament_id, tournament_id, queued])
+            finish.execute(match_sql.tournament_finish_sql(), [
+                Tournament.Status.FINISHED.value, now, now, tournament_id, Tournament.Kind.ROUND_ROBIN.value,
+                Tournament.Status.RUNNING.value, tournament_id, queued, running])
+        return finish.fetchone()

@@ -9,7 +9,7 @@ from collections import Counter
 from itertools import combinations
 
 import pytest
-from django.db import connection
+from django.db import connection, transaction
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
@@ -26,6 +26,7 @@ from ladder.services.tournaments import (
     tournament_finish_if_done,
 )
 from tests.factories import BotFactory, BotVersionFactory, StaffFactory, UserFactory
+from tests.held_elsewhere import held_elsewhere
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("fresh_cache")]
 
@@ -163,6 +164,33 @@ def test_options_are_merged_over_the_games_defaults():
     game = Game.objects.get(slug="kingdomino")
     assert game_options_check(game=game, players=2, options=None) == game.default_options
     assert game_options_check(game=game, players=2, options={}) == game.default_options
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_last_two_matches_recorded_at_once_finish_the_tournament():
+    """Two recordings of a round robin's last two matches, each in its transaction: the first one's look
+    sees the other match still running and holds the tournament until it commits; the second one's look
+    waits for that and then finds nothing left (a look that did not wait would see the first match still
+    running, and nobody would finish the tournament)."""
+    import threading
+
+    tournament = create([BotFactory(), BotFactory()], games_per_pairing=2)
+    first, second = tournament.matches.order_by("index")
+    assert match_claim(match_id=first.pk, worker="a") and match_claim(match_id=second.pk, worker="b")
+    looks = []
+
+    def record(match_id):
+        Match.objects.filter(pk=match_id).update(status=Match.Status.FINISHED, finished_at=timezone.now())
+        looks.append(tournament_finish_if_done(tournament_id=tournament.id))
+
+    holder, release = held_elsewhere(lambda: record(first.pk))
+    threading.Timer(0.3, release.set).start()
+    with transaction.atomic():
+        record(second.pk)
+    holder.join(10)
+    assert looks == [False, True]
+    tournament.refresh_from_db()
+    assert tournament.status == Tournament.Status.FINISHED
 
 
 def test_a_tournament_finishes_once_when_no_match_is_queued_or_running():
