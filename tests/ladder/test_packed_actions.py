@@ -22,6 +22,9 @@ KINGDOMINO_LIKE = [{"pick": i % 4, "place": [i % 9, (i * 7) % 9, "n" if i % 2 el
         [["nested", ["deeper", {"k": [1, {"v": None}]}]]],
         ["é ü 漢字 🎲", {"ключ": "значение"}],
         [{"big": 2**62, "neg": -(2**62), "tiny": 1e-300}],
+        # What the fast encoder refuses goes through json: integers past 64 bits, lone surrogates.
+        [2**70, -(2**70)],
+        ["a lone \ud800 surrogate"],
     ],
 )
 def test_unpack_gives_back_exactly_what_pack_was_given(actions):
@@ -32,6 +35,12 @@ def test_the_format_is_a_version_byte_then_zlib_of_compact_json():
     value = pack([{"a": 1}, [2, 3]])
     assert value[0] == FORMAT_VERSION == 1
     assert zlib.decompress(value[1:]) == b'[{"a":1},[2,3]]'
+
+
+def test_the_json_is_the_same_compact_json_whichever_encoder_wrote_it():
+    for actions in (KINGDOMINO_LIKE, ["é ü 漢字 🎲", {"ключ": 1.5}], [2**70]):
+        compact = json.dumps(actions, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
+        assert zlib.decompress(pack(actions)[1:]) == compact
 
 
 def test_non_ascii_text_is_stored_as_utf8_not_escapes():

@@ -4,6 +4,7 @@ from."""
 
 from __future__ import annotations
 
+import json
 import os
 import zlib
 
@@ -69,6 +70,17 @@ odd_records = st.recursive(
 @given(texts, st.lists(odd_records, max_size=5))
 def test_records_of_any_other_shape_are_kept_as_they_are(log, decisions):
     assert roundtrip(log, decisions) == SeatLogs(log, decisions)
+
+
+@settings(max_examples=200, deadline=None)
+@given(texts, st.lists(odd_records, max_size=5))
+def test_the_header_is_ascii_json_whatever_the_records_hold(log, decisions):
+    value = pack(log, decisions)
+    if value is None:
+        return
+    header, newline, _text = zlib.decompress(value[1:]).partition(b"\n")
+    assert newline and header.isascii()
+    assert json.loads(header)["log"] == len(log)
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
