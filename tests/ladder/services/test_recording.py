@@ -3,6 +3,8 @@ rows as recording them one at a time, each match once, and nothing of a batch wh
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
@@ -11,8 +13,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from bots.match_result import MatchResult, SeatResult
-from ladder.benches.recording import recording_statements
+from ladder.benches.recording import RecordingField, recording_statements
 from ladder.models import Match, Rating, RatingChange, Seat, Tournament, TournamentTally
+from ladder.services import match_sql
 from ladder.services.matches import match_claim
 from ladder.services.rating_updates import ratings_rebuild
 from ladder.services.recording import result_pack, results_record
@@ -134,3 +137,37 @@ def test_a_batch_takes_the_same_statements_for_one_match_as_for_twenty():
         counts.append((len(recording), len(applying)))
     assert counts[0] == counts[1] == counts[2]
     assert counts[0][0] <= 4  # finish with the reads, the pending marks, the writes
+
+
+def _rows_read(plan: dict, table: str) -> int:
+    """Rows of ``table`` an EXPLAIN ANALYZE plan node and those under it read (kept or filtered out)."""
+    own = 0
+    if plan.get("Relation Name") == table:
+        own = (plan.get("Actual Rows", 0) + plan.get("Rows Removed by Filter", 0)) * plan.get("Actual Loops", 1)
+    return own + sum(_rows_read(child, table) for child in plan.get("Plans", []))
+
+
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="the plan is PostgreSQL's planner's")
+def test_a_recording_reads_as_many_matches_however_many_of_its_tournament_are_queued():
+    """Whether a tournament has matches left is one look at its queue, not a count of it: a recording
+    of the ladder's tournament, thousands of matches queued, reads as few match rows as a lone match."""
+    field = RecordingField(game_slug="kingdomino", bots=4, players=2)
+    read = {}
+    for queued in (0, 3000):
+        scheduled = field.schedule(1 + queued)
+        with connection.cursor() as cursor:
+            cursor.execute(f"ANALYZE {Match._meta.db_table}")
+        claim = match_claim(match_id=scheduled[0].match_id, worker="tests")
+        packed = result_pack(match_id=claim.match_id, token=claim.token, result=field.result_for(0))
+        params = match_sql.finish_many_params([packed], finished="finished", running="running", queued="queued",
+                                              now=timezone.now())
+        with connection.cursor() as cursor:
+            cursor.execute("SAVEPOINT explained")
+            cursor.execute("EXPLAIN (ANALYZE, FORMAT JSON) " + match_sql.finish_many_sql(), params)
+            plan = cursor.fetchone()[0]
+            cursor.execute("ROLLBACK TO SAVEPOINT explained")
+        plan = json.loads(plan) if isinstance(plan, str) else plan
+        read[queued] = _rows_read(plan[0]["Plan"], Match._meta.db_table)
+        Match.objects.filter(id__in=[s.match_id for s in scheduled]).delete()
+    # The match finished, and at most one queued match found (none where none is queued).
+    assert read[0] <= 3 and read[3000] <= 3, read
