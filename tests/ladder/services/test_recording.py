@@ -159,7 +159,8 @@ def test_a_recording_reads_as_many_matches_however_many_of_its_tournament_are_qu
             cursor.execute(f"ANALYZE {Match._meta.db_table}")
         claim = match_claim(match_id=scheduled[0].match_id, worker="tests")
         packed = result_pack(match_id=claim.match_id, token=claim.token, result=field.result_for(0))
-        params = match_sql.finish_many_params([packed], finished="finished", running="running", queued="queued",
+        params = match_sql.finish_many_params([packed], finished=Match.Status.FINISHED.value,
+                                              running=Match.Status.RUNNING.value, queued=Match.Status.QUEUED.value,
                                               now=timezone.now())
         with connection.cursor() as cursor:
             cursor.execute("SAVEPOINT explained")
