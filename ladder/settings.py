@@ -358,20 +358,23 @@ RESULTS_GROUP_WAIT_S: float = env.float("RESULTS_GROUP_WAIT_S", default=10.0)
 if RESULTS_GROUP_BATCH < 1 or RESULTS_GROUP_WAIT_S <= 0:
     raise ImproperlyConfigured("RESULTS_GROUP_BATCH must be at least 1 and RESULTS_GROUP_WAIT_S above 0")
 # Matches sent together go out several to a message (run_matches), claimed in one transaction and recorded
-# together by the worker that takes it: at most MATCHES_PER_MESSAGE to a message, and at least
-# MATCH_MESSAGES_MIN messages for a send that has that many matches, so that as many worker processes
-# share it. Only where the broker can list its messages (Redis), which the reconciler needs to tell which
-# matches a message carries; elsewhere one match a message. A message's fixed costs (Celery's hand-over, the
-# claim, the recording's round trips) come to about 11 ms on a 2-core machine, against about 17 ms a match:
-# 16 to a message keeps them near a twentieth of a worker's time.
-MATCHES_PER_MESSAGE: int = env.int("MATCHES_PER_MESSAGE", default=16)
+# together by the worker that takes it (ladder/services/enqueue.py, match_message_sizes): at most
+# MATCHES_PER_MESSAGE to a message, spread over as many messages as carry about MATCH_MESSAGE_WORK_S seconds
+# of play each by the game's recent matches (ladder/services/match_durations.py), or, for a game and player
+# count without recent matches, over at least MATCH_MESSAGES_MIN messages. Only where the broker can list
+# its messages (Redis), which the reconciler needs to tell which matches a message carries; elsewhere one
+# match a message. A message's fixed costs (Celery's hand-over, the claim, the recording's round trips)
+# come to about 20 ms on a 2-core machine: half a second of play a message keeps them near a twentieth of
+# a worker's time, and a send of long matches still goes out one a message to every free process.
+MATCHES_PER_MESSAGE: int = env.int("MATCHES_PER_MESSAGE", default=32)
 MATCH_MESSAGES_MIN: int = env.int("MATCH_MESSAGES_MIN", default=8)
+MATCH_MESSAGE_WORK_S: float = env.float("MATCH_MESSAGE_WORK_S", default=0.5)
 # Seconds a worker holds the results of a message's matches to record them together, at most: past it, the
 # results played so far are recorded before the next match begins (their leases renewed meanwhile).
 RESULTS_HOLD_S: float = env.float("RESULTS_HOLD_S", default=1.0)
-if MATCHES_PER_MESSAGE < 1 or MATCH_MESSAGES_MIN < 1 or RESULTS_HOLD_S < 0:
+if MATCHES_PER_MESSAGE < 1 or MATCH_MESSAGES_MIN < 1 or RESULTS_HOLD_S < 0 or MATCH_MESSAGE_WORK_S <= 0:
     raise ImproperlyConfigured("MATCHES_PER_MESSAGE and MATCH_MESSAGES_MIN must be at least 1, RESULTS_HOLD_S "
-                               "at least 0")
+                               "at least 0, MATCH_MESSAGE_WORK_S above 0")
 # Celery's soft and hard time limits for run_match, per match (run_matches has them times the matches it
 # may carry): they bound the longest match, and the system check holds BOTS_MAX_MATCH_MS against the soft
 # one. A soft timeout releases the match for a retry.

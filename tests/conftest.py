@@ -168,6 +168,16 @@ def _no_counters_from_earlier_tests():
         caches["default"].clear()
 
 
+@pytest.fixture(autouse=True)
+def _no_match_durations_from_earlier_tests():
+    """Every test starts with this process's figures of how long matches take unread: they size the
+    messages of a send (``ladder.services.match_durations``), and an earlier test's matches would size
+    this one's."""
+    from ladder.services.match_durations import match_seconds_forget
+
+    match_seconds_forget()
+
+
 @pytest.fixture
 def fresh_cache():
     """The cache (rate limit counters) empty when the test starts and when it ends."""

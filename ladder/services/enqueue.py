@@ -13,6 +13,7 @@ import contextlib
 import dataclasses
 import functools
 import logging
+import math
 import time
 from collections.abc import Iterable
 
@@ -201,14 +202,24 @@ def match_queue(priority: int) -> str:
     return settings.LADDER_QUEUE if priority >= LADDER_PRIORITY else settings.MATCH_QUEUE
 
 
-def match_message_sizes(count: int) -> list[int]:
-    """How many matches each message of a send of ``count`` matches carries: as few messages as
-    ``MATCHES_PER_MESSAGE`` allows, but at least ``MATCH_MESSAGES_MIN`` (or ``count``, if fewer), the
-    matches spread evenly over them; one a message where the broker cannot list its messages."""
+def match_message_sizes(count: int, *, match_s: float | None = None) -> list[int]:
+    """How many matches each message of a send of ``count`` matches carries, the matches spread evenly
+    over the messages; one a message where the broker cannot list its messages.
+
+    As few messages as ``MATCHES_PER_MESSAGE`` allows, but spread over as many as carry about
+    ``MATCH_MESSAGE_WORK_S`` seconds of play each where ``match_s`` (how long such a match takes:
+    ``match_durations.match_seconds``) is known, so that long matches go out one a message to as many
+    worker processes as are free, and short ones many a message, whose fixed costs (Celery's hand-over, a
+    claim, a recording) they share; at least ``MATCH_MESSAGES_MIN`` where it is not. Never more messages
+    than matches."""
     if count <= 0:
         return []
     most = settings.MATCHES_PER_MESSAGE if _broker_lists_messages() else 1
-    messages = max(min(count, settings.MATCH_MESSAGES_MIN), -(-count // most))
+    if match_s is None:
+        spread = settings.MATCH_MESSAGES_MIN
+    else:
+        spread = math.ceil(count * max(0.0, match_s) / settings.MATCH_MESSAGE_WORK_S)
+    messages = max(min(count, spread), -(-count // most))
     size, larger = divmod(count, messages)
     return [size + 1] * larger + [size] * (messages - larger)
 
@@ -218,13 +229,13 @@ def _broker_lists_messages() -> bool:
     return settings.CELERY_BROKER_URL.startswith(("redis://", "rediss://", "redis+socket://"))
 
 
-def _publish_matches(ids: list[int], queue: str) -> None:
-    """``ids`` on ``queue`` in messages of :func:`match_message_sizes`, in order: ``run_match`` for a
-    message of one match, ``run_matches`` for more."""
+def _publish_matches(ids: list[int], queue: str, *, match_s: float | None = None) -> None:
+    """``ids`` on ``queue`` in messages of :func:`match_message_sizes` (for matches of ``match_s``
+    seconds), in order: ``run_match`` for a message of one match, ``run_matches`` for more."""
     client = celery_client()
     with client.producer_or_acquire() as producer:
         start = 0
-        for size in match_message_sizes(len(ids)):
+        for size in match_message_sizes(len(ids), match_s=match_s):
             chunk = ids[start:start + size]
             start += size
             if size == 1:
@@ -238,15 +249,17 @@ def matches_send_now(match_ids: Iterable[int], *, stamp: bool = True) -> int:
     many (:func:`match_message_sizes`), and mark them sent (``enqueued_at``) unless ``stamp`` is False
     (:func:`matches_enqueue_on_commit` marked them in their transaction); returns how many were sent."""
     from ladder.models import Match
+    from ladder.services.match_durations import match_seconds
 
     ids = list(match_ids)
     if not ids:
         return 0
-    by_queue: dict[str, list[int]] = {}
-    for match_id, priority in Match.objects.filter(id__in=ids).values_list("id", "priority"):
-        by_queue.setdefault(match_queue(priority), []).append(match_id)
-    for queue, queued in by_queue.items():
-        _publish_matches(sorted(queued), queue)
+    sends: dict[tuple[str, int, int], list[int]] = {}
+    for match_id, priority, game_id, players in Match.objects.filter(id__in=ids).values_list(
+            "id", "priority", "game_id", "players"):
+        sends.setdefault((match_queue(priority), game_id, players), []).append(match_id)
+    for (queue, game_id, players), queued in sends.items():
+        _publish_matches(sorted(queued), queue, match_s=match_seconds(game_id=game_id, players=players))
     if stamp:
         Match.objects.filter(id__in=ids).update(enqueued_at=timezone.now())
     return len(ids)

@@ -202,6 +202,55 @@ def test_a_send_goes_out_in_as_few_messages_as_allowed_but_at_least_the_spread(c
     assert match_message_sizes(count) == [1] * count
 
 
+@pytest.mark.parametrize(("count", "match_s", "messages"), [
+    (100, 0.02, 4),  # 2 s of play: 4 messages of half a second each (25 matches)
+    (100, 0.001, 4),  # as few as MATCHES_PER_MESSAGE (32) allows, however short
+    (100, 5.0, 100),  # long matches: one a message, to as many processes as are free
+    (3, 5.0, 3),
+    (10, 0.02, 1),  # a fifth of a second of play: one message
+    (10, None, 8),  # unknown: spread over MATCH_MESSAGES_MIN
+    (100, None, 8),
+    (1000, None, 32),
+    (0, 0.02, 0),
+])
+def test_a_send_carries_about_the_set_seconds_of_play_a_message_where_the_matches_length_is_known(
+        count, match_s, messages, settings):
+    settings.CELERY_BROKER_URL = "redis://127.0.0.1:6379/0"
+    settings.MATCHES_PER_MESSAGE, settings.MATCH_MESSAGES_MIN, settings.MATCH_MESSAGE_WORK_S = 32, 8, 0.5
+    sizes = match_message_sizes(count, match_s=match_s)
+    assert len(sizes) == messages and sum(sizes) == count
+    assert max(sizes, default=0) - min(sizes, default=0) <= 1 and max(sizes, default=0) <= 32
+
+
+def test_a_send_is_sized_by_how_long_its_games_recent_matches_took(queues, settings):
+    if not on_redis():
+        pytest.skip("several matches to a message only where the broker lists its messages (Redis)")
+    from ladder.models import Game
+    from ladder.services.match_durations import MIN_SAMPLES
+
+    settings.MATCHES_PER_MESSAGE, settings.MATCH_MESSAGES_MIN, settings.MATCH_MESSAGE_WORK_S = 32, 8, 0.5
+    short, long = Game.objects.get(slug="kingdomino"), Game.objects.get(slug="draftosaurus")
+    for game, seconds in ((short, 0.05), (long, 2.0)):
+        for _ in range(MIN_SAMPLES):
+            MatchFactory(tournament__game=game, players=2, status=Match.Status.FINISHED, finished_at=timezone.now(),
+                         duration_s=seconds)
+    # Three-player Kingdomino has no recent match: spread as if long.
+    sends = {(game.slug, players): [MatchFactory(tournament__game=game, players=players, priority=TOURNAMENT_PRIORITY).pk
+                                    for _ in range(20)]
+             for game, players in ((short, 2), (long, 2), (short, 3))}
+    assert matches_send_now([match_id for ids in sends.values() for match_id in ids]) == 60
+    with enqueue._broker_channel() as channel:
+        from ladder.brokers import redis_queues
+
+        stored = [enqueue._match_ids(message)
+                  for message in redis_queues.waiting_messages(channel, queues.MATCH_QUEUE)]
+    sizes = {key: sorted(len(message) for message in stored if set(message) <= set(ids))
+             for key, ids in sends.items()}
+    # 20 x 0.05 s = 1 s: 2 messages; 20 x 2 s: one match a message; unknown: MATCH_MESSAGES_MIN (8).
+    assert sizes == {("kingdomino", 2): [10, 10], ("draftosaurus", 2): [1] * 20,
+                     ("kingdomino", 3): [2, 2, 2, 2, 3, 3, 3, 3]}
+
+
 def test_many_matches_go_out_several_to_a_message_and_are_listed_by_match(queues, settings):
     if not on_redis():
         pytest.skip("several matches to a message only where the broker lists its messages (Redis)")

@@ -1,0 +1,53 @@
+"""How long a game's matches take, by its recent finished ones (``ladder.services.match_durations``): what
+sizes the messages of a send."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+from django.utils import timezone
+
+from ladder.models import Game, Match
+from ladder.services import match_durations
+from ladder.services.match_durations import MIN_SAMPLES, match_seconds, match_seconds_forget
+from tests.factories import MatchFactory
+
+pytestmark = pytest.mark.django_db
+
+
+def _finished(game, count: int, seconds: float, *, players: int = 2, status=Match.Status.FINISHED, ago_s: float = 0):
+    at = timezone.now() - timedelta(seconds=ago_s)
+    return [MatchFactory(tournament__game=game, players=players, status=status, finished_at=at, duration_s=seconds)
+            for _ in range(count)]
+
+
+def test_the_figure_is_the_mean_of_the_recent_finished_matches_of_the_game_and_player_count():
+    kingdomino = Game.objects.get(slug="kingdomino")
+    _finished(kingdomino, MIN_SAMPLES - 1, 0.1)
+    _finished(kingdomino, 3, 9.0, status=Match.Status.FAILED)
+    MatchFactory(tournament__game=kingdomino, players=2)  # queued: no duration
+    _finished(kingdomino, MIN_SAMPLES, 1.0, players=3)
+    assert match_seconds(game_id=kingdomino.id, players=2) is None  # too few to tell
+    assert match_seconds(game_id=kingdomino.id, players=3) == pytest.approx(1.0)
+    _finished(kingdomino, 1, 1.0)
+    match_seconds_forget()
+    assert match_seconds(game_id=kingdomino.id, players=2) == pytest.approx((0.1 * (MIN_SAMPLES - 1) + 1.0) / MIN_SAMPLES)
+    assert match_seconds(game_id=Game.objects.get(slug="draftosaurus").id, players=2) is None
+
+
+def test_only_the_newest_finished_matches_are_read_and_only_once_a_while(monkeypatch):
+    kingdomino = Game.objects.get(slug="kingdomino")
+    monkeypatch.setattr(match_durations, "RECENT_MATCHES", MIN_SAMPLES)
+    _finished(kingdomino, 5, 30.0, ago_s=60)  # older than the newest MIN_SAMPLES: not read
+    _finished(kingdomino, MIN_SAMPLES, 0.2)
+    with CaptureQueriesContext(connection) as first:
+        assert match_seconds(game_id=kingdomino.id, players=2) == pytest.approx(0.2)
+    _finished(kingdomino, MIN_SAMPLES, 4.0, ago_s=-1)
+    with CaptureQueriesContext(connection) as again:
+        assert match_seconds(game_id=kingdomino.id, players=2) == pytest.approx(0.2)  # the figure read before
+    assert (len(first), len(again)) == (1, 0)
+    monkeypatch.setattr(match_durations, "CACHE_S", 0.0)
+    assert match_seconds(game_id=kingdomino.id, players=2) == pytest.approx(4.0)  # read again: the newest
