@@ -51,3 +51,31 @@ def test_only_the_newest_finished_matches_are_read_and_only_once_a_while(monkeyp
     assert (len(first), len(again)) == (1, 0)
     monkeypatch.setattr(match_durations, "CACHE_S", 0.0)
     assert match_seconds(game_id=kingdomino.id, players=2) == pytest.approx(4.0)  # read again: the newest
+
+
+def _rows_read(plan: dict) -> int:
+    """The rows every scan of an EXPLAIN (ANALYZE, FORMAT JSON) plan read from its table or index."""
+    own = plan["Actual Rows"] + plan.get("Rows Removed by Filter", 0) if "Scan" in plan["Node Type"] else 0
+    return own + sum(_rows_read(child) for child in plan.get("Plans", []))
+
+
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="the plans are PostgreSQL's")
+def test_the_read_takes_the_newest_finished_matches_from_the_index_however_long_the_history(monkeypatch):
+    from tests.factories import FinishedMatchFactory, TournamentFactory, bulk_insert
+
+    kingdomino = Game.objects.get(slug="kingdomino")
+    monkeypatch.setattr(match_durations, "RECENT_MATCHES", 100)
+    tournament = TournamentFactory(game=kingdomino)
+    start = timezone.now() - timedelta(days=1)
+    bulk_insert(Match, [FinishedMatchFactory.build(game=kingdomino, tournament=tournament, index=i,
+                                                   finished_at=start + timedelta(seconds=i), duration_s=0.5)
+                        for i in range(3000)])
+    with connection.cursor() as cursor:
+        cursor.execute(f"ANALYZE {Match._meta.db_table}")
+    with CaptureQueriesContext(connection) as queries:
+        assert match_seconds(game_id=kingdomino.id, players=2) == pytest.approx(0.5)
+    (read,) = queries.captured_queries
+    with connection.cursor() as cursor:
+        cursor.execute("EXPLAIN (ANALYZE, FORMAT JSON) " + read["sql"])
+        plan = cursor.fetchone()[0][0]["Plan"]
+    assert _rows_read(plan) <= 100  # not the 3,000 finished matches
