@@ -359,14 +359,15 @@ if RESULTS_GROUP_BATCH < 1 or RESULTS_GROUP_WAIT_S <= 0:
     raise ImproperlyConfigured("RESULTS_GROUP_BATCH must be at least 1 and RESULTS_GROUP_WAIT_S above 0")
 # Matches sent together go out several to a message (run_matches), claimed in one transaction and recorded
 # together by the worker that takes it (ladder/services/enqueue.py, match_message_sizes): at most
-# MATCHES_PER_MESSAGE to a message, spread over as many messages as carry about MATCH_MESSAGE_WORK_S seconds
-# of play each by the game's recent matches (ladder/services/match_durations.py), or, for a game and player
-# count without recent matches, over at least MATCH_MESSAGES_MIN messages. Only where the broker can list
-# its messages (Redis), which the reconciler needs to tell which matches a message carries; elsewhere one
+# MATCHES_PER_MESSAGE to a message, over at least MATCH_MESSAGES_MIN messages for a send that has that many
+# matches, so that as many worker processes share it, and over more where the game's recent matches
+# (ladder/services/match_durations.py) say each message would carry more than MATCH_MESSAGE_WORK_S seconds
+# of play: long matches go out one a message to every free process. Only where the broker can list its
+# messages (Redis), which the reconciler needs to tell which matches a message carries; elsewhere one
 # match a message. A message's fixed costs (Celery's hand-over, the claim, the recording's round trips)
-# come to about 20 ms on a 2-core machine: half a second of play a message keeps them near a twentieth of
-# a worker's time, and a send of long matches still goes out one a message to every free process.
-MATCHES_PER_MESSAGE: int = env.int("MATCHES_PER_MESSAGE", default=32)
+# come to about 11 ms on a 2-core machine, against about 17 ms a match: 16 to a message keeps them near a
+# twentieth of a worker's time.
+MATCHES_PER_MESSAGE: int = env.int("MATCHES_PER_MESSAGE", default=16)
 MATCH_MESSAGES_MIN: int = env.int("MATCH_MESSAGES_MIN", default=8)
 MATCH_MESSAGE_WORK_S: float = env.float("MATCH_MESSAGE_WORK_S", default=0.5)
 # Seconds a worker holds the results of a message's matches to record them together, at most: past it, the

@@ -203,23 +203,22 @@ def test_a_send_goes_out_in_as_few_messages_as_allowed_but_at_least_the_spread(c
 
 
 @pytest.mark.parametrize(("count", "match_s", "messages"), [
-    (100, 0.02, 4),  # 2 s of play: 4 messages of half a second each (25 matches)
-    (100, 0.001, 4),  # as few as MATCHES_PER_MESSAGE (32) allows, however short
     (100, 5.0, 100),  # long matches: one a message, to as many processes as are free
     (3, 5.0, 3),
-    (10, 0.02, 1),  # a fifth of a second of play: one message
-    (10, None, 8),  # unknown: spread over MATCH_MESSAGES_MIN
-    (100, None, 8),
-    (1000, None, 32),
+    (100, 0.1, 20),  # 10 s of play: 20 messages of half a second each
+    (100, 0.02, 8),  # 2 s of play: still spread over MATCH_MESSAGES_MIN
+    (10, 0.02, 8),
+    (1000, 0.02, 63),  # as few as MATCHES_PER_MESSAGE (16) allows
+    (100, None, 8),  # unknown: spread over MATCH_MESSAGES_MIN
+    (1000, None, 63),
     (0, 0.02, 0),
 ])
-def test_a_send_carries_about_the_set_seconds_of_play_a_message_where_the_matches_length_is_known(
-        count, match_s, messages, settings):
+def test_a_send_is_spread_further_where_its_matches_are_known_to_be_long(count, match_s, messages, settings):
     settings.CELERY_BROKER_URL = "redis://127.0.0.1:6379/0"
-    settings.MATCHES_PER_MESSAGE, settings.MATCH_MESSAGES_MIN, settings.MATCH_MESSAGE_WORK_S = 32, 8, 0.5
+    settings.MATCHES_PER_MESSAGE, settings.MATCH_MESSAGES_MIN, settings.MATCH_MESSAGE_WORK_S = 16, 8, 0.5
     sizes = match_message_sizes(count, match_s=match_s)
     assert len(sizes) == messages and sum(sizes) == count
-    assert max(sizes, default=0) - min(sizes, default=0) <= 1 and max(sizes, default=0) <= 32
+    assert max(sizes, default=0) - min(sizes, default=0) <= 1 and max(sizes, default=0) <= 16
 
 
 def test_a_send_is_sized_by_how_long_its_games_recent_matches_took(queues, settings):
@@ -228,9 +227,9 @@ def test_a_send_is_sized_by_how_long_its_games_recent_matches_took(queues, setti
     from ladder.models import Game
     from ladder.services.match_durations import MIN_SAMPLES
 
-    settings.MATCHES_PER_MESSAGE, settings.MATCH_MESSAGES_MIN, settings.MATCH_MESSAGE_WORK_S = 32, 8, 0.5
+    settings.MATCHES_PER_MESSAGE, settings.MATCH_MESSAGES_MIN, settings.MATCH_MESSAGE_WORK_S = 16, 8, 0.5
     short, long = Game.objects.get(slug="kingdomino"), Game.objects.get(slug="draftosaurus")
-    for game, seconds in ((short, 0.05), (long, 2.0)):
+    for game, seconds in ((short, 0.25), (long, 2.0)):
         for _ in range(MIN_SAMPLES):
             MatchFactory(tournament__game=game, players=2, status=Match.Status.FINISHED, finished_at=timezone.now(),
                          duration_s=seconds)
@@ -246,8 +245,8 @@ def test_a_send_is_sized_by_how_long_its_games_recent_matches_took(queues, setti
                   for message in redis_queues.waiting_messages(channel, queues.MATCH_QUEUE)]
     sizes = {key: sorted(len(message) for message in stored if set(message) <= set(ids))
              for key, ids in sends.items()}
-    # 20 x 0.05 s = 1 s: 2 messages; 20 x 2 s: one match a message; unknown: MATCH_MESSAGES_MIN (8).
-    assert sizes == {("kingdomino", 2): [10, 10], ("draftosaurus", 2): [1] * 20,
+    # 20 x 0.25 s = 5 s: 10 messages; 20 x 2 s: one match a message; unknown: MATCH_MESSAGES_MIN (8).
+    assert sizes == {("kingdomino", 2): [2] * 10, ("draftosaurus", 2): [1] * 20,
                      ("kingdomino", 3): [2, 2, 2, 2, 3, 3, 3, 3]}
 
 
