@@ -8,8 +8,8 @@ the index on ``finished_at``) however long the history. A game and player count 
 ``MIN_SAMPLES`` of those matches has no figure, and its sends are spread as if its matches were long.
 
 Bots can lengthen their matches (play slowly) or shorten them (forfeit at once): a long figure only
-spreads sends over more messages; a short one puts more matches in a message, never more than
-``MATCHES_PER_MESSAGE``, each match still under its own time limits.
+spreads sends over more messages; a short one changes nothing, as a send is never spread over fewer than
+``MATCH_MESSAGES_MIN`` messages.
 """
 
 from __future__ import annotations
