@@ -504,7 +504,8 @@ class RatingChange(models.Model):
 
     seat = models.OneToOneField(Seat, on_delete=models.CASCADE, related_name="rating_change")
     match = models.ForeignKey(Match, on_delete=models.CASCADE, related_name="rating_changes")
-    bot = models.ForeignKey(Bot, on_delete=models.CASCADE, related_name="rating_changes")
+    # No index of its own: ``ratingchange_bot_history`` (bot, id) leads with it.
+    bot = models.ForeignKey(Bot, on_delete=models.CASCADE, related_name="rating_changes", db_index=False)
     game = models.ForeignKey(Game, on_delete=models.PROTECT, related_name="rating_changes")
     before = models.FloatField()
     after = models.FloatField()

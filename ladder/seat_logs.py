@@ -118,7 +118,8 @@ def unpack(value: bytes | memoryview | None) -> SeatLogs:
 
 
 def _compact(record) -> bool:
-    return (isinstance(record, dict) and record.keys() == _RECORD_KEYS
+    # A length test before the set comparison: it turns most other records away without building a view.
+    return (isinstance(record, dict) and len(record) == 3 and record.keys() == _RECORD_KEYS
             and type(record["step"]) is int and type(record["ms"]) is int and isinstance(record["log"], str))
 
 
@@ -138,9 +139,11 @@ class _Encoder:
     def record(self, record) -> list | dict:
         if not _compact(record):
             return {"raw": record}
-        skip = record["step"] - self.step - 1
-        self.step = record["step"]
-        return [skip, record["ms"], *self._pieces(record["log"])]
+        step, text = record["step"], record["log"]
+        skip = step - self.step - 1
+        self.step = step
+        # Most decisions print nothing: no search to run, no pieces to merge.
+        return [skip, record["ms"], *self._pieces(text)] if text else [skip, record["ms"]]
 
     def _pieces(self, text: str) -> list:
         pieces: list = []

@@ -84,6 +84,20 @@ def _vendor_pipelines(vendor: str) -> bool:
     return psycopg.Pipeline.is_supported()
 
 
+def plans_generic(cursor) -> None:
+    """Inside a transaction of these statements, before them: make the server plan each prepared statement
+    once, for any parameters, instead of again for each execution (``SET LOCAL plan_cache_mode``, which the
+    COMMIT undoes: the transaction's own, never the session's, so a pooler in transaction mode passes no
+    setting on). Where statements are not prepared (:func:`statement_cursor`), nothing.
+
+    The server's own choice kept planning some of them at every run: their rows arrive as arrays whose
+    lengths change the estimates of a plan made for the values, so the plan made for any values looked
+    dearer than it is (the finish of a message's matches was planned anew at every recording, about a
+    fifth of that statement's time). Their plans are the same index lookups whatever the arrays hold."""
+    if _prepares_statements():
+        cursor.execute("SET LOCAL plan_cache_mode TO force_generic_plan")
+
+
 def commit_batched(cursor) -> bool:
     """Inside :func:`statements_batched`, end the transaction with the batch's last statement instead of
     a round trip of its own; True if it did. Only where batches are pipelined (elsewhere the caller's

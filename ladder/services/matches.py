@@ -105,6 +105,7 @@ def _claim_transaction(*statements: tuple[str, list]) -> list[tuple[int, list[tu
     with transaction.atomic(), contextlib.ExitStack() as cursors, connection.cursor() as commit:
         running = [cursors.enter_context(match_sql.statement_cursor()) for _ in statements]
         with match_sql.statements_batched():
+            match_sql.plans_generic(commit)
             for cursor, (sql, params) in zip(running, statements, strict=True):
                 cursor.execute(sql, params)
             match_sql.commit_batched(commit)

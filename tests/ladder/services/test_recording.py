@@ -136,7 +136,7 @@ def test_a_batch_takes_the_same_statements_for_one_match_as_for_twenty():
         recording, applying = recording_statements(queries.captured_queries)
         counts.append((len(recording), len(applying)))
     assert counts[0] == counts[1] == counts[2]
-    assert counts[0][0] <= 4  # finish with the reads, the pending marks, the writes
+    assert counts[0][0] <= 5  # the plans' setting, finish with the reads, the pending marks, the writes
 
 
 def _rows_read(plan: dict, table: str) -> int:
@@ -172,3 +172,48 @@ def test_a_recording_reads_as_many_matches_however_many_of_its_tournament_are_qu
         Match.objects.filter(id__in=[s.match_id for s in scheduled]).delete()
     # The match finished, and at most one queued match found (none where none is queued).
     assert read[0] <= 3 and read[3000] <= 3, read
+
+
+@pytest.mark.django_db(transaction=True)  # each recording its own transaction, as a worker's: SET LOCAL ends there
+def test_the_recording_plans_its_finishing_statement_once_not_at_every_run():
+    """The finishing UPDATE's rows arrive as arrays, and the server, left to itself, planned it anew at
+    every recording (a plan for the values looked cheaper than one for any values); the recording's
+    transaction asks for generic plans (``match_sql.plans_generic``), so the prepared statement is planned
+    once and run from that plan."""
+    if not match_sql._prepares_statements():
+        pytest.skip("statements are prepared on PostgreSQL only")
+    bots = [BotFactory() for _ in range(4)]
+    tournament = RatedTournamentFactory(bots=bots, kind=Tournament.Kind.LADDER)
+    for size in (3, 5, 2, 4, 3, 6, 2, 5):
+        packed = [claimed(tournament, [bots[i % 4], bots[(i + 1) % 4]], [1, 2]) for i in range(size)]
+        assert all(results_record(packed).values())
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT generic_plans, custom_plans FROM pg_prepared_statements "
+                       "WHERE statement LIKE %s", ["%finished AS (UPDATE%"])
+        [(generic, custom)] = cursor.fetchall()
+    assert custom == 0 and generic >= 5, (generic, custom)
+
+
+@pytest.mark.django_db(transaction=True)  # committed recordings, as a worker's: their old versions are pruned
+def test_a_recorded_seat_stays_on_the_page_it_was_scheduled_on():
+    """A seat grows about two and a half times when its result is recorded; the seat table's pages keep room
+    for that (its fillfactor, migration 0019), so the update is a heap-only tuple on the same page and
+    writes no index entry. Seen from outside: every seat keeps the page (ctid block) it was inserted on."""
+    if connection.vendor != "postgresql":
+        pytest.skip("pages and fillfactors are PostgreSQL's")
+    bots = [BotFactory() for _ in range(4)]
+    tournament = RatedTournamentFactory(bots=bots, kind=Tournament.Kind.LADDER)
+    packed = [claimed(tournament, [bots[i % 4], bots[(i + 1) % 4]], [1, 2]) for i in range(60)]
+    match_ids = [result.match_id for result in packed]
+
+    def blocks() -> dict[int, int]:
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT id, (ctid::text::point)[0]::int FROM ladder_seat WHERE match_id = ANY(%s)",
+                           [match_ids])
+            return dict(cursor.fetchall())
+
+    before = blocks()
+    for start in range(0, len(packed), 8):
+        assert all(results_record(packed[start:start + 8]).values())
+    assert len(before) == 120 and Seat.objects.filter(match_id__in=match_ids, logs__isnull=False).count() == 120
+    assert blocks() == before
