@@ -100,8 +100,9 @@ def _claim_times(now: datetime | None) -> tuple:
 def _claim_transaction(*statements: tuple[str, list]) -> list[tuple[int, list[tuple]]]:
     """Run ``statements`` (text, parameters) in one transaction of one round trip, committed with the batch
     (no round trip of its own: a worker's transactions are where it drops the wait for the WAL flush,
-    workers/app.py, which a statement in autocommit keeps). Returns each one's row count and rows (none
-    for a statement that returns none)."""
+    workers/app.py, which a statement in autocommit keeps), their prepared plans made once for any
+    parameters (``match_sql.plans_generic``). Returns each one's row count and rows (none for a statement
+    that returns none)."""
     with transaction.atomic(), contextlib.ExitStack() as cursors, connection.cursor() as commit:
         running = [cursors.enter_context(match_sql.statement_cursor()) for _ in statements]
         with match_sql.statements_batched():
