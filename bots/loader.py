@@ -47,7 +47,13 @@ def bind(module, *, game: str, seat: int, players: int, options: dict) -> ActFn:
     """The bot's decision function for one seat of one match."""
     bot_class = getattr(module, "Bot", None)
     if isinstance(bot_class, type):
-        instance = bot_class(game, seat, players, options)
+        try:
+            instance = bot_class(game, seat, players, options)
+        except TypeError as exc:
+            if _accepts(bot_class, game, seat, players, options):
+                raise  # raised inside the bot's own constructor: its fault, reported as it is
+            raise BotLoadError(f"class Bot is made as Bot(game, seat, players, options), "
+                               f"and its constructor refused them: {exc}") from exc
         act = getattr(instance, "act", None)
         if not callable(act):
             raise BotLoadError("class Bot has no act(self, observation, legal_actions) method")
@@ -56,6 +62,17 @@ def bind(module, *, game: str, seat: int, players: int, options: dict) -> ActFn:
     if callable(act):
         return act
     raise BotLoadError("bot.py defines neither act(observation, legal_actions) nor class Bot")
+
+
+def _accepts(bot_class: type, *arguments) -> bool:
+    """Whether ``bot_class`` can be called with ``arguments`` at all (its signature binds them)."""
+    try:
+        inspect.signature(bot_class).bind(*arguments)
+    except TypeError:
+        return False
+    except ValueError:  # no signature to read (a class of C code): assume it binds
+        return True
+    return True
 
 
 def wants_time_left(act: ActFn) -> bool:

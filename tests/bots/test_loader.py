@@ -133,3 +133,37 @@ def test_wants_time_left_reads_functions_and_methods_without_inspect_signature(m
     monkeypatch.setattr(inspect, "signature", refuse)
     assert wants_time_left(timed) and wants_time_left(keywords) and wants_time_left(Bot().act)
     assert not wants_time_left(plain) and not wants_time_left(other_name)
+
+
+def _module(**names):
+    import types
+
+    module = types.ModuleType("bot")
+    module.__dict__.update(names)
+    return module
+
+
+def test_a_bot_class_without_the_four_arguments_is_told_what_its_constructor_receives():
+    from bots.loader import BotLoadError, bind
+
+    class Bot:
+        def act(self, observation, legal_actions):
+            return legal_actions[0]
+
+    with pytest.raises(BotLoadError, match=r"Bot\(game, seat, players, options\).*takes no arguments"):
+        bind(_module(Bot=Bot), game="kingdomino", seat=0, players=2, options={})
+
+
+def test_a_type_error_raised_inside_the_bots_constructor_stays_the_bots_own():
+    from bots.loader import BotLoadError, bind
+
+    class Bot:
+        def __init__(self, game, seat, players, options):
+            len(5)  # the bot's own bug
+
+        def act(self, observation, legal_actions):
+            return legal_actions[0]
+
+    with pytest.raises(TypeError, match="has no len") as raised:
+        bind(_module(Bot=Bot), game="kingdomino", seat=0, players=2, options={})
+    assert not isinstance(raised.value, BotLoadError)
