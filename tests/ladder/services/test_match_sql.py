@@ -260,6 +260,9 @@ def test_json_parameters_and_columns_round_trip():
     assert match_sql.from_db_json('{"a": [1, 2]}') == {"a": [1, 2]}
     assert match_sql.from_db_json(b"[3]") == [3]
     assert match_sql.from_db_json({"already": "decoded"}) == {"already": "decoded"}
+    # Values as stored, whatever their size (orjson, for one, reads integers past 64 bits as floats).
+    assert match_sql.from_db_json('{"big": 123456789012345678901234567890}') == {"big": 123456789012345678901234567890}
+    assert match_sql.from_db_json('{"x": 1.5, "s": "\\u00e9"}') == {"x": 1.5, "s": "\u00e9"}
     match = MatchFactory()
     execute(f"UPDATE {connection.ops.quote_name(Match._meta.db_table)} SET options = %s WHERE id = %s",
             [match_sql.db_json(Match, "options", {"x": 1}), match.pk])
