@@ -9,9 +9,10 @@ The online path has no per-bot lock: the recorder only marks a rated match pendi
 commit tries to become the game's applier. One applier per game at a time (an advisory lock,
 ``rating_sql.APPLY_LOCK``) takes the pending matches in their order and applies them in batches of up to
 ``RATING_APPLY_BATCH``: the lock tried and the batch's seats and ratings read in one round trip, the exact
-sequential Elo in Python, then one multi-row statement each for the ratings, the history, the seats'
-``rating_before``/``rating_after``, the pair records and the pending rows' removal, sent with the COMMIT
-in a second round trip.
+sequential Elo in Python, then the ratings, the history, the seats' ``rating_before``/``rating_after``, the
+pair records and the pending rows' removal, in one statement of data-modifying WITH queries on PostgreSQL
+(``match_sql.execute_combined``; one multi-row statement each elsewhere), sent with the COMMIT in a second
+round trip.
 The history rows are inserted in the order of application, so their ids are the order
 ``ratings_rebuild`` replays.
 """
@@ -257,14 +258,23 @@ def _apply_batch(game_id: int, *, limit: int, commit: bool = False, try_lock: bo
     _replay(matches, ratings, k_factors())
     now = match_sql.db_datetime(timezone.now())
     pairs = [row for match in matches for row in _pair_rows(game_id, match, now)]
+    writes = [
+        *rating_sql.ratings_update(
+            [(read[bot_id][0], r.elo, r.games, r.wins, r.draws, r.losses) for bot_id, r in ratings.items()], now),
+        *rating_sql.changes_insert([(s.seat_id, s.match_id, s.bot_id, game_id, *s.step, now) for s in seats]),
+        *rating_sql.seats_update([(s.seat_id, s.step[0], s.step[1]) for s in seats]),
+    ]
     with match_sql.statements_batched(), connection.cursor() as end:
-        _execute(rating_sql.ratings_update(
-            [(read[bot_id][0], r.elo, r.games, r.wins, r.draws, r.losses) for bot_id, r in ratings.items()], now))
-        _execute(rating_sql.changes_insert(
-            [(s.seat_id, s.match_id, s.bot_id, game_id, *s.step, now) for s in seats]))
-        _execute(rating_sql.seats_update([(s.seat_id, s.step[0], s.step[1]) for s in seats]))
-        pair_records.pair_records_write(pairs)
-        _execute(rating_sql.pending_delete(pending_ids))
+        if match_sql.combined():
+            # One statement for the batch's writes, in this order (the locks they take too), as a
+            # recording's own (``recording._write``): each statement of its own cost the applier's
+            # process as much as the server's work on its rows.
+            match_sql.execute_combined(writes + pair_records.pair_records_parts(pairs)
+                                       + rating_sql.pending_delete(pending_ids))
+        else:
+            _execute(writes)
+            pair_records.pair_records_write(pairs)
+            _execute(rating_sql.pending_delete(pending_ids))
         if commit:
             match_sql.commit_batched(end)
     return len(pending_ids)
