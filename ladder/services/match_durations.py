@@ -5,7 +5,8 @@ The figure is the mean of the referee's own time (``Match.duration_s``) over the
 game and player count among the ``RECENT_MATCHES`` finished last, read once per ``CACHE_S`` seconds per
 process: a send costs no statement of its own in between, and the read is bounded (the newest entries of
 the index on ``finished_at``) however long the history. A game and player count with fewer than
-``MIN_SAMPLES`` of those matches has no figure, and its sends are spread as if its matches were long.
+``MIN_SAMPLES`` of those matches has no figure, and its sends are sized as if none had been played (at
+least ``MATCH_MESSAGES_MIN`` messages of at most ``MATCHES_PER_MESSAGE``).
 
 Bots can lengthen their matches (play slowly) or shorten them (forfeit at once): a long figure only
 spreads sends over more messages; a short one changes nothing, as a send is never spread over fewer than
