@@ -83,7 +83,7 @@ class MatchAdmin(admin.ModelAdmin):
     list_filter = ("status", "game")
     search_fields = ("id", "tournament__name")
     inlines = (SeatInline,)
-    raw_id_fields = ("tournament", "comparison")
+    raw_id_fields = ("tournament", "comparison", "setup")
     # A rated match's seed stays secret until it finished, here too; no seed is edited by hand.
     exclude = ("seed",)
     readonly_fields = ("public_seed",)

@@ -6,6 +6,9 @@ to them. Business logic lives in ``ladder.services``; these classes only describ
 
 from __future__ import annotations
 
+import hashlib
+import json
+
 from django.conf import settings
 from django.db import models
 from django.db.models import F, Q
@@ -230,12 +233,66 @@ class Comparison(TimeStampedModel):
         return f"comparison {self.pk} of bot {self.bot_id}"
 
 
+class MatchSetupManager(models.Manager):
+    def for_parts(self, *, options: dict | None, limits: dict | None) -> MatchSetup | None:
+        """The stored setup of exactly these ``options`` and ``limits``, written now if no match was
+        scheduled under them before; None for neither ({} each: the engine's defaults, the settings at
+        play time). Two callers writing the same new setup at once both get the one row that won."""
+        options, limits = dict(options or {}), dict(limits or {})
+        if not options and not limits:
+            return None
+        digest = MatchSetup.digest_of(options=options, limits=limits)
+        found = self.filter(digest=digest).first()
+        if found is not None:
+            return found
+        self.bulk_create([MatchSetup(digest=digest, options=options, limits=limits)], ignore_conflicts=True)
+        return self.get(digest=digest)
+
+
+class MatchSetup(models.Model):
+    """What a match is played under besides its seed and its seats: the game's options and every sandbox
+    limit, resolved when it was scheduled. Stored once and shared by every match scheduled under the same:
+    a tournament's matches, a game's ladder matches until its settings change, a comparison's games. Rows
+    are never changed or deleted; ``digest`` (:meth:`digest_of`) finds a setup again. A match's row holds
+    its key instead of the two (the largest values of a scheduled match's row when each carried its own
+    copies)."""
+
+    digest = models.CharField(max_length=64, unique=True)
+    options = models.JSONField(default=dict)
+    limits = models.JSONField(default=dict)
+
+    objects = MatchSetupManager()
+
+    def __str__(self) -> str:
+        return f"match setup {self.pk}"
+
+    @staticmethod
+    def digest_of(*, options: dict, limits: dict) -> str:
+        """SHA-256 of the canonical JSON (keys sorted, no spaces) of both: equal parts, equal digests."""
+        canonical = json.dumps({"limits": limits, "options": options}, sort_keys=True, separators=(",", ":"),
+                               ensure_ascii=True)
+        return hashlib.sha256(canonical.encode()).hexdigest()
+
+
 class MatchQuerySet(models.QuerySet):
     def update(self, **kwargs):
         # ``actions`` (a property: ``Match.actions``) is written as its packed column, as saving it does.
         if "actions" in kwargs:
             kwargs["actions_packed"] = packed_actions.pack(list(kwargs.pop("actions")))
             kwargs["actions_json"] = []
+        # ``options`` and ``limits`` (properties) are written as the key of their stored setup: each matched
+        # match's setup with the parts given replaced, the others kept.
+        parts = {name: kwargs.pop(name) for name in ("options", "limits") if name in kwargs}
+        if parts:
+            updated = 0
+            for setup_id in set(self.values_list("setup_id", flat=True)):
+                current = MatchSetup.objects.filter(pk=setup_id).first()
+                setup = MatchSetup.objects.for_parts(
+                    options=parts["options"] if "options" in parts else (current.options if current else {}),
+                    limits=parts["limits"] if "limits" in parts else (current.limits if current else {}))
+                same = self.filter(setup_id=setup_id) if setup_id is not None else self.filter(setup__isnull=True)
+                updated += same.update(setup=setup, **kwargs)
+            return updated
         return super().update(**kwargs)
 
 
@@ -270,10 +327,14 @@ class Match(TimeStampedModel):
     deal = models.PositiveIntegerField(null=True, blank=True)
     # Rated matches: drawn from a CSPRNG when scheduled, secret until the match finished (rated_play).
     seed = models.BigIntegerField()
-    options = models.JSONField(default=dict, blank=True)
-    # Every sandbox limit the match is played under, resolved when it was scheduled, so retries and later
-    # readers see what it was played under. {} (scheduled before limits were stored): the settings at play time.
-    limits = models.JSONField(default=dict, blank=True, db_default={})
+    # The game's options and every sandbox limit the match is played under, resolved when it was
+    # scheduled, so that retries and later readers see what it was played under: a setup shared with the
+    # other matches scheduled under the same (read and written through :attr:`options` and
+    # :attr:`limits`). Null: neither (the engine's defaults; the settings at play time, for a match
+    # scheduled before limits were stored). No index: no read looks for the matches of a setup, and setups
+    # are never deleted.
+    setup = models.ForeignKey(MatchSetup, null=True, blank=True, on_delete=models.PROTECT, related_name="+",
+                              db_index=False)
     # The actions: ``actions_packed`` (``ladder.packed_actions``, compressed) for a match recorded since
     # they are stored so, else ``actions_json`` (the column ``actions``, which older rows keep); read and
     # written through :attr:`actions`.
@@ -373,12 +434,36 @@ class Match(TimeStampedModel):
         self.actions_json = []
         self.__dict__["_actions_cache"] = (self.actions_packed, list(value))
 
+    @property
+    def options(self) -> dict:
+        """The game options the match is played under. Reads its setup (one query unless the setup was
+        selected with the match: ``select_related("setup")``)."""
+        return dict(self.setup.options) if self.setup_id is not None else {}
+
+    @options.setter
+    def options(self, value: dict | None) -> None:
+        # One query or two: scheduling code resolves the setup once for all its matches (``setup=``).
+        self.setup = MatchSetup.objects.for_parts(options=value, limits=self.limits)
+
+    @property
+    def limits(self) -> dict:
+        """Every sandbox limit the match is played under ({}: the settings at play time). Reads its setup
+        as :attr:`options` does."""
+        return dict(self.setup.limits) if self.setup_id is not None else {}
+
+    @limits.setter
+    def limits(self, value: dict | None) -> None:
+        self.setup = MatchSetup.objects.for_parts(options=self.options, limits=value)
+
     def save(self, *args, update_fields=None, **kwargs):
-        # ``actions`` is kept in two columns (the packed one and the older JSON one): saving it saves both.
+        # ``actions`` is kept in two columns (the packed one and the older JSON one): saving it saves both;
+        # ``options`` and ``limits`` are kept as the key of their setup.
         if update_fields is not None:
             update_fields = set(update_fields)
             if "actions" in update_fields:
                 update_fields = (update_fields - {"actions"}) | {"actions_packed", "actions_json"}
+            if update_fields & {"options", "limits"}:
+                update_fields = (update_fields - {"options", "limits"}) | {"setup"}
         super().save(*args, update_fields=update_fields, **kwargs)
 
 

@@ -130,12 +130,12 @@ class _History:
         read it."""
         from django.core.management.color import no_style
 
-        from ladder.models import Match, Rating, Seat
+        from ladder.models import Match, MatchSetup, Rating, Seat
         from ladder.ratings.elo import expected_score
         from ladder.services.pair_records import pair_records_rebuild
 
         start = timezone.now() - timedelta(days=30)
-        options = Match._meta.get_field("options").get_db_prep_value(self.game.default_options, connection)
+        setup = MatchSetup.objects.for_parts(options=self.game.default_options, limits={}).id
         match_sql, seat_sql = _insert_sql(Match, _MATCH_COLUMNS), _insert_sql(Seat, _SEAT_COLUMNS)
         with connection.cursor() as cursor:
             cursor.execute(f"SELECT COALESCE(MAX(id), 0) FROM {_table(Match)}")
@@ -146,7 +146,7 @@ class _History:
             for i in range(count):
                 match_id, index = next_id + i, self.size + i
                 at = connection.ops.adapt_datetimefield_value(start + timedelta(seconds=index))
-                matches.append((match_id, at, at, self.game.id, self.tournament.id, index, 2, index, options, "{}",
+                matches.append((match_id, at, at, self.game.id, self.tournament.id, index, 2, index, setup,
                                 "[]", Match.Status.FINISHED.value, 0, 0, at, at, 0.1, "", ""))
                 a, b = self.rng.sample(self.bots, 2)
                 a_wins = self.rng.random() < expected_score(self.strength[a.id], self.strength[b.id])
@@ -190,13 +190,13 @@ class _History:
             return
         from django.core.management.color import no_style
 
-        from ladder.models import Match, Rating, Seat
+        from ladder.models import Match, MatchSetup, Rating, Seat
         from ladder.services.pair_records import pair_records_rebuild
 
         bots = [bot.id for bot in self.bots]
         versions = [self.versions[bot_id].id for bot_id in bots]
         count = len(bots)
-        options = Match._meta.get_field("options").get_db_prep_value(self.game.default_options, connection)
+        setup = MatchSetup.objects.for_parts(options=self.game.default_options, limits={}).id
         with connection.cursor() as cursor:
             cursor.execute(f"SELECT COALESCE(MAX(id), 0) FROM {_table(Match)}")
             next_id = cursor.fetchone()[0] + 1
@@ -208,10 +208,10 @@ class _History:
                 offset = next_id - self.size
                 cursor.execute(
                     f"INSERT INTO {_table(Match)} ({', '.join(connection.ops.quote_name(c) for c in _MATCH_COLUMNS)}) "
-                    "SELECT g, t, t, %s, %s, g - %s, 2, g - %s, %s::jsonb, '{}'::jsonb, '[]'::jsonb, %s, 0, 1, t, t, "
+                    "SELECT g, t, t, %s, %s, g - %s, 2, g - %s, %s, '[]'::jsonb, %s, 0, 1, t, t, "
                     "0.1, '', '' FROM (SELECT g, now() - interval '400 days' + (g - %s) * interval '1 second' AS t "
                     "FROM generate_series(%s::bigint, %s::bigint) g) rows",
-                    [self.game.id, self.tournament.id, offset, offset, options, Match.Status.FINISHED.value,
+                    [self.game.id, self.tournament.id, offset, offset, setup, Match.Status.FINISHED.value,
                      offset, first, last])
                 # Two distinct bots per match (a, then b a non-zero step further round the field), the
                 # result drawn once per match: 1 a won, 0 b won, 0.5 a draw; a forfeit is b's.
@@ -315,7 +315,7 @@ class _History:
 
 
 _MATCH_COLUMNS = ("id", "created_at", "updated_at", "game_id", "tournament_id", "index", "players", "seed",
-                  "options", "limits", "actions", "status", "priority", "attempts", "started_at", "finished_at",
+                  "setup_id", "actions", "status", "priority", "attempts", "started_at", "finished_at",
                   "duration_s", "worker", "failure_reason")
 _SEAT_COLUMNS = ("match_id", "position", "bot_id", "bot_version_id", "score", "place", "outcome", "reason", "logs",
                  "rating_before", "rating_after")

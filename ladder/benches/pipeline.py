@@ -363,7 +363,8 @@ def _referee_rate(tournament) -> float:
     from ladder.services.bots import sandbox_limits
 
     jobs = []
-    for match in tournament.matches.prefetch_related("seats__bot", "seats__bot_version").order_by("index"):
+    matches = tournament.matches.select_related("setup").prefetch_related("seats__bot", "seats__bot_version")
+    for match in matches.order_by("index"):
         seats = sorted(match.seats.all(), key=lambda s: s.position)
         jobs.append((match, [BotSpec(s.bot.name, bytes(s.bot_version.code)) for s in seats]))
     limits = sandbox_limits()

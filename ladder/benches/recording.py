@@ -169,7 +169,7 @@ class RecordingField:
         from django.contrib.auth import get_user_model
 
         from engines import get as engine_get
-        from ladder.models import Bot, BotVersion, Game, Rating
+        from ladder.models import Bot, BotVersion, Game, MatchSetup, Rating
         from ladder.services.ladder import ladder_tournament_get
         from ladder.services.limits import limits_resolve
         from ladder.services.worker_time import match_reservation_s
@@ -191,6 +191,7 @@ class RecordingField:
             self.bots.append(bot.id)
         self.next_index = 0
         self.limits = limits_resolve(game_slug=game_slug, overrides=self.tournament.limits)
+        self.setup = MatchSetup.objects.for_parts(options=self.tournament.options, limits=self.limits)
         self.reserved_s = match_reservation_s(game_slug=game_slug, players=players, limits=self.limits)
         self.rules_version = engine_get(game_slug).rules_version
         self.results = synthetic_results(game_slug=game_slug, players=players, count=16)
@@ -207,8 +208,9 @@ class RecordingField:
             bot_ids = self.rng.sample(self.bots, self.players)
             # As ``tournaments.matches_create`` schedules a ladder match, without the broker's message.
             matches.append(Match(game=self.game, tournament=self.tournament, index=self.next_index,
-                                 players=self.players, seed=self.rng.getrandbits(48), options=self.tournament.options,
-                                 rules_version=self.rules_version, limits=self.limits, reserved_s=self.reserved_s,
+                                 players=self.players, seed=self.rng.getrandbits(48), setup=self.setup,
+                                 rules_version=self.rules_version,
+                                 reserved_s=self.reserved_s,
                                  priority=5, enqueued_at=now))
             seated.append(bot_ids)
             self.next_index += 1
@@ -364,13 +366,12 @@ class RecordingField:
 
         now = match_sql.db_datetime(timezone.now())
         match_columns = ("created_at", "updated_at", "game_id", "tournament_id", "index", "players", "seed",
-                         "options", "limits", "actions", "actions_packed", "status", "priority", "attempts",
+                         "setup_id", "actions", "actions_packed", "status", "priority", "attempts",
                          "started_at", "finished_at", "duration_s", "worker", "failure_reason")
         seat_columns = ("match_id", "position", "bot_id", "bot_version_id", "score", "place", "outcome", "reason",
                         "time_used_ms", "logs", "rating_before", "rating_after")
         change_columns = ("seat_id", "match_id", "bot_id", "game_id", "before", "after", "delta", "created_at")
-        options = match_sql.db_json(Match, "options", self.game.default_options)
-        limits = match_sql.db_json(Match, "limits", self.limits)
+        setup = self.setup.id
         empty_actions = match_sql.db_json(Match, "actions_json", [])
         elapsed = 0.0
         done = 0
@@ -385,7 +386,7 @@ class RecordingField:
             match_rows, packed = [], []
             for i, (result, _bots) in enumerate(rows):
                 match_rows.append((now, now, self.game.id, self.tournament.id, 10_000_000 + self.next_index + i,
-                                   self.players, i, options, limits, empty_actions,
+                                   self.players, i, setup, empty_actions,
                                    packed_actions.pack(list(result.actions)), "finished", 5, 1,
                                    now, now, result.duration_s, "bench", ""))
                 packed.append([seat_logs.pack(s.log, list(s.decisions)) for s in result.seats])

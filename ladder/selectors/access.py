@@ -132,7 +132,7 @@ def match_seats_with_logs(*, user, match_id: int) -> list[Seat]:
         seats_with_logs_readable_by(user)
         .filter(matches_readable_by(user, via="match__"), match_id=match_id)
         .select_related("bot", "bot_version", "match__tournament")
-        .defer("bot_version__code", "match__actions_json", "match__actions_packed", "match__options", "match__limits")
+        .defer("bot_version__code", "match__actions_json", "match__actions_packed")
         .order_by("position")
     )
     if not seats:

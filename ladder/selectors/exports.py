@@ -54,7 +54,7 @@ def exported_matches(*, game: Game, after: int = 0, limit: int | None = None,
     A match finished after the export began is included if its id comes later than the chunk being read;
     a client resumes with ``after`` set to the last id it stored.
     """
-    columns = ("id", "rules_version", "tournament_id", "tournament__rated", "deal", "players", "seed", "options",
+    columns = ("id", "rules_version", "tournament_id", "tournament__rated", "deal", "players", "seed", "setup__options",
                "finished_at", "actions_json", "actions_packed")
     left = limit
     while left is None or left > 0:
@@ -77,6 +77,6 @@ def exported_matches(*, game: Game, after: int = 0, limit: int | None = None,
             actions = Match.actions_from(actions_json=actions_json, actions_packed=actions_packed)
             yield {"id": match_id, "game": game.slug, "rules_version": rules_version,
                    "tournament_id": tournament_id, "rated": rated, "deal": deal, "players": players, "seed": seed,
-                   "options": options, "finished_at": finished_at, "seats": seats.get(match_id, []),
+                   "options": options or {}, "finished_at": finished_at, "seats": seats.get(match_id, []),
                    "actions": actions}
         after = rows[-1][0]

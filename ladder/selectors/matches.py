@@ -86,7 +86,7 @@ def matches_listed(*, user) -> QuerySet[Match]:
     ``actions`` (a list shows no moves)."""
     return (
         Match.objects.filter(access.matches_readable_by(user))
-        .select_related("game", "tournament")
+        .select_related("game", "tournament", "setup")
         .defer("actions_json", "actions_packed")
         .prefetch_related(Prefetch("seats", queryset=_public_seats()))
     )
@@ -97,7 +97,7 @@ def match_get(*, match_id: int, user) -> Match:
     out), or ServiceError 404 (the same for a match hidden from ``user`` as for none). Two queries."""
     match = (
         Match.objects.filter(access.matches_readable_by(user))
-        .select_related("game", "tournament")
+        .select_related("game", "tournament", "setup")
         .prefetch_related(Prefetch("seats", queryset=_public_seats()))
         .filter(pk=match_id)
         .first()
@@ -113,7 +113,7 @@ def finished_matches_with_seats() -> QuerySet[Match]:
     seats = Seat.objects.select_related("bot").defer("logs").order_by("position")
     return (
         Match.objects.filter(status=Match.Status.FINISHED)
-        .select_related("game", "tournament")
+        .select_related("game", "tournament", "setup")
         .prefetch_related(Prefetch("seats", queryset=seats))
     )
 
@@ -251,7 +251,7 @@ _STILL_READABLE = ("Its actions and its result (scores, places, outcomes) can st
 def _match_to_read(*, match_id: int, user) -> Match:
     """The match with its game and tournament, or ServiceError 404 for no such match or one hidden from
     ``user`` (``access.matches_readable_by``). One query."""
-    match = (Match.objects.filter(access.matches_readable_by(user)).select_related("game", "tournament")
+    match = (Match.objects.filter(access.matches_readable_by(user)).select_related("game", "tournament", "setup")
              .filter(pk=match_id).first())
     if match is None:
         raise ServiceError(f"no match with id {match_id}", status=404)

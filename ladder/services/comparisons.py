@@ -55,7 +55,7 @@ from django.db.models import Max
 from django.utils import timezone
 
 import engines
-from ladder.models import Bot, BotVersion, Comparison, Match, Seat
+from ladder.models import Bot, BotVersion, Comparison, Match, MatchSetup, Seat
 from ladder.ratings.elo import pairwise_scores
 from ladder.ratings.sequential import (
     SprtDecision,
@@ -238,6 +238,7 @@ def _schedule_pairs(comparison: Comparison, *, count: int, opponent_ids: Sequenc
     current = current_versions(opponent_ids)
     rules_version = engines.get(comparison.bot.game.slug).rules_version
     reserved_s = match_reservation_s(game_slug=comparison.bot.game.slug, players=PLAYERS, limits=comparison.limits)
+    setup = MatchSetup.objects.for_parts(options=comparison.options, limits=comparison.limits)
     now = timezone.now()
     matches, seatings = [], []
     for offset in range(count):
@@ -257,8 +258,8 @@ def _schedule_pairs(comparison: Comparison, *, count: int, opponent_ids: Sequenc
         for seating in pair:
             matches.append(Match(
                 game_id=comparison.bot.game_id, comparison=comparison, index=next_index + len(matches),
-                players=PLAYERS, deal=deal, seed=seed, options=comparison.options, rules_version=rules_version,
-                limits=comparison.limits, reserved_s=reserved_s, priority=TOURNAMENT_PRIORITY, enqueued_at=now,
+                players=PLAYERS, deal=deal, seed=seed, rules_version=rules_version,
+                setup=setup, reserved_s=reserved_s, priority=TOURNAMENT_PRIORITY, enqueued_at=now,
             ))
             seatings.append(seating)
     Match.objects.bulk_create(matches)

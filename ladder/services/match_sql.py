@@ -19,7 +19,7 @@ from functools import cache
 
 from django.db import DEFAULT_DB_ALIAS, connection, connections
 
-from ladder.models import Bot, BotVersion, Game, Match, Seat, Tournament
+from ladder.models import Bot, BotVersion, Game, Match, MatchSetup, Seat, Tournament
 
 
 def _table(model) -> str:
@@ -228,9 +228,10 @@ def claim_many_sql() -> str:
         f"u AS (UPDATE {match} SET status = %s, attempts = attempts + 1, attempt_token = v.token, "
         "lease_expires_at = %s, started_at = %s, worker = %s, updated_at = %s "
         f"FROM c JOIN v ON v.id = c.id WHERE {match}.id = c.id "
-        f"RETURNING {match}.id, {match}.game_id, {match}.players, {match}.seed, {match}.options, {match}.limits) "
-        "SELECT u.id, g.slug, u.players, u.seed, u.options, u.limits, s.position, b.name, s.bot_version_id, "
+        f"RETURNING {match}.id, {match}.game_id, {match}.players, {match}.seed, {match}.setup_id) "
+        "SELECT u.id, g.slug, u.players, u.seed, su.options, su.limits, s.position, b.name, s.bot_version_id, "
         f"bv.sha256 FROM u JOIN {_table(Game)} g ON g.id = u.game_id "
+        f"LEFT JOIN {_table(MatchSetup)} su ON su.id = u.setup_id "
         f"LEFT JOIN {_table(Seat)} s ON s.match_id = u.id "
         f"LEFT JOIN {_table(Bot)} b ON b.id = s.bot_id "
         f"LEFT JOIN {_table(BotVersion)} bv ON bv.id = s.bot_version_id "
@@ -267,8 +268,9 @@ def claimed_match_sql() -> str:
     """Params: match id. Rows: game slug, players, seed, options, limits, then the seat's position, bot
     name, version id and code checksum (NULLs for a match without seats), in seat order."""
     return (
-        f"SELECT g.slug, m.players, m.seed, m.options, m.limits, s.position, b.name, s.bot_version_id, v.sha256 "
+        f"SELECT g.slug, m.players, m.seed, su.options, su.limits, s.position, b.name, s.bot_version_id, v.sha256 "
         f"FROM {_table(Match)} m JOIN {_table(Game)} g ON g.id = m.game_id "
+        f"LEFT JOIN {_table(MatchSetup)} su ON su.id = m.setup_id "
         f"LEFT JOIN {_table(Seat)} s ON s.match_id = m.id "
         f"LEFT JOIN {_table(Bot)} b ON b.id = s.bot_id "
         f"LEFT JOIN {_table(BotVersion)} v ON v.id = s.bot_version_id "

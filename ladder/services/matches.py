@@ -145,8 +145,8 @@ def _claimed(match_id: int, token: str, rows: list[tuple]) -> ClaimedMatch:
         game=game,
         players=players,
         seed=seed,
-        options=match_sql.from_db_json(options),
-        limits=match_sql.from_db_json(limits),
+        options=match_sql.from_db_json(options) or {},  # null: a match without a setup
+        limits=match_sql.from_db_json(limits) or {},
         seats=[
             ClaimedSeat(position=position, bot_name=name, bot_version_id=version_id, sha256=sha256)
             for *_, position, name, version_id, sha256 in rows if position is not None

@@ -11,7 +11,7 @@ from django.db import transaction
 from django.utils import timezone
 
 import engines
-from ladder.models import Bot, BotVersion, Game, Match, Seat, Tournament
+from ladder.models import Bot, BotVersion, Game, Match, MatchSetup, Seat, Tournament
 from ladder.services import match_sql
 from ladder.services.enqueue import matches_enqueue_on_commit
 from ladder.services.errors import ServiceError
@@ -130,6 +130,7 @@ def matches_create(
         held = set(range(len(seatings))) - set(first_rotations(range(len(seatings)), deals))
     versions = current_versions({bot_id for seating in seatings for bot_id in seating})
     limits = limits_resolve(game_slug=tournament.game.slug, overrides=tournament.limits)
+    setup = MatchSetup.objects.for_parts(options=tournament.options, limits=limits)
     reserved = {players: match_reservation_s(game_slug=tournament.game.slug, players=players, limits=limits)
                 for players in {len(seating) for seating in seatings}}
     seeds = _seeds(tournament=tournament, first_index=first_index, count=len(seatings), deals=deals)
@@ -143,9 +144,8 @@ def matches_create(
             players=len(seating),
             deal=None if deals is None else deals[offset],
             seed=seeds[offset],
-            options=tournament.options,
             rules_version=rules_version,
-            limits=limits,
+            setup=setup,
             reserved_s=reserved[len(seating)],
             priority=priority,
             # A held rotation has no message yet: it is sent when the rotation before it is done.

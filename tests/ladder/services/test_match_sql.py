@@ -15,7 +15,7 @@ import pytest
 from django.db import IntegrityError, connection, transaction
 from django.utils import timezone
 
-from ladder.models import Match, Seat
+from ladder.models import Match, MatchSetup, Seat
 from ladder.services import match_sql
 from tests.factories import BotFactory, MatchFactory, RatedTournamentFactory, SeatFactory, UserFactory
 
@@ -264,9 +264,9 @@ def test_json_parameters_and_columns_round_trip():
     assert match_sql.from_db_json('{"big": 123456789012345678901234567890}') == {"big": 123456789012345678901234567890}
     assert match_sql.from_db_json('{"x": 1.5, "s": "\\u00e9"}') == {"x": 1.5, "s": "\u00e9"}
     match = MatchFactory()
-    execute(f"UPDATE {connection.ops.quote_name(Match._meta.db_table)} SET options = %s WHERE id = %s",
-            [match_sql.db_json(Match, "options", {"x": 1}), match.pk])
-    match.refresh_from_db()
+    execute(f"UPDATE {connection.ops.quote_name(MatchSetup._meta.db_table)} SET options = %s WHERE id = %s",
+            [match_sql.db_json(MatchSetup, "options", {"x": 1}), match.setup_id])
+    match = Match.objects.select_related("setup").get(pk=match.pk)
     assert match.options == {"x": 1}
 
 
