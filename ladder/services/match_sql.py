@@ -215,7 +215,8 @@ def claim_many_sql() -> str:
     wait on each other in opposite orders. A row another transaction holds is waited for, as a single
     claim waits, and looked at again once it is free: skipped, a match held a moment by anything else (its
     message being marked sent, the reconciler) would be lost to a message already taken. What is read
-    back comes from the claimed rows themselves (``RETURNING``), the seats from their own table."""
+    back comes from the claimed rows themselves (``RETURNING``), their setups and seats from their own
+    tables."""
     match, index, a = _table(Match), _column("index"), array_placeholder()
     return (
         f"WITH v AS (SELECT * FROM unnest({a}::bigint[], {a}::uuid[]) AS v (id, token)), "
@@ -265,8 +266,9 @@ def renew_lease_sql() -> str:
 
 @_statement
 def claimed_match_sql() -> str:
-    """Params: match id. Rows: game slug, players, seed, options, limits, then the seat's position, bot
-    name, version id and code checksum (NULLs for a match without seats), in seat order."""
+    """Params: match id. Rows: game slug, players, seed, options, limits (its setup's; NULLs for a match
+    without one), then the seat's position, bot name, version id and code checksum (NULLs for a match
+    without seats), in seat order."""
     return (
         f"SELECT g.slug, m.players, m.seed, su.options, su.limits, s.position, b.name, s.bot_version_id, v.sha256 "
         f"FROM {_table(Match)} m JOIN {_table(Game)} g ON g.id = m.game_id "
