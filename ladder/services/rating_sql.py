@@ -114,6 +114,12 @@ def pending_exists_sql() -> str:
     return f"SELECT 1 FROM {_table(PendingRating)} WHERE game_id = %s LIMIT 1"
 
 
+def pending_games_among_sql() -> str:
+    """Params: game ids (an array). Rows: those of the games that have a pending match."""
+    return (f"SELECT g FROM unnest(%s::bigint[]) AS g "
+            f"WHERE EXISTS (SELECT 1 FROM {_table(PendingRating)} p WHERE p.game_id = g)")
+
+
 RATING_COLUMNS = ("id", "bot_id", "elo", "games", "wins", "draws", "losses")
 
 

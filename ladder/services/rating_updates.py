@@ -4,21 +4,24 @@ from scratch (:func:`ratings_rebuild`, ``manage.py rebuild_ratings``). Both take
 move ratings (``ladder.services.rated_play``). The same two paths keep the game's pair records
 (``ladder.services.pair_records``), which the leaderboard's confidence fit reads.
 
-The online path has no per-bot lock: the recorder only marks a rated match pending
-(:func:`pending_add`, a ``PendingRating`` row, in the transaction that stores the result), and after the
-commit tries to become the game's applier. One applier per game at a time (an advisory lock,
+The online path has no per-bot lock. A recording that takes the game's applier lock (never waited for)
+applies its rated matches itself, in the transaction that stores them, after any results pending before
+them (:class:`InlineRatings`, :func:`ratings_inline_parts`); one that does not marks them pending
+(:func:`pending_add`, a ``PendingRating`` row, in that transaction), and after the commit tries to become
+the game's applier. One applier per game at a time (an advisory lock,
 ``rating_sql.APPLY_LOCK``) takes the pending matches in their order and applies them in batches of up to
 ``RATING_APPLY_BATCH``: the lock tried and the batch's seats and ratings read in one round trip, the exact
 sequential Elo in Python, then the ratings, the history, the seats' ``rating_before``/``rating_after``, the
 pair records and the pending rows' removal, in one statement of data-modifying WITH queries on PostgreSQL
 (``match_sql.execute_combined``; one multi-row statement each elsewhere), sent with the COMMIT in a second
-round trip.
+round trip, and with them the look for results left pending meanwhile (:class:`PendingLook`).
 The history rows are inserted in the order of application, so their ids are the order
 ``ratings_rebuild`` replays.
 """
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import logging
 from collections.abc import Iterable
@@ -72,13 +75,16 @@ def ratings_apply_pending(*, game_id: int) -> int:
     applied = 0
     batch = settings.RATING_APPLY_BATCH
     while True:
+        look = PendingLook([game_id])
         with transaction.atomic():
-            done = _apply_batch(game_id, limit=batch, commit=True, try_lock=True)
+            done = _apply_batch(game_id, limit=batch, commit=True, try_lock=True, look=look)
         if done is None:
             return applied
         applied += done
-        if done < batch and not _pending_exists(game_id):
-            return applied
+        if done < batch:
+            pending = look.games()
+            if not (game_id in pending if pending is not None else _pending_exists(game_id)):
+                return applied
 
 
 def ratings_apply_after_recording(*, game_id: int) -> None:
@@ -103,23 +109,53 @@ def ratings_apply_stranded() -> int:
 @dataclasses.dataclass
 class InlineRatings:
     """The games whose rated matches a recording applies in its own transaction (``recording``): those
-    whose ``APPLY`` lock it took with nothing pending before them, with their bots' rating rows read
-    under that lock; and ``held``, every game whose lock it took (after its commit,
-    :func:`ratings_apply_held` looks for results left to it meanwhile)."""
+    whose ``APPLY`` lock it took, with their bots' rating rows read under that lock, and, where results
+    of the game were pending, those results (:meth:`read_pending`), which it applies first; and ``held``,
+    every game whose lock it took (after its commit, :func:`ratings_apply_held` looks for results left
+    to it meanwhile)."""
 
     ratings: dict[int, dict[int, tuple[int, BotRating]]]
     held: set[int]
+    #: Games whose lock it took with results pending, with the rating rows read for its own matches.
+    behind: dict[int, dict[int, tuple[int, BotRating]]] = dataclasses.field(default_factory=dict)
+    #: By game: the pending results it applies before its own (:meth:`read_pending`).
+    pending: dict[int, PendingBatch] = dataclasses.field(default_factory=dict)
 
     @classmethod
     def from_rows(cls, lock_rows: Iterable[tuple], rating_rows: Iterable[tuple]) -> InlineRatings:
         """From ``rating_sql.inline_locks_sql``'s and ``inline_ratings_sql``'s rows."""
+        lock_rows = list(lock_rows)
         held = {game_id for game_id, _shared, locked, _pending in lock_rows if locked}
-        inline = {game_id for game_id, _shared, locked, pending in lock_rows if locked and not pending}
-        ratings: dict[int, dict[int, tuple[int, BotRating]]] = {game_id: {} for game_id in inline}
+        behind = {game_id for game_id, _shared, locked, pending in lock_rows if locked and pending}
+        ratings: dict[int, dict[int, tuple[int, BotRating]]] = {game_id: {} for game_id in held}
         for game_id, rating_id, bot_id, elo, games, wins, draws, losses in rating_rows:
             if game_id in ratings:
                 ratings[game_id][bot_id] = (rating_id, BotRating(elo, games, wins, draws, losses))
-        return cls(ratings=ratings, held=held)
+        # Not applied inline where results are pending, unless :meth:`read_pending` takes them.
+        return cls(ratings={game_id: read for game_id, read in ratings.items() if game_id not in behind},
+                   held=held, behind={game_id: ratings[game_id] for game_id in behind})
+
+    def read_pending(self) -> None:
+        """Where the recording took a game's lock with results pending: read them (one round trip for
+        every such game, under the lock the recording holds), to apply them first, in their order. A game
+        with more pending than one applier's batch (``RATING_APPLY_BATCH``), or a pending seat whose bot
+        has no rating row, is left to the applier, the recording's own matches of it behind them."""
+        if not self.behind:
+            return
+        limit = settings.RATING_APPLY_BATCH
+        games = sorted(self.behind)
+        with contextlib.ExitStack() as cursors:
+            batches = [cursors.enter_context(match_sql.statement_cursor()) for _ in games]
+            with match_sql.statements_batched():
+                for game_id, cursor in zip(games, batches, strict=True):
+                    cursor.execute(rating_sql.pending_batch_sql(), [game_id, limit + 1])
+            read = {game_id: PendingBatch.from_rows(cursor.fetchall())
+                    for game_id, cursor in zip(games, batches, strict=True)}
+        for game_id, batch in read.items():
+            if len(batch.ids) <= limit and batch.complete:
+                self.pending[game_id] = batch
+                # Read under the lock as the recording's own: the same values where both read a bot.
+                self.ratings[game_id] = {**batch.read, **self.behind[game_id]}
 
     def applies(self, game_id: int, bot_ids: Iterable[int]) -> bool:
         """Whether a rated match of ``game_id`` seating ``bot_ids`` is applied inline (every bot's rating
@@ -129,33 +165,64 @@ class InlineRatings:
 
 
 def ratings_inline_parts(*, game_id: int, matches: list[list[tuple[int, int, int, int | None, bool]]],
-                         read: dict[int, tuple[int, BotRating]], now) -> tuple[list[tuple[str, list]], dict]:
-    """The rating writes of ``matches`` of ``game_id`` applied in their order, as parts for
-    ``match_sql.execute_combined``, and each seat's ``(rating_before, rating_after)`` by seat id (the
-    recording writes them with the seat's result). ``matches``: each match's seats in seat order, as
-    ``(seat id, match id, bot id, place, forfeited)``; ``read``: the bots' rating rows
-    (:class:`InlineRatings`), read under the game's ``APPLY`` lock. The same step as the applier's
-    (:func:`_apply_batch`): the ratings, the history in order of application, the pair records."""
+                         read: dict[int, tuple[int, BotRating]], now,
+                         pending: PendingBatch | None = None) -> tuple[list[tuple[str, list]], dict]:
+    """The rating writes of ``matches`` of ``game_id`` applied in their order, after the ``pending``
+    results if any (:meth:`InlineRatings.read_pending`), as parts for ``match_sql.execute_combined``, and
+    each of the recording's seats' ``(rating_before, rating_after)`` by seat id (the recording writes
+    them with the seat's result). ``matches``: each match's seats in seat order, as ``(seat id, match id,
+    bot id, place, forfeited)``; ``read``: the rating rows of every bot of both (:class:`InlineRatings`),
+    read under the game's ``APPLY`` lock. The same step as the applier's (:func:`_apply_batch`): the
+    ratings, the history in order of application, the pending seats' ratings, the pair records, and the
+    pending rows' removal."""
     rated = [[_Rated(seat_id=seat_id, match_id=match_id, bot_id=bot_id, place=place, forfeited=forfeited)
               for seat_id, match_id, bot_id, place, forfeited in seats] for seats in matches]
+    before = pending.matches if pending is not None else []
     ratings = {bot_id: dataclasses.replace(rating) for bot_id, (_id, rating) in read.items()}
-    _replay(rated, ratings, k_factors())
+    _replay([*before, *rated], ratings, k_factors())
+    left = [seat for match in before for seat in match]
     seats = [seat for match in rated for seat in match]
-    moved = {seat.bot_id for seat in seats}
+    moved = {seat.bot_id for seat in [*left, *seats]}
     parts = [
         *rating_sql.ratings_update([(read[bot_id][0], r.elo, r.games, r.wins, r.draws, r.losses)
                                     for bot_id, r in sorted(ratings.items()) if bot_id in moved], now),
-        *rating_sql.changes_insert([(s.seat_id, s.match_id, s.bot_id, game_id, *s.step, now) for s in seats]),
-        *pair_records.pair_records_parts([row for match in rated for row in _pair_rows(game_id, match, now)]),
+        *rating_sql.changes_insert([(s.seat_id, s.match_id, s.bot_id, game_id, *s.step, now) for s in [*left, *seats]]),
+        *rating_sql.seats_update([(s.seat_id, s.step[0], s.step[1]) for s in left]),
+        *pair_records.pair_records_parts([row for match in [*before, *rated] for row in _pair_rows(game_id, match, now)]),
+        *rating_sql.pending_delete(pending.ids if pending is not None else []),
     ]
     return parts, {seat.seat_id: (seat.step[0], seat.step[1]) for seat in seats}
 
 
-def ratings_apply_held(*, game_id: int) -> None:
+class PendingLook:
+    """Which of ``game_ids`` have results pending, asked right after a COMMIT, in the same round trip
+    (:meth:`send`, inside ``match_sql.statements_batched`` after ``match_sql.commit_batched``): the server
+    runs it once the commit is done, so it sees what a look of its own after the commit would see, one
+    round trip earlier. :meth:`games` reads the answer after the batch."""
+
+    def __init__(self, game_ids: Iterable[int]) -> None:
+        self.game_ids = sorted(game_ids)
+        self._cursor = None
+
+    def send(self) -> None:
+        if self.game_ids and rating_sql.has_advisory_locks():
+            self._cursor = match_sql.statement_cursor()
+            self._cursor.execute(rating_sql.pending_games_among_sql(), [self.game_ids])
+
+    def games(self) -> set[int] | None:
+        """The games with results pending; None where it was not sent (the caller looks itself)."""
+        if self._cursor is None:
+            return None
+        with self._cursor as cursor:
+            return {game_id for (game_id,) in cursor.fetchall()}
+
+
+def ratings_apply_held(*, game_id: int, pending: bool | None = None) -> None:
     """After the commit of a recording that held the game's ``APPLY`` lock: results another recorder left
-    pending meanwhile (its applier found the lock taken) are applied now; one read when there are none."""
+    pending meanwhile (its applier found the lock taken) are applied now. ``pending``: whether there are
+    any, where the recording asked along with its commit (:class:`PendingLook`); else one read."""
     try:
-        if _pending_exists(game_id):
+        if pending if pending is not None else _pending_exists(game_id):
             ratings_apply_pending(game_id=game_id)
     except OperationalError:
         logger.exception("ratings of game %s left pending", game_id)
@@ -198,6 +265,33 @@ def _by_match(rows: Iterable[_Rated]) -> list[list[_Rated]]:
     return matches
 
 
+@dataclasses.dataclass
+class PendingBatch:
+    """A game's first pending matches, read under its applier lock (``rating_sql.pending_batch_sql``'s
+    rows): their pending ids and seats (by match, in pending order), and the rating rows of their bots
+    (``{bot id: (rating id, BotRating)}``); ``complete`` unless a bot's row is missing."""
+
+    ids: list[int]
+    matches: list[list[_Rated]]
+    read: dict[int, tuple[int, BotRating]]
+
+    @classmethod
+    def from_rows(cls, rows: list[tuple]) -> PendingBatch:
+        seats = [_Rated(seat_id=seat_id, match_id=match_id, bot_id=bot_id, place=place, forfeited=_forfeits(outcome))
+                 for _pending, match_id, seat_id, bot_id, place, outcome, *_rating in rows]
+        read = {bot_id: (rating_id, BotRating(elo, games, wins, draws, losses))
+                for *_seat, rating_id, bot_id, elo, games, wins, draws, losses in rows if rating_id is not None}
+        return cls(ids=list(dict.fromkeys(row[0] for row in rows)), matches=_by_match(seats), read=read)
+
+    @property
+    def complete(self) -> bool:
+        return all(seat.bot_id in self.read for seats in self.matches for seat in seats)
+
+    @property
+    def seats(self) -> list[_Rated]:
+        return [seat for seats in self.matches for seat in seats]
+
+
 def _replay(matches: list[list[_Rated]], ratings: dict[int, BotRating], ks: KFactors) -> None:
     """The one sequential step over ``matches`` in order: ``ratings`` move, each seat gets its step."""
     for seats in matches:
@@ -229,12 +323,14 @@ def _execute(statements: Iterable[tuple[str, list]]) -> None:
             cursor.execute(sql, params)
 
 
-def _apply_batch(game_id: int, *, limit: int, commit: bool = False, try_lock: bool = False) -> int | None:
+def _apply_batch(game_id: int, *, limit: int, commit: bool = False, try_lock: bool = False,
+                 look: PendingLook | None = None) -> int | None:
     """Apply the game's first ``limit`` pending matches inside the caller's transaction; returns how many
     it applied. ``try_lock``: first try to take the game's applier lock (in the same round trip as the
     reads), and return None, changing nothing, if another applier holds it; otherwise the caller holds it.
     ``commit``: the transaction is the caller's own, ended with the batch's writes
-    (:func:`match_sql.commit_batched`)."""
+    (:func:`match_sql.commit_batched`), and ``look`` (if given) sent after the COMMIT where it went with
+    them."""
     with match_sql.statement_cursor() as lock, match_sql.statement_cursor() as batch:
         with match_sql.statements_batched():
             if try_lock and rating_sql.has_advisory_locks():
@@ -245,15 +341,10 @@ def _apply_batch(game_id: int, *, limit: int, commit: bool = False, try_lock: bo
         rows = batch.fetchall()
     if not rows:
         return 0
-    pending_ids = list(dict.fromkeys(row[0] for row in rows))
-    seats = [_Rated(seat_id=seat_id, match_id=match_id, bot_id=bot_id, place=place, forfeited=_forfeits(outcome))
-             for _pending, match_id, seat_id, bot_id, place, outcome, *_rating in rows]
-    matches = _by_match(seats)
-    bot_ids = sorted({seat.bot_id for seat in seats})
-    read = {bot_id: (rating_id, BotRating(elo, games, wins, draws, losses))
-            for *_seat, rating_id, bot_id, elo, games, wins, draws, losses in rows if rating_id is not None}
-    if len(read) < len(bot_ids):
-        read = _ratings_read(game_id, bot_ids)
+    pending = PendingBatch.from_rows(rows)
+    pending_ids, matches, seats, read = pending.ids, pending.matches, pending.seats, pending.read
+    if not pending.complete:
+        read = _ratings_read(game_id, sorted({seat.bot_id for seat in seats}))
     ratings = {bot_id: rating for bot_id, (_id, rating) in read.items()}
     _replay(matches, ratings, k_factors())
     now = match_sql.db_datetime(timezone.now())
@@ -275,8 +366,8 @@ def _apply_batch(game_id: int, *, limit: int, commit: bool = False, try_lock: bo
             _execute(writes)
             pair_records.pair_records_write(pairs)
             _execute(rating_sql.pending_delete(pending_ids))
-        if commit:
-            match_sql.commit_batched(end)
+        if commit and match_sql.commit_batched(end) and look is not None:
+            look.send()
     return len(pending_ids)
 
 

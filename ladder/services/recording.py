@@ -9,20 +9,23 @@ PostgreSQL in the same few statements whatever their number:
    ``rating_sql.inline_locks_sql``), finishes every match still running under its token and reads
    back their seats and whether their tournaments still have queued matches
    (``match_sql.finish_many_sql``: the ids, tokens, actions and durations travel as arrays, so the
-   text, and the prepared statement, is one), and reads the bots' ratings under the locks it took;
+   text, and the prepared statement, is one), and reads the bots' ratings under the locks it took; where
+   it took a game's lock with results of the game pending, one more round trip reads those (up to an
+   applier's batch: ``rating_updates.InlineRatings.read_pending``);
 2. one statement writes every seat's result and what the matches add to their tournaments' standings,
    head to head and tally (``tournament_records``: the rows of matches that share a bot or a pair are
-   summed first, as one multi-row upsert touches a row once), and the rated matches' ratings, history
-   and pair records where it holds their game's applier lock with nothing pending before them
-   (``rating_updates.ratings_inline_parts``); the other rated matches are marked pending first
-   (``rating_updates.pending_add_many``, one statement per game); the COMMIT goes in the same round
-   trip unless a match has follow-ups;
+   summed first, as one multi-row upsert touches a row once), and, where it holds their game's applier
+   lock, the ratings, history and pair records of the results that were pending and then of its own rated
+   matches, in that order (``rating_updates.ratings_inline_parts``); the other rated matches are marked
+   pending first (``rating_updates.pending_add_many``, one statement per game); the COMMIT goes in the
+   same round trip unless a match has follow-ups;
 3. the follow-ups, in match order: a rated deal's next rotation (``rotations``), a round robin that may
    be done (``tournaments``), a comparison's count (``comparisons``; a comparison's matches are recorded
    one per transaction, since its count of a pair looks at whether the pair's other game is finished).
 
 After the commit each game's rating applier applies the rated matches left pending, in order with the
-others (and a recording that held the lock looks once for results left pending meanwhile). A match
+others (and a recording that held the lock looks once for results left pending meanwhile, in the round
+trip of its COMMIT: ``rating_updates.PendingLook``). A match
 is recorded once: a result whose claim was lost (lease expired and taken over, or already recorded)
 changes nothing and is reported False. Elsewhere than PostgreSQL each match takes its own statements, in
 the same transaction, and every rated match is left to the applier.
@@ -47,6 +50,7 @@ from ladder.services import match_sql, rating_sql, tournament_records
 from ladder.services.comparisons import comparison_advance
 from ladder.services.rating_updates import (
     InlineRatings,
+    PendingLook,
     pending_add_many,
     ratings_apply_after_recording,
     ratings_apply_held,
@@ -155,11 +159,12 @@ def _ratings_apply_after_commit(batch: _Batch) -> None:
     caller, or the one applying now) applies the rated matches left pending in order with the others;
     and where the recording held the applier's lock, what other recordings left pending meanwhile."""
     pending = {match.game_id for match in batch.matches if match.rated and not match.rated_inline}
+    seen = batch.look.games() if batch.look is not None else None
     for game_id in sorted(pending | batch.held_games):
         if game_id in pending:
             ratings_apply_after_recording(game_id=game_id)
         else:
-            ratings_apply_held(game_id=game_id)
+            ratings_apply_held(game_id=game_id, pending=None if seen is None else game_id in seen)
 
 
 class _OnePerTransaction(Exception):
@@ -178,6 +183,8 @@ class _Batch:
 
     matches: list[_Finished]
     inline: InlineRatings | None = None
+    #: Which games had results pending after the commit, asked along with it (None: not asked).
+    look: PendingLook | None = None
 
     @property
     def held_games(self) -> set[int]:
@@ -199,8 +206,11 @@ def _record_together(unique: list[PackedResult]) -> _Batch:
         with connection.cursor() as commit:
             with match_sql.statements_batched():
                 _write(finished, now=now)
-                if not follow_up:
-                    match_sql.commit_batched(commit)
+                if not follow_up and match_sql.commit_batched(commit):
+                    # Whether results were left pending while it held games' applier locks, asked with
+                    # the COMMIT (``_ratings_apply_after_commit``).
+                    finished.look = PendingLook(finished.held_games)
+                    finished.look.send()
         if follow_up:
             _follow_up(finished.matches)
     return finished
@@ -227,7 +237,8 @@ def _finish(results: list[PackedResult], *, now) -> _Batch:
 
     On PostgreSQL the same round trip first tries the applier lock of each rated game among the matches
     (``rating_sql.inline_locks_sql``), then reads their bots' ratings under it: the recording applies the
-    ratings itself where it took the lock with nothing pending before."""
+    ratings itself where it took the lock. Where results of the game were pending, a second round trip
+    reads them (``InlineRatings.read_pending``), and the recording applies them first."""
     finished_status, running, queued = (Match.Status.FINISHED.value, Match.Status.RUNNING.value,
                                          Match.Status.QUEUED.value)
     by_id = {result.match_id: result for result in results}
@@ -245,6 +256,8 @@ def _finish(results: list[PackedResult], *, now) -> _Batch:
                     ratings.execute(rating_sql.inline_ratings_sql(), [match_ids])
                 lock_rows, rows, rating_rows = locks.fetchall(), cursor.fetchall(), ratings.fetchall()
             inline = InlineRatings.from_rows(lock_rows, rating_rows)
+            # Results pending before this recording's: read under the lock it took, to apply them first.
+            inline.read_pending()
         else:
             for result in results:
                 rows += _finish_one(cursor, result, finished=finished_status, running=running, queued=queued,
@@ -304,7 +317,8 @@ def _write(batch: _Batch, *, now) -> None:
     rating_parts, seat_ratings = [], {}
     for game_id in sorted(inline):
         parts, ratings = ratings_inline_parts(game_id=game_id, matches=inline[game_id],
-                                              read=batch.inline.ratings[game_id], now=now)
+                                              read=batch.inline.ratings[game_id], now=now,
+                                              pending=batch.inline.pending.get(game_id))
         rating_parts += parts
         seat_ratings.update(ratings)
     seat_rows = [(seat.score, seat.place, seat.outcome, seat.reason, seat.time_used_ms, seat.logs,

@@ -41,7 +41,8 @@ def test_a_rated_two_player_match_is_recorded_in_few_statements():
     game's applier lock tried, the UPDATE that finishes the match with the reads it needs, the bots'
     ratings read under that lock, and one that writes the seats' results and
     ratings, the tournament's standings, head to head and tally, the ratings, their history and the pair
-    records. After the commit, one read: whether another recording left results pending meanwhile. Six at
+    records. After the commit, one read, sent in the COMMIT's round trip: whether another recording left
+    results pending meanwhile. Six at
     most in all; it was fifteen (one per seat, per standing, per pair), then twelve (three, and nine of
     the applier after the commit)."""
     for game_slug, players in (("kingdomino", 2), ("draftosaurus", 5)):

@@ -91,10 +91,11 @@ def test_a_rating_row_deleted_by_hand_is_recreated_when_a_result_is_recorded(bot
 # --- The game's one applier: no per-bot lock in the recording, the exact sequential Elo ------------------
 
 
-def claimed_results(tournament, rng) -> list[tuple]:
-    """Every match of ``tournament`` claimed, with a random result: ``(match id, token, result)``."""
+def claimed_results(tournament, rng, count: int | None = None) -> list[tuple]:
+    """Every match of ``tournament`` (its first ``count``) claimed, with a random result: ``(match id,
+    token, result)``."""
     out = []
-    for match in tournament.matches.order_by("id"):
+    for match in tournament.matches.order_by("id")[:count]:
         claim = match_claim(match_id=match.id)
         places = [rng.randint(1, claim.players) for _ in claim.seats]
         outcomes = ["ok" if rng.random() > 0.1 else "crash" for _ in claim.seats]
@@ -379,6 +380,107 @@ def test_a_recording_queues_behind_results_already_pending_and_they_are_applied_
     order = list(dict.fromkeys(RatingChange.objects.order_by("id").values_list("match_id", flat=True)))
     assert order == [first_id, second_id]
     assert_history_is_one_sequential_chain(tournament.game_id)
+
+
+def pending_rows_inserted() -> int:
+    """Rows ever inserted into the pending table, by the server's statistics (flushed first)."""
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_stat_force_next_flush()")
+        cursor.execute("SELECT n_tup_ins FROM pg_stat_user_tables WHERE relname = %s", [PendingRating._meta.db_table])
+        return cursor.fetchone()[0]
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.parametrize(("batch", "marked"), [(None, 0), (2, 1)], ids=["within-a-batch", "more-than-a-batch"])
+def test_a_recording_that_takes_the_applier_lock_applies_the_results_pending_before_its_own(
+        bot_factory, settings, batch, marked):
+    """Three results left pending (their applier busy when they were recorded), then a recording that
+    takes the game's applier lock: it applies them, in their order, and then its own match, in its own
+    transaction, its match never marked pending. With more pending than the applier takes in one batch
+    it leaves them to the applier and marks its own match pending behind them. Either way nothing is
+    pending once it returns, and the history is in order."""
+    postgresql_only()
+    if batch is not None:
+        settings.RATING_APPLY_BATCH = batch
+    tournament = rated_round_robin(bot_factory, bots=4, games=1)
+    work = claimed_results(tournament, random.Random(8))
+    left, (last_id, last_token, last) = work[:3], work[3]
+    with apply_lock_held(tournament.game_id):
+        for match_id, token, result in left:
+            assert match_record_result(match_id=match_id, token=token, result=result)
+    assert list(PendingRating.objects.order_by("id").values_list("match_id", flat=True)) == [m for m, _t, _r in left]
+    before = pending_rows_inserted()
+    assert match_record_result(match_id=last_id, token=last_token, result=last)
+    assert pending_rows_inserted() == before + marked
+    assert not PendingRating.objects.exists()
+    order = list(dict.fromkeys(RatingChange.objects.order_by("id").values_list("match_id", flat=True)))
+    assert order == [*(m for m, _t, _r in left), last_id]
+    assert_history_is_one_sequential_chain(tournament.game_id)
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.parametrize("claimed", [2, None], ids=["queued-left", "all-claimed"])
+def test_a_result_left_pending_while_a_recording_held_the_applier_lock_is_applied_once_it_commits(
+        bot_factory, monkeypatch, claimed):
+    """A recording holds the game's applier lock; meanwhile another recorder, finding it taken, commits its
+    result pending and gives up (its own try after its commit finds the lock still held). The holder,
+    once committed, looks for such results and applies them: nothing is left pending, in order. Either
+    with the COMMIT, which goes with the writes (matches of the round robin left queued), or in a read
+    of its own (every match claimed: the last one's recording looks whether the round robin is done
+    before it commits)."""
+    postgresql_only()
+    from ladder.services import recording
+
+    tournament = rated_round_robin(bot_factory, bots=4, games=1)
+    (holder_id, holder_token, holder), (other_id, other_token, other), *_ = claimed_results(
+        tournament, random.Random(11), count=claimed)
+    write = recording._write
+    errors = []
+
+    def other_recorder():
+        try:
+            assert match_record_result(match_id=other_id, token=other_token, result=other)
+        except Exception as exc:  # reported below: an assertion in a thread would be lost
+            errors.append(exc)
+        finally:
+            connection.close()
+
+    def write_while_another_records(batch, *, now):
+        if any(match.result.match_id == holder_id for match in batch.matches):
+            assert batch.held_games == {tournament.game_id}
+            thread = threading.Thread(target=other_recorder)
+            thread.start()
+            thread.join(30)
+            assert list(PendingRating.objects.values_list("match_id", flat=True)) == [other_id]
+        return write(batch, now=now)
+
+    monkeypatch.setattr(recording, "_write", write_while_another_records)
+    assert match_record_result(match_id=holder_id, token=holder_token, result=holder)
+    assert errors == []
+    assert not PendingRating.objects.exists()
+    order = list(dict.fromkeys(RatingChange.objects.order_by("id").values_list("match_id", flat=True)))
+    assert order == [holder_id, other_id]
+    assert_history_is_one_sequential_chain(tournament.game_id)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_pending_result_whose_rating_row_was_deleted_by_hand_goes_through_the_applier(bot_factory):
+    """A pending result seating a bot whose rating row was deleted by hand: the recording that takes the
+    lock leaves it, and its own match behind it, to the applier, which recreates the row; all applied in
+    order."""
+    postgresql_only()
+    tournament = rated_round_robin(bot_factory, bots=4, games=1)
+    work = claimed_results(tournament, random.Random(10))
+    (first_id, first_token, first), (last_id, last_token, last) = work[0], work[1]
+    with apply_lock_held(tournament.game_id):
+        assert match_record_result(match_id=first_id, token=first_token, result=first)
+    gone = Seat.objects.filter(match_id=first_id).order_by("position").first().bot_id
+    Rating.objects.filter(bot_id=gone).delete()
+    assert match_record_result(match_id=last_id, token=last_token, result=last)
+    assert not PendingRating.objects.exists()
+    assert Rating.objects.filter(bot_id=gone).exists()
+    order = list(dict.fromkeys(RatingChange.objects.order_by("id").values_list("match_id", flat=True)))
+    assert order == [first_id, last_id]
 
 
 @pytest.mark.django_db(transaction=True)
