@@ -28,6 +28,9 @@ game's engine, a decision record per decision of each seat; no sandbox, no broke
 * ``recording.recorded_per_s_unprepared``: the same recordings with no statement prepared (every one
   parsed and planned by the server each time, as behind a pooler in transaction mode), and
   ``recording.prepared_speedup`` recorded over that;
+* ``recording.round_trips_per_match`` and ``recording.wire_statements_per_match``: what one recording
+  costs on the wire (:meth:`RecordingField.wire_costs`), and ``recording.claim_round_trips_per_message``
+  the round trips of a message's claim;
 * ``recording.statements_per_match``: the SQL statements of one recording's transaction (Django's own
   log of the connection, COMMIT excluded: a transaction's BEGIN is implicit, never sent as a statement),
   and ``recording.rating_statements_per_match`` those its game's rating applier sends after the commit
@@ -80,6 +83,7 @@ def bench_recording(*, matches: int = 2000, processes: int = 2, bots: int = 20) 
 def measure_recording(*, matches: int, processes: int = 2, bots: int = 20, other_matches: int = 500) -> dict:
     field = RecordingField(game_slug=BENCH_GAME, bots=bots, players=2)
     statements, rating_statements = field.statements_per_match(samples=20)
+    wire = field.wire_costs()
     sizes = field.bytes_and_wal(matches=min(matches, 500))
     # Before the timed runs, whose thousands of matches (and their dead row versions, which a later VACUUM
     # may free or truncate mid-measurement) would blur the few hundred matches these sizes are taken over.
@@ -112,6 +116,7 @@ def measure_recording(*, matches: int, processes: int = 2, bots: int = 20, other
         "recording.by_message_ratio": round(by_message / bare, 3),
         "recording.statements_per_match": statements,
         "recording.rating_statements_per_match": rating_statements,
+        **wire,
         "recording.rows_per_match": field.rows_per_match(),
         "recording.database": connection.vendor,
     }
@@ -251,6 +256,35 @@ class RecordingField:
             total += len(recording)
             rating += len(after)
         return round(total / samples, 2), round(rating / samples, 2)
+
+    def wire_costs(self) -> dict:
+        """As the server sees them (libpq's trace of the protocol: ``protocol_trace``), on a worker's
+        connection (outside any transaction, committing without the wait for the WAL flush):
+        ``recording.round_trips_per_match`` and ``recording.wire_statements_per_match``, the round trips
+        and the statements of one rated match's recording alone (``match_record_result``, its game's
+        applier lock free), everything it sends after its commit included; and
+        ``recording.claim_round_trips_per_message``, those of claiming a message's ``MATCHES_PER_MESSAGE``
+        matches (``match_claim_many``). Empty off PostgreSQL."""
+        from django.conf import settings
+
+        from ladder.benches.protocol_trace import protocol_traced
+        from ladder.services.matches import match_claim_many, match_record_result
+
+        if connection.vendor != "postgresql":
+            return {}
+        scheduled = self.schedule(settings.MATCHES_PER_MESSAGE)
+        with _commits_as_a_worker():
+            with protocol_traced() as claiming:
+                claims = match_claim_many(match_ids=[match.match_id for match in scheduled], worker="bench")
+            recordings = []
+            for i, claim in enumerate(claims):
+                with protocol_traced() as recording:
+                    if not match_record_result(match_id=claim.match_id, token=claim.token, result=self.result_for(i)):
+                        raise RuntimeError(f"match {claim.match_id} was not recorded")
+                recordings.append(recording)
+        return {"recording.round_trips_per_match": recordings[-1].round_trips,
+                "recording.wire_statements_per_match": recordings[-1].statements,
+                "recording.claim_round_trips_per_message": claiming.round_trips}
 
     def rows_per_match(self) -> int:
         """Rows one recording inserts or updates in :func:`recording_tables`, by the server's statistics

@@ -35,15 +35,52 @@ def statements_batched():
     """Send the statements executed inside in as few round trips as the driver allows: psycopg 3's
     pipeline mode sends them without waiting for each answer (results are read after the block, or
     make it wait when read inside); other databases, and a libpq older than 14, run them one by one.
-    Errors surface at the latest when the block ends, inside the caller's transaction."""
+    Errors surface at the latest when the block ends, inside the caller's transaction.
+
+    Where the block's statements are the first of a transaction Django opened (an atomic block whose
+    transaction has not begun on the server), its BEGIN and its settings go with them
+    (:func:`_begun_in_batch`)."""
     if not _pipelines_supported():
         yield
         return
     connection.ensure_connection()
+    raw = connection.connection
+    begin = _transaction_not_begun(raw)
+    if begin:
+        # psycopg would begin it alone: in a pipeline it sends its BEGIN, then waits for the answer (to
+        # know the transaction's state), a round trip of its own before the batch's. Told that the
+        # connection commits by itself, it sends none; the batch's first statement is the BEGIN.
+        raw.autocommit = True
     # Errors of batched statements surface when the pipeline ends, outside the cursor's own translation:
     # translated here, so callers see Django's exceptions (IntegrityError, ...) either way.
-    with connection.wrap_database_errors, connection.connection.pipeline():
+    with connection.wrap_database_errors, raw.pipeline():
+        if begin:
+            _begun_in_batch(raw)
         yield
+
+
+def _transaction_not_begun(raw) -> bool:
+    """Whether Django holds an atomic block open on the connection whose transaction the server has not
+    begun (no statement sent since: psycopg would send its BEGIN before the next one)."""
+    from psycopg.pq import TransactionStatus
+
+    return (connection.in_atomic_block and not raw.autocommit
+            and raw.info.transaction_status == TransactionStatus.IDLE)
+
+
+def _begun_in_batch(raw) -> None:
+    """Begin the transaction with the batch's first statements (inside :func:`statements_batched`, psycopg
+    told the connection commits by itself): the BEGIN, then the transaction's settings
+    (:func:`transaction_settings`; the execute wrapper, which sends its own before a transaction's first
+    statement when psycopg begins it, sees a transaction under way and sends none). The atomic block
+    still ends it as any other: its COMMIT or ROLLBACK goes out if the transaction is still open
+    (psycopg's ``commit()`` and ``rollback()`` look at the server's state, not at that flag), and Django
+    then turns autocommit on, as it always does when its outermost block ends."""
+    cursor = raw.cursor()
+    cursor.execute("BEGIN", prepare=False)
+    text = _settings_text()
+    if text:
+        cursor.execute(text, prepare=False)
 
 
 def statement_cursor():
@@ -84,18 +121,54 @@ def _vendor_pipelines(vendor: str) -> bool:
     return psycopg.Pipeline.is_supported()
 
 
-def plans_generic(cursor) -> None:
-    """Inside a transaction of these statements, before them: make the server plan each prepared statement
-    once, for any parameters, instead of again for each execution (``SET LOCAL plan_cache_mode``, which the
-    COMMIT undoes: the transaction's own, never the session's, so a pooler in transaction mode passes no
-    setting on). Where statements are not prepared (:func:`statement_cursor`), nothing.
+_WITHOUT_FLUSH_WAIT = "SELECT set_config('synchronous_commit', 'off', true)"
+_GENERIC_PLANS = "set_config('plan_cache_mode', 'force_generic_plan', true)"
 
-    The server's own choice kept planning some of them at every run: their rows arrive as arrays whose
-    lengths change the estimates of a plan made for the values, so the plan made for any values looked
-    dearer than it is (the finish of a message's matches was planned anew at every recording, about a
-    fifth of that statement's time). Their plans are the same index lookups whatever the arrays hold."""
+
+def transaction_settings(cursor) -> None:
+    """At the start of a transaction of these statements: the transaction's settings, in one statement,
+    each the transaction's own (``set_config(..., true)``, as ``SET LOCAL``: the commit undoes it, never
+    the session's, so a pooler in transaction mode passes no setting on to another client):
+
+    * on a worker's connection (:func:`commit_without_flush_wait`), no wait for the WAL flush at its
+      commit;
+    * where statements are prepared (:func:`statement_cursor`), one plan for each prepared statement, made
+      for any parameters, instead of one more at each execution. The server's own choice kept planning
+      some of them at every run: their rows arrive as arrays whose lengths change the estimates of a plan
+      made for the values, so the plan made for any values looked dearer than it is (the finish of a
+      message's matches was planned anew at every recording, about a fifth of that statement's time).
+      Their plans are the same index lookups whatever the arrays hold.
+
+    Nothing where neither applies. Each setting sent as a statement of its own cost a worker's process a
+    send to the server and the server a statement, twice in every claim and recording.
+
+    A transaction begun with a batch of statements (:func:`statements_batched`) gets them with its BEGIN;
+    this is for a batch that is a transaction of its own (:func:`implicit_transactions`)."""
+    text = _settings_text()
+    if text:
+        cursor.execute(text)
+
+
+def _settings_text() -> str | None:
+    """:func:`transaction_settings`'s statement for this connection, None if it sets nothing."""
+    parts = []
+    if _commits_without_flush_wait():
+        parts.append(_WITHOUT_FLUSH_WAIT)
     if _prepares_statements():
-        cursor.execute("SET LOCAL plan_cache_mode TO force_generic_plan")
+        parts.append(_GENERIC_PLANS if parts else f"SELECT {_GENERIC_PLANS}")
+    return ", ".join(parts) or None
+
+
+def _commits_without_flush_wait() -> bool:
+    return connection.vendor == "postgresql" and transaction_without_flush_wait in connection.execute_wrappers
+
+
+def implicit_transactions() -> bool:
+    """Whether statements sent together (:func:`statements_batched`) outside any transaction run as one
+    implicit transaction of their own: pipelined, in autocommit (no atomic block open), the server runs
+    everything up to the pipeline's end in one transaction and commits it there, atomically (an error
+    rolls all of it back), without a BEGIN or a COMMIT sent."""
+    return _pipelines_supported() and not connection.in_atomic_block
 
 
 def commit_batched(cursor) -> bool:
@@ -448,7 +521,8 @@ def commit_without_flush_wait(sender, connection, **_) -> None:
 def transaction_without_flush_wait(execute, sql, params, many, context):
     """A Django execute wrapper: before the first statement of a transaction, ``SET LOCAL
     synchronous_commit TO off`` (sent along with it where statements are pipelined, so no round trip of
-    its own)."""
+    its own). A transaction begun with a batch of statements (:func:`statements_batched`) is under way
+    before its first statement reaches this wrapper, which sends nothing: the batch sets it."""
     from psycopg.pq import TransactionStatus
 
     database = context["connection"]

@@ -98,18 +98,25 @@ def _claim_times(now: datetime | None) -> tuple:
 
 
 def _claim_transaction(*statements: tuple[str, list]) -> list[tuple[int, list[tuple]]]:
-    """Run ``statements`` (text, parameters) in one transaction of one round trip, committed with the batch
-    (no round trip of its own: a worker's transactions are where it drops the wait for the WAL flush,
-    workers/app.py, which a statement in autocommit keeps), their prepared plans made once for any
-    parameters (``match_sql.plans_generic``). Returns each one's row count and rows (none for a statement
-    that returns none)."""
-    with transaction.atomic(), contextlib.ExitStack() as cursors, connection.cursor() as commit:
-        running = [cursors.enter_context(match_sql.statement_cursor()) for _ in statements]
+    """Run ``statements`` (text, parameters) in one transaction of one round trip, with the transaction's
+    settings (``match_sql.transaction_settings``: a worker's drops the wait for the WAL flush, workers/app.py;
+    the prepared plans made once for any parameters). Outside any transaction, where statements are
+    pipelined, that is the pipeline's own implicit transaction (``match_sql.implicit_transactions``: no
+    BEGIN or COMMIT sent); else an atomic block, begun and committed with the batch. Returns each one's
+    row count and rows (none for a statement that returns none)."""
+    with contextlib.ExitStack() as stack:
+        implicit = match_sql.implicit_transactions()
+        if not implicit:
+            stack.enter_context(transaction.atomic())
+        settings_cursor = stack.enter_context(connection.cursor())
+        running = [stack.enter_context(match_sql.statement_cursor()) for _ in statements]
         with match_sql.statements_batched():
-            match_sql.plans_generic(commit)
+            if implicit:
+                match_sql.transaction_settings(settings_cursor)
             for cursor, (sql, params) in zip(running, statements, strict=True):
                 cursor.execute(sql, params)
-            match_sql.commit_batched(commit)
+            if not implicit:
+                match_sql.commit_batched(settings_cursor)
         return [(cursor.rowcount, cursor.fetchall() if cursor.description else []) for cursor in running]
 
 

@@ -249,7 +249,6 @@ def _finish(results: list[PackedResult], *, now) -> _Batch:
             match_ids = [result.match_id for result in results]
             with match_sql.statement_cursor() as locks, match_sql.statement_cursor() as ratings:
                 with match_sql.statements_batched():
-                    match_sql.plans_generic(locks)
                     locks.execute(rating_sql.inline_locks_sql(), [match_ids])
                     cursor.execute(match_sql.finish_many_sql(), match_sql.finish_many_params(
                         results, finished=finished_status, running=running, queued=queued, now=now))

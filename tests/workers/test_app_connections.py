@@ -53,6 +53,26 @@ def test_a_worker_transaction_commits_without_waiting_for_the_flush(postgresql, 
     assert _show() == "on"
 
 
+def test_a_worker_claim_outside_a_transaction_runs_with_its_settings_in_one_transaction_of_its_own(
+        postgresql, worker_process, settings):
+    """A claim outside any transaction is the pipeline's own implicit transaction (no BEGIN or COMMIT
+    sent): its statements share one transaction, which drops the wait for the WAL flush and plans
+    generically, and the session keeps its defaults after it."""
+    from ladder.services import match_sql
+    from ladder.services.matches import _claim_transaction
+
+    settings.MATCH_SYNCHRONOUS_COMMIT = False
+    worker_process()
+    connection.close()
+    probe = ("SELECT current_setting('synchronous_commit'), current_setting('plan_cache_mode'), "
+             "txid_current()", [])
+    [(_, [first]), (_, [second])] = _claim_transaction(probe, probe)
+    plans = "force_generic_plan" if match_sql._prepares_statements() else "auto"
+    assert first[:2] == second[:2] == ("off", plans)
+    assert first[2] == second[2], "one transaction"
+    assert _show() == "on"
+
+
 def test_match_synchronous_commit_keeps_the_default(postgresql, worker_process, settings):
     settings.MATCH_SYNCHRONOUS_COMMIT = True
     worker_process()

@@ -128,7 +128,7 @@ def test_a_claim_of_many_takes_each_match_once_under_a_token_of_its_own():
         claims = match_claim_many(match_ids=[ids[2], ids[0], ids[2], 987654], worker="here")
     if connection.vendor == "postgresql":
         # One statement claims them and reads them back (besides the transaction's own).
-        transaction_control = ("SET LOCAL", "COMMIT", "SAVEPOINT", "RELEASE SAVEPOINT")
+        transaction_control = ("SELECT set_config(", "SET LOCAL", "COMMIT", "SAVEPOINT", "RELEASE SAVEPOINT")
         assert [text for text in texts if not text.startswith(transaction_control)] == [match_sql.claim_many_sql()]
     assert [claim.match_id for claim in claims] == [ids[2], ids[0]]
     assert len({claim.token for claim in claims}) == 2

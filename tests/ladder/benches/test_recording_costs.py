@@ -14,10 +14,16 @@ from django.conf import settings
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from ladder.benches.recording import RecordingField, recording_statements, storage_per_match
+from ladder.benches.protocol_trace import protocol_traced
+from ladder.benches.recording import (
+    RecordingField,
+    _commits_as_a_worker,
+    recording_statements,
+    storage_per_match,
+)
 from ladder.models import Match, PairRecord, RatingChange, Seat, TournamentStanding, TournamentTally
 from ladder.services import match_sql
-from ladder.services.matches import match_claim, match_record_result
+from ladder.services.matches import match_claim, match_claim_many, match_record_result
 
 pytestmark = pytest.mark.django_db
 
@@ -37,7 +43,7 @@ def _recorded_statements(field: RecordingField) -> tuple[list[str], list[str]]:
 def test_a_rated_two_player_match_is_recorded_in_few_statements():
     """Counted: every statement of the transaction that records the result (Django's log of the
     connection), COMMIT excluded (the BEGIN is implicit, never sent). Whatever the number of seats, five,
-    sent in two round trips: the transaction's plans made generic (``match_sql.plans_generic``), the
+    sent in two round trips: the transaction's settings (``match_sql.transaction_settings``), the
     game's applier lock tried, the UPDATE that finishes the match with the reads it needs, the bots'
     ratings read under that lock, and one that writes the seats' results and
     ratings, the tournament's standings, head to head and tally, the ratings, their history and the pair
@@ -51,6 +57,38 @@ def test_a_rated_two_player_match_is_recorded_in_few_statements():
         assert len(recording) <= 5, recording
         assert len(recording) + len(after) <= 6, (recording, after)
         assert RatingChange.objects.filter(game=field.game).count() == players, "applied once recorded"
+
+
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="statements are pipelined where PostgreSQL runs")
+@pytest.mark.django_db(transaction=True)  # outside any transaction, as a worker claims and records
+def test_a_workers_claim_of_a_message_is_one_round_trip_of_two_statements():
+    """What the wire carries (libpq's trace of the protocol): a worker claims the matches of a message in
+    one round trip of two statements, the transaction's settings and the claim, in the pipeline's own
+    implicit transaction: no BEGIN or COMMIT sent. It was five: BEGIN, each setting on its own, the claim,
+    COMMIT."""
+    field = RecordingField(game_slug="kingdomino", bots=6, players=2)
+    scheduled = field.schedule(4)
+    with _commits_as_a_worker(), protocol_traced() as trace:
+        claims = match_claim_many(match_ids=[match.match_id for match in scheduled], worker="tests")
+    assert len(claims) == 4
+    assert (trace.round_trips, trace.statements) == (1, 2), trace.lines
+    assert not trace.parsed("BEGIN") and not trace.parsed("COMMIT")
+
+
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="statements are pipelined where PostgreSQL runs")
+@pytest.mark.django_db(transaction=True)
+def test_a_rated_recording_holding_the_applier_lock_takes_two_round_trips_its_look_after_the_commit_included():
+    """A worker's recording of a rated ladder match that takes its game's applier lock: two round trips
+    in all, the look for results left pending meanwhile sent with the COMMIT (it was a third); eight
+    statements: BEGIN, the settings, the lock, the finish and the ratings' read, then the writes, the COMMIT
+    and the look (it was nine: each setting on its own)."""
+    field = RecordingField(game_slug="kingdomino", bots=4, players=2)
+    match = field.schedule(2)[0]
+    claim = match_claim(match_id=match.match_id, worker="tests")
+    with _commits_as_a_worker(), protocol_traced() as trace:
+        assert match_record_result(match_id=match.match_id, token=claim.token, result=field.result_for(0))
+    assert RatingChange.objects.filter(match_id=match.match_id).count() == 2, "applied in the recording"
+    assert (trace.round_trips, trace.statements) == (2, 8), "\n".join(trace.lines)
 
 
 def test_what_the_few_statements_write_is_all_there():
@@ -132,6 +170,8 @@ def test_the_recording_bench_gives_every_figure_it_documents():
         assert figures["recording.statements_per_match"] + figures["recording.rating_statements_per_match"] <= 6
         assert figures["recording.bytes_per_match"] > 0 and figures["recording.wal_bytes_per_match"] > 0
         assert figures["recording.bytes_per_match.draftosaurus_5p"] > 0
+        assert figures["recording.round_trips_per_match"] >= 2 and figures["recording.claim_round_trips_per_message"] >= 1
+        assert figures["recording.wire_statements_per_match"] > figures["recording.statements_per_match"]
 
 
 @pytest.mark.skipif(connection.vendor != "postgresql", reason="prepared statements are PostgreSQL's")

@@ -178,7 +178,7 @@ def test_a_recording_reads_as_many_matches_however_many_of_its_tournament_are_qu
 def test_the_recording_plans_its_finishing_statement_once_not_at_every_run():
     """The finishing UPDATE's rows arrive as arrays, and the server, left to itself, planned it anew at
     every recording (a plan for the values looked cheaper than one for any values); the recording's
-    transaction asks for generic plans (``match_sql.plans_generic``), so the prepared statement is planned
+    transaction asks for generic plans (``match_sql.transaction_settings``), so the prepared statement is planned
     once and run from that plan."""
     if not match_sql._prepares_statements():
         pytest.skip("statements are prepared on PostgreSQL only")
