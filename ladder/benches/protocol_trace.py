@@ -26,18 +26,19 @@ class ProtocolTrace:
 
     @property
     def statements(self) -> int:
-        """Statements run: one ``Execute`` each (a prepared statement is parsed once, executed every time)."""
-        return len(self.sent("Execute"))
+        """Statements run: one ``Execute`` each in the extended protocol (a prepared statement is parsed
+        once, executed every time), one ``Query`` each in the simple one (Django's cursors, unpipelined)."""
+        return len(self.sent("Execute")) + len(self.sent("Query"))
 
     @property
     def round_trips(self) -> int:
-        """Batches the client sent and then waited for: one ``Sync`` each (the end of a pipeline, or of a
-        statement sent alone)."""
-        return len(self.sent("Sync"))
+        """Batches the client sent and then waited for: one ``Sync`` each in the extended protocol (the end
+        of a pipeline, or of a statement sent alone), one ``Query`` each in the simple one."""
+        return len(self.sent("Sync")) + len(self.sent("Query"))
 
     def parsed(self, text: str) -> bool:
-        """Whether a statement whose text starts with ``text`` was sent to be parsed."""
-        return any(f'"{text}' in line for line in self.sent("Parse"))
+        """Whether a statement whose text starts with ``text`` was sent."""
+        return any(f'"{text}' in line for line in self.sent("Parse") + self.sent("Query"))
 
 
 @contextlib.contextmanager
