@@ -296,6 +296,14 @@ def test_the_outermost_transaction_commits_with_its_batch_and_errors_surface_as_
                     [seat.id])
     seat.refresh_from_db()
     assert seat.score is None  # the batch rolled back as a whole
+    # The transaction the batch began (its BEGIN sent with it) is over, and the connection is as Django
+    # leaves it after any atomic block: in autocommit, ready for the next transaction.
+    assert connection.get_autocommit() and not connection.in_atomic_block
+    with transaction.atomic():
+        seat.score = 2
+        seat.save(update_fields=["score"])
+    seat.refresh_from_db()
+    assert seat.score == 2
 
 
 def test_rows_inserted_as_arrays_hold_what_bulk_create_writes():
