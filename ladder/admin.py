@@ -4,6 +4,8 @@ from django import forms
 from django.contrib import admin
 
 from ladder import models
+from ladder.models import PairFlag
+from ladder.services.collusion import pair_flag_review
 from ladder.services.rated_play import RATED_SEED_REFUSED, match_public_seed
 
 
@@ -124,3 +126,32 @@ class RatingAdmin(admin.ModelAdmin):
 class RatingChangeAdmin(admin.ModelAdmin):
     list_display = ("id", "bot", "match", "before", "after", "delta")
     raw_id_fields = ("seat", "match", "bot")
+
+
+@admin.register(models.PairFlag)
+class PairFlagAdmin(admin.ModelAdmin):
+    """Pairs flagged for arranged games: staff clear them (their games count again) or confirm them."""
+
+    list_display = ("game", "bot_low", "bot_high", "status", "weight", "score", "expected", "p_value", "flagged_at",
+                    "reviewed_by")
+    list_filter = ("status", "game")
+    readonly_fields = ("game", "bot_low", "bot_high", "status", "weight", "score", "expected", "p_value",
+                       "flagged_at", "reviewed_at", "reviewed_by")
+    actions = ("clear", "confirm")
+
+    def has_add_permission(self, request) -> bool:
+        return False
+
+    def _review(self, request, queryset, verdict: str) -> None:
+        for flag in queryset:
+            pair_flag_review(flag_id=flag.id, reviewer=request.user, verdict=verdict)
+        self.message_user(request, f"{queryset.count()} pair(s) {verdict}; the ratings were rebuilt where it changed "
+                                   "what counts.")
+
+    @admin.action(description="Clear: the pairs' games count again")
+    def clear(self, request, queryset) -> None:
+        self._review(request, queryset, PairFlag.Status.CLEARED)
+
+    @admin.action(description="Confirm: the pairs' games stay out of the ratings")
+    def confirm(self, request, queryset) -> None:
+        self._review(request, queryset, PairFlag.Status.CONFIRMED)

@@ -654,6 +654,42 @@ class PairRecord(models.Model):
         return f"{self.bot_low_id} vs {self.bot_high_id}: +{self.wins} ={self.draws} -{self.losses}"
 
 
+class PairFlag(models.Model):
+    """A pair of bots whose rated results against each other depart from what their results against the
+    rest of the field predict (``ladder.services.collusion``): the sign of games arranged between two
+    accounts. While ``held`` (and once ``confirmed``), the pair's rated matches are held out of the ratings,
+    the pair records and the ladder's pairing; ``cleared`` by staff, they count again. The figures are the
+    screen's when it flagged the pair, from ``bot_low``'s side."""
+
+    class Status(models.TextChoices):
+        HELD = "held"
+        CLEARED = "cleared"
+        CONFIRMED = "confirmed"
+
+    game = models.ForeignKey(Game, on_delete=models.PROTECT, related_name="+")
+    bot_low = models.ForeignKey(Bot, on_delete=models.CASCADE, related_name="+")
+    bot_high = models.ForeignKey(Bot, on_delete=models.CASCADE, related_name="+")
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.HELD)
+    weight = models.FloatField()
+    score = models.FloatField()
+    expected = models.FloatField()
+    p_value = models.FloatField()
+    flagged_at = models.DateTimeField()
+    reviewed_at = models.DateTimeField(null=True, blank=True)
+    reviewed_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL,
+                                    related_name="+")
+    note = models.CharField(max_length=500, blank=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["game", "bot_low", "bot_high"], name="pairflag_unique_pair"),
+            models.CheckConstraint(condition=Q(bot_low__lt=F("bot_high")), name="pairflag_low_first"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.bot_low_id} vs {self.bot_high_id}: {self.status}"
+
+
 class LadderEntry(models.Model):
     """A bot's place in its game's ladder schedule: what the ladder's tick reads of it instead of the
     history (``ladder.services.ladder``), so that a tick costs the same after ten million matches as

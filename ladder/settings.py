@@ -434,6 +434,22 @@ LADDER_MAINTENANCE_PER_HOUR: float = env.float("LADDER_MAINTENANCE_PER_HOUR", de
 LADDER_MAX_WAIT_S: float = env.float("LADDER_MAX_WAIT_S", default=300.0)
 # 50: the games the online Elo (K = 32) needs to wear a start error of the prior's spread down to its wander.
 LADDER_PROVISIONAL_GAMES: int = env.int("LADDER_PROVISIONAL_GAMES", default=50)
+# The share of a bot's ladder games one opponent may take while others can take the place (at least 4 games
+# a pair): games spread over many opponents, so that two accounts cannot trade many games unseen. 1 turns
+# the bound off.
+LADDER_PAIR_SHARE: float = env.float("LADDER_PAIR_SHARE", default=0.25)
+if not 0 < LADDER_PAIR_SHARE <= 1:
+    raise ImproperlyConfigured(f"LADDER_PAIR_SHARE must be above 0 and at most 1, not {LADDER_PAIR_SHARE}")
+# The screen for arranged games (ladder/services/collusion.py): every COLLUSION_SCREEN_INTERVAL_S, each pair of
+# bots with at least COLLUSION_SCREEN_MIN_GAMES rated games together whose results are less likely than
+# COLLUSION_SCREEN_P under the fit of every other result is flagged, and its games held out of the ratings
+# until staff review it. 0 as the interval turns the screen off.
+COLLUSION_SCREEN_INTERVAL_S: float = env.float("COLLUSION_SCREEN_INTERVAL_S", default=30.0)
+COLLUSION_SCREEN_MIN_GAMES: float = env.float("COLLUSION_SCREEN_MIN_GAMES", default=4.0)
+COLLUSION_SCREEN_P: float = env.float("COLLUSION_SCREEN_P", default=1e-5)
+if not 0 < COLLUSION_SCREEN_P < 1 or COLLUSION_SCREEN_MIN_GAMES < 1 or COLLUSION_SCREEN_INTERVAL_S < 0:
+    raise ImproperlyConfigured("COLLUSION_SCREEN_P must lie between 0 and 1, COLLUSION_SCREEN_MIN_GAMES be at least "
+                               "1 and COLLUSION_SCREEN_INTERVAL_S at least 0")
 for _name in ("LADDER_INTERVAL_S", "LADDER_LEAD_S", "LADDER_RATE_WINDOW_S", "LADDER_TARGET_HALF_WIDTH",
               "LADDER_MAX_WAIT_S"):
     if not globals()[_name] > 0:
@@ -462,6 +478,9 @@ CELERY_BEAT_SCHEDULE = {
     "reconcile-matches": {"task": "ladder.reconcile", "schedule": RECONCILE_INTERVAL_S},
     "ladder-tick": {"task": "ladder.ladder_tick", "schedule": LADDER_INTERVAL_S},
 }
+if COLLUSION_SCREEN_INTERVAL_S > 0:
+    CELERY_BEAT_SCHEDULE["collusion-screen"] = {"task": "ladder.collusion_screen",
+                                                "schedule": COLLUSION_SCREEN_INTERVAL_S}
 CELERY_BEAT_SCHEDULE_FILENAME: str = str(VAR_DIR / "celerybeat-schedule")
 
 # --- Ratings (the Elo step of ladder.ratings.elo, applied by ladder.services.rating_updates) -------

@@ -107,3 +107,12 @@ def ladder_tick() -> dict:
     from ladder.services.ladder import ladder_tick as schedule
 
     return schedule()
+
+
+@ladder_task("ladder.collusion_screen", time_limit=600)
+def collusion_screen() -> dict:
+    """Flag the pairs of bots whose results against each other depart from the rest of their games, and
+    hold their games out of the ratings until staff review them."""
+    from ladder.services.collusion import collusion_screen_all
+
+    return collusion_screen_all()

@@ -18,7 +18,11 @@ ratings (``p`` the expected score, ``c = ln 10 / 400`` per Elo point), which shr
   bots whose places are least certain play most and every uncertain bot has a chance (exploration).
 * The others join one by one, each the bot with the largest ``misorder x p (1 - p) x (dev_a^2 + dev_b^2)``
   summed over the members so far: close in rating (a game whose result is in doubt), whose order against
-  the group is in doubt, and whose ratings the game would move most. Never two bots of one owner.
+  the group is in doubt, and whose ratings the game would move most. Never two bots of one owner, never
+  a pair kept ``apart`` (a pair flagged for arranged games), and, while another bot can take the place,
+  never a bot that has already had its share of a member's games (``pair_games`` against ``pair_share``
+  of the member's games, :func:`pair_cap`): each bot's games spread over many opponents, so that no two
+  bots can trade many games before the screen for arranged games sees them.
 * The seats go to the order that puts each bot where it has sat least so far (``seat_counts``).
 * The group's games are then counted as if played: their information is added to the members'
   deviations and their seats and games to the members' counts, so the next group of the same call looks
@@ -125,6 +129,16 @@ def misorder_probabilities(elo: np.ndarray, deviation: np.ndarray) -> np.ndarray
     return matrix
 
 
+#: The games two bots may play together before others are preferred, whatever their share.
+PAIR_FLOOR = 4.0
+
+
+def pair_cap(games: float, share: float) -> float:
+    """The most games a bot with ``games`` games plays against any one opponent while others can take the
+    place: ``share`` of its games, and at least :data:`PAIR_FLOOR`."""
+    return max(PAIR_FLOOR, share * games)
+
+
 def select_groups(
     candidates: Sequence[Candidate],
     *,
@@ -134,26 +148,34 @@ def select_groups(
     max_wait_s: float = math.inf,
     provisional_games: int = 0,
     settling_games: int = SETTLING_GAMES,
+    apart: Iterable[frozenset[int]] = (),
+    pair_games: Iterable[tuple[int, int, float]] = (),
+    pair_share: float = 1.0,
 ) -> list[tuple[int, ...]]:
     """Up to ``count`` groups of ``players`` bots of distinct owners, as seat orders (module docstring).
 
     ``provisional_games`` is the rating system's provisional phase; ``settling_games`` the games a bot
-    anchors before its doubt alone decides (0 turns that off).
+    anchors before its doubt alone decides (0 turns that off). ``apart`` are pairs of bot ids never seated
+    together; ``pair_games`` are ``(a, b, weight)``, the games bots ``a`` and ``b`` have had together, and
+    ``pair_share`` the share of a bot's games one opponent may take while others can (1 turns it off).
 
-    None when fewer than ``players`` owners have candidates. Deterministic for a given ``rng`` state.
-    The field is held as dense matrices: a few thousand candidates per call at most.
+    None when fewer than ``players`` owners have candidates; fewer than ``count`` when the pairs kept apart
+    leave no group. Deterministic for a given ``rng`` state. The field is held as dense matrices: a few
+    thousand candidates per call at most.
     """
     if players < 2:
         raise ValueError(f"a ladder group needs at least 2 players, got {players}")
     if count <= 0 or len({c.owner_id for c in candidates}) < players:
         return []
-    field = _Field(candidates, players)
+    field = _Field(candidates, players, apart=apart, pair_games=pair_games, pair_share=pair_share)
     groups: list[tuple[int, ...]] = []
     while len(groups) < count:
         members = [field.anchor(max_wait_s, max(provisional_games, settling_games), rng)]
         while len(members) < players:
-            # Always found: fewer than ``players`` owners are seated and at least ``players`` exist.
-            members.append(field.best_joiner(members, rng))
+            joiner = field.best_joiner(members, rng)
+            if joiner is None:
+                return groups
+            members.append(joiner)
         order = field.seat_order(members, rng)
         groups.append(tuple(field.bot_ids[i] for i in order))
         field.count_as_played(order)
@@ -163,8 +185,21 @@ def select_groups(
 class _Field:
     """The candidates as arrays, with the games chosen so far in this call counted as played."""
 
-    def __init__(self, candidates: Sequence[Candidate], players: int):
+    def __init__(self, candidates: Sequence[Candidate], players: int, *, apart: Iterable[frozenset[int]] = (),
+                 pair_games: Iterable[tuple[int, int, float]] = (), pair_share: float = 1.0):
         self.bot_ids = [c.bot_id for c in candidates]
+        position = {bot_id: i for i, bot_id in enumerate(self.bot_ids)}
+        self.apart = np.zeros((len(candidates), len(candidates)), dtype=bool)
+        for pair in apart:
+            if len(pair) == 2 and all(b in position for b in pair):
+                i, j = (position[b] for b in pair)
+                self.apart[i, j] = self.apart[j, i] = True
+        self.pair_share = pair_share
+        self.together = np.zeros((len(candidates), len(candidates)))
+        for a, b, weight in pair_games:
+            if a in position and b in position:
+                self.together[position[a], position[b]] += weight
+                self.together[position[b], position[a]] += weight
         self.elo = np.array([c.elo for c in candidates], dtype=float)
         self.information = np.array([1.0 / (max(c.deviation, 1e-6) * NAT_PER_ELO) ** 2 for c in candidates])
         self.deviation = 1.0 / np.sqrt(self.information) / NAT_PER_ELO
@@ -195,9 +230,18 @@ class _Field:
         # One uniform draw from the caller's rng keeps the whole selection reproducible from its seed.
         return min(int(np.searchsorted(weights, rng.random() * total, side="right")), len(weights) - 1)
 
-    def best_joiner(self, members: list[int], rng: random.Random) -> int:
-        """The bot whose game with ``members`` is most informative about the order, of an owner not seated."""
-        allowed = ~np.isin(self.owners, self.owners[members])
+    def best_joiner(self, members: list[int], rng: random.Random) -> int | None:
+        """The bot whose game with ``members`` is most informative about the order, of an owner not seated,
+        kept apart from none of them, and short of its share of their games if any such bot is left; None
+        when no bot may join."""
+        allowed = ~np.isin(self.owners, self.owners[members]) & ~self.apart[members].any(axis=0)
+        if not allowed.any():
+            return None
+        if self.pair_share < 1.0:
+            caps = np.array([pair_cap(self.games[m], self.pair_share) for m in members])
+            spread = allowed & (self.together[members] < caps[:, None]).all(axis=0)
+            if spread.any():
+                allowed = spread
         value = np.zeros(len(self.elo))
         for m in members:
             p = expected_score(self.elo[m], self.elo)
@@ -223,6 +267,8 @@ class _Field:
         """Add the group's expected pairwise information and seats to its members; refresh their doubts."""
         weight = 2.0 / len(order)  # the weight of each pairwise result of an N-player match
         for a, b in itertools.combinations(order, 2):
+            self.together[a, b] += weight
+            self.together[b, a] += weight
             p = expected_score(self.elo[a], self.elo[b])
             self.information[a] += weight * p * (1.0 - p)
             self.information[b] += weight * p * (1.0 - p)

@@ -6,7 +6,7 @@ from __future__ import annotations
 from django.db.models import Exists, F, OuterRef, Prefetch, Q, QuerySet, Subquery
 from django.db.models.functions import Lower
 
-from ladder.models import Bot, BotVersion, Game, Match, Rating, RatingChange, Seat
+from ladder.models import Bot, BotVersion, Game, Match, PairFlag, Rating, RatingChange, Seat
 from ladder.ratings.tables import HeadToHead, crosstable
 from ladder.selectors import access
 from ladder.selectors.matches import RECENT_MATCHES, finished_matches_with_seats, seat_results
@@ -186,3 +186,10 @@ def bots_of_owner(*, user) -> list[dict]:
     for version in BotVersion.objects.filter(bot__in=[b.id for b in bots]).defer("code").order_by("bot_id", "number"):
         newest[version.bot_id] = version
     return [{"bot": b, "rating": ratings_by_bot.get(b.id), "newest_upload": newest.get(b.id)} for b in bots]
+
+
+def bot_pair_flags(*, bot_id: int) -> list:
+    """Every pair flagged for arranged games (``PairFlag``) that names bot ``bot_id``, newest first, with
+    both bots and their owners: what staff see on its page. One query."""
+    return list(PairFlag.objects.filter(Q(bot_low_id=bot_id) | Q(bot_high_id=bot_id))
+                .select_related("bot_low__owner", "bot_high__owner", "reviewed_by").order_by("-flagged_at"))

@@ -1,5 +1,8 @@
 """The continuous ladder: a periodic tick pairs active bots of each game into new matches.
 
+Each bot's games spread over many opponents (``LADDER_PAIR_SHARE``), and a pair flagged for arranged games
+(``ladder.services.collusion``) is never seated together.
+
 Ladder matches are played under their game's sandbox limits (``BOTS_LIMITS_BY_GAME`` over the global
 settings): the ladder tournament sets no overrides of its own. They are rated, so no ladder match seats
 two bots of one owner (``ladder.services.rated_play``); :func:`bot_ladder_status` says why a bot gets no
@@ -30,6 +33,7 @@ from ladder.ratings.pairing import (
     misorder_probabilities,
     select_groups,
 )
+from ladder.services.collusion import held_pairs
 from ladder.services.rated_play import HOUSE_BOTS, rated_owner_keys
 from ladder.services.tournaments import LADDER_PRIORITY, current_versions, matches_create
 
@@ -78,6 +82,10 @@ class LadderField:
     #: The widest half width of a 95% interval among the bots whose order is in doubt, in Elo points.
     widest: float
     last_scheduled_at: datetime | None
+    #: ``(a, b, weight)``: the games each pair has had together, scheduled ones included.
+    pair_games: list[tuple[int, int, float]] = dataclasses.field(default_factory=list)
+    #: Pairs flagged for arranged games (``ladder.services.collusion``): never seated together.
+    apart: set[frozenset[int]] = dataclasses.field(default_factory=set)
 
 
 def priority_work_waiting() -> bool:
@@ -138,7 +146,7 @@ def ladder_field(*, game: Game, now: datetime) -> LadderField | None:
     last = max((e.last_scheduled_at for e in entries.values() if e.last_scheduled_at), default=None)
     return LadderField(tournament=tournament, candidates=candidates, versions=versions,
                        learning=provisional or widest > settings.LADDER_TARGET_HALF_WIDTH, widest=widest,
-                       last_scheduled_at=last)
+                       last_scheduled_at=last, pair_games=pairs, apart=held_pairs(game_id=game.id))
 
 
 #: A bot's order against another is in doubt while the chance that it is the other way round is this or more.
@@ -224,7 +232,8 @@ def _schedule(field: LadderField, *, count: int, now: datetime, rng: random.Rand
     groups = select_groups(field.candidates, players=players, count=count, rng=rng,
                            max_wait_s=settings.LADDER_MAX_WAIT_S,
                            provisional_games=settings.LADDER_PROVISIONAL_GAMES,
-                           settling_games=settings.LADDER_PROVISIONAL_GAMES)
+                           settling_games=settings.LADDER_PROVISIONAL_GAMES,
+                           apart=field.apart, pair_games=field.pair_games, pair_share=settings.LADDER_PAIR_SHARE)
     if not groups:
         return 0
     with transaction.atomic():

@@ -20,7 +20,7 @@ from django.db import connection
 from ladder.models import Match, PairRecord, Seat
 from ladder.ratings.elo import pairwise_scores
 from ladder.services import match_sql
-from ladder.services.rated_play import RATED_MATCHES
+from ladder.services.rated_play import rating_matches
 
 PAIR_COLUMNS = ("game_id", "bot_low_id", "bot_high_id", "wins", "draws", "losses", "weight", "score", "updated_at")
 
@@ -101,10 +101,7 @@ def pair_records_rebuild(*, game_id: int, now) -> int:
     """Replace the game's pair records with the sums over its finished rated matches, in one INSERT ...
     SELECT (seconds for a million matches, where reading them into Python would take minutes). Returns
     the pairs written. Run inside the caller's transaction (``rating_updates.ratings_rebuild``'s swap)."""
-    rated_sql, rated_params = (
-        Match.objects.filter(RATED_MATCHES, game_id=game_id, status=Match.Status.FINISHED)
-        .values("id").query.sql_with_params()
-    )
+    rated_sql, rated_params = rating_matches(game_id=game_id).query.sql_with_params()
     PairRecord.objects.filter(game_id=game_id).delete()
     with connection.cursor() as cursor:
         cursor.execute(_rebuild_sql(rated_sql), [match_sql.db_datetime(now), *rated_params])

@@ -29,9 +29,9 @@ import secrets
 from collections.abc import Iterable, Mapping, Sequence
 
 from django.contrib.auth.hashers import UNUSABLE_PASSWORD_PREFIX
-from django.db.models import BooleanField, ExpressionWrapper, Q
+from django.db.models import BooleanField, Exists, ExpressionWrapper, OuterRef, Q
 
-from ladder.models import Bot, Match, Tournament
+from ladder.models import Bot, Match, PairFlag, Seat, Tournament
 from ladder.services.errors import ServiceError
 from ladder.services.house import EXAMPLES_OWNER
 
@@ -42,8 +42,27 @@ RATED_MATCHES = Q(tournament__rated=True)
 #: it. An account that registered under that name has a usable password, and its bots are an owner's.
 HOUSE_BOTS = Q(owner__username=EXAMPLES_OWNER, owner__password__startswith=UNUSABLE_PASSWORD_PREFIX)
 
+#: The flags under which a pair's games are held out of the ratings (``ladder.services.collusion``).
+HELD_FLAGS = (PairFlag.Status.HELD, PairFlag.Status.CONFIRMED)
+
 RATED_SEED_REFUSED = ("a rated tournament has no chosen seed: the server draws each match's seed in secret and "
                       "shows it once the match finished; leave out seed, or start an unrated tournament")
+
+
+def held_out() -> Exists:
+    """A filter on Match querysets: the matches that seat both bots of a pair flagged for arranged games
+    (:data:`HELD_FLAGS`). Rated or not, they move no rating and no pair record while the flag stands."""
+    seated = Seat.objects.filter(match_id=OuterRef(OuterRef("pk")))
+    return Exists(PairFlag.objects.filter(status__in=HELD_FLAGS, game_id=OuterRef("game_id"))
+                  .filter(Exists(seated.filter(bot_id=OuterRef("bot_low_id"))))
+                  .filter(Exists(seated.filter(bot_id=OuterRef("bot_high_id")))))
+
+
+def rating_matches(*, game_id: int):
+    """The ids (a ``values("id")`` queryset) of the finished matches of game ``game_id`` that make its
+    ratings and pair records: rated, and not held out (:func:`held_out`)."""
+    return (Match.objects.filter(RATED_MATCHES, game_id=game_id, status=Match.Status.FINISHED)
+            .exclude(held_out()).values("id"))
 
 
 def match_moves_ratings(tournament: Tournament) -> bool:

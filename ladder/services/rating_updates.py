@@ -34,7 +34,7 @@ from ladder.models import Match, Rating, RatingChange, Seat, Tournament
 from ladder.ratings.elo import BotRating, KFactors, RatedSeat, rate_match
 from ladder.services import match_sql, pair_records, rating_sql, tournament_records
 from ladder.services.games import game_get
-from ladder.services.rated_play import RATED_MATCHES
+from ladder.services.rated_play import RATED_MATCHES, held_out, rating_matches
 
 logger = logging.getLogger(__name__)
 
@@ -425,7 +425,14 @@ class RebuildPlan:
 
 
 def _rated_ids(game_id: int):
-    return Match.objects.filter(RATED_MATCHES, game_id=game_id, status=Match.Status.FINISHED).values("id")
+    return rating_matches(game_id=game_id)
+
+
+def _not_held(game_id: int, matches: list[list[_Rated]]) -> list[list[_Rated]]:
+    """``matches`` without those held out of the ratings (``rated_play.held_out``): one query, and none
+    while the game has no pair flagged."""
+    held = set(Match.objects.filter(held_out(), game_id=game_id).values_list("id", flat=True))
+    return [seats for seats in matches if seats[0].match_id not in held] if held else matches
 
 
 def rebuild_aside(*, game_id: int) -> RebuildPlan:
@@ -436,7 +443,7 @@ def rebuild_aside(*, game_id: int) -> RebuildPlan:
             with connection.cursor() as cursor:
                 cursor.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY")
         upto = RatingChange.objects.filter(game_id=game_id).order_by("-id").values_list("id", flat=True).first() or 0
-        applied = _history(game_id, change_id=upto, after=False)
+        applied = _not_held(game_id, _history(game_id, change_id=upto, after=False))
         bot_ids = list(Rating.objects.filter(game_id=game_id).values_list("bot_id", flat=True))
     # Matches no longer rated (the snapshot read none of them) lose their history and their seats any
     # rating, before the swap and outside it: the applier never touches them.
@@ -444,7 +451,8 @@ def rebuild_aside(*, game_id: int) -> RebuildPlan:
     # time: the applier applies them, and the swap replays them with the rest.
     with transaction.atomic():
         RatingChange.objects.filter(game_id=game_id).exclude(match__in=_rated_ids(game_id)).delete()
-        Seat.objects.filter(match__game_id=game_id).exclude(match__in=Match.objects.filter(RATED_MATCHES)).exclude(
+        Seat.objects.filter(match__game_id=game_id).exclude(
+            match__in=Match.objects.filter(RATED_MATCHES).exclude(held_out())).exclude(
             rating_before=None, rating_after=None
         ).update(rating_before=None, rating_after=None)
         rated_sql, rated_params = _rated_ids(game_id).query.sql_with_params()
@@ -464,7 +472,7 @@ def rebuild_swap(plan: RebuildPlan) -> int:
         if rating_sql.has_advisory_locks():
             with connection.cursor() as cursor:
                 cursor.execute(rating_sql.apply_lock_sql(), [game_id])
-        since = _history(game_id, change_id=plan.upto, after=True)
+        since = _not_held(game_id, _history(game_id, change_id=plan.upto, after=True))
         for seats in since:
             for seat in seats:
                 ratings.setdefault(seat.bot_id, BotRating())

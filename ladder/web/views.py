@@ -125,6 +125,8 @@ def bot_page(request, bot_id: int):
     if page["owner_view"]:
         page["version_form"] = BotVersionUploadForm()
         _with_comparisons(page, request.user)
+    if request.user.is_staff:
+        page["pair_flags"] = bot_reads.bot_pair_flags(bot_id=bot_id)
     return render(request, "ladder/bot.html", page)
 
 
