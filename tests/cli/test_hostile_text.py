@@ -4,6 +4,7 @@ stdout and stderr holds printable characters and our own newlines alone, in text
 
 from __future__ import annotations
 
+import contextlib
 import io
 import json
 import threading
@@ -12,7 +13,7 @@ import time
 import pytest
 from django.db import connection
 
-from ladder.models import BotVersion, Match, Seat, Tournament
+from ladder.models import BotVersion, Match, Seat
 from tests.cli.test_main_commands import PASSWORD, login
 from tests.factories import FIRST_LEGAL_BOT, BotFactory, BotVersionFactory, UserFactory, finished_match
 from tests.ladder.services.test_version_comparisons import play
@@ -28,6 +29,28 @@ def assert_shown_not_obeyed(*texts: str) -> None:
     for text in texts:
         raw = sorted({char for char in text if not char.isprintable() and char != "\n"})
         assert raw == [], f"raw control characters reach the terminal: {raw!r} in {text!r}"
+
+
+@contextlib.contextmanager
+def meanwhile(step):
+    """Call ``step()`` in a thread every 50 ms until it returns True, while the command waits (as a worker
+    would act meanwhile); joined on the way out."""
+
+    def loop() -> None:
+        try:
+            for _ in range(400):
+                if step():
+                    return
+                time.sleep(0.05)
+        finally:
+            connection.close()
+
+    thread = threading.Thread(target=loop)
+    thread.start()
+    try:
+        yield
+    finally:
+        thread.join()
 
 
 @pytest.fixture
@@ -64,23 +87,15 @@ def test_bot_shows_another_users_names_and_messages_escaped(cli, hostile_user):
 def test_an_upload_rejected_shows_its_message_and_the_bots_log_escaped(cli, hostile_user, tmp_path):
     (tmp_path / "bot.py").write_bytes(FIRST_LEGAL_BOT)
 
-    def decide() -> None:
+    def decide() -> bool:
         # What the worker's check leaves, once the command waits for it.
-        try:
-            for _ in range(200):
-                if BotVersion.objects.filter(bot__owner=hostile_user, validation_status="pending").update(
-                        validation_status="rejected", validation_message=f"crash: {HOSTILE}",
-                        validation_log=f"{HOSTILE}\n\x1b[1Asecond line\n"):
-                    return
-                time.sleep(0.05)
-        finally:
-            connection.close()
+        return bool(BotVersion.objects.filter(bot__owner=hostile_user, validation_status="pending").update(
+            validation_status="rejected", validation_message=f"crash: {HOSTILE}",
+            validation_log=f"{HOSTILE}\n\x1b[1Asecond line\n"))
 
-    checker = threading.Thread(target=decide)
-    checker.start()
-    run = cli("upload", str(tmp_path / "bot.py"), "--game", "kingdomino", "--name", "mine", "--wait",
-              "--timeout", "30", "--interval", "0.2")
-    checker.join()
+    with meanwhile(decide):
+        run = cli("upload", str(tmp_path / "bot.py"), "--game", "kingdomino", "--name", "mine", "--wait",
+                  "--timeout", "30", "--interval", "0.2")
     assert run.status == 6, run.err
     assert_shown_not_obeyed(run.out, run.err)
     assert run.out.endswith(f"version 1: rejected: crash: {ESCAPED}\n--- the end of what the bot printed:\n"
@@ -116,24 +131,15 @@ def test_matches_show_other_users_bot_names_escaped(cli):
 def test_a_tournament_shows_its_name_and_the_standings_escaped(cli, hostile_user):
     bots = [BotFactory(name=f"a{HOSTILE}"), BotFactory(name=f"b{HOSTILE}")]
 
-    def play_its_matches() -> None:
-        try:
-            for _ in range(400):
-                tournament = Tournament.objects.filter(created_by=hostile_user).first()
-                queued = list(Match.objects.filter(tournament=tournament, status="queued")) if tournament else []
-                for match in queued:
-                    play(match, winner=None)
-                if tournament and queued:
-                    return
-                time.sleep(0.05)
-        finally:
-            connection.close()
+    def play_its_matches() -> bool:
+        queued = list(Match.objects.filter(tournament__created_by=hostile_user, status="queued"))
+        for match in queued:
+            play(match, winner=None)
+        return bool(queued)
 
-    player = threading.Thread(target=play_its_matches)
-    player.start()
-    run = cli("tournament", "create", "--game", "kingdomino", "--name", f"cup{HOSTILE}", "--bots",
-              ",".join(str(bot.id) for bot in bots), "--wait", "--timeout", "30", "--interval", "0.2")
-    player.join()
+    with meanwhile(play_its_matches):
+        run = cli("tournament", "create", "--game", "kingdomino", "--name", f"cup{HOSTILE}", "--bots",
+                  ",".join(str(bot.id) for bot in bots), "--wait", "--timeout", "30", "--interval", "0.2")
     assert run.status == 0, run.err
     assert_shown_not_obeyed(run.out, run.err)
     assert f"(cup{ESCAPED}, kingdomino): finished" in run.out
