@@ -7,8 +7,8 @@ reverse what follows. Every line the command writes for a person passes :func:`p
 :class:`Output`, its one way to stdout and stderr; JSON goes out as ASCII JSON (:func:`ascii_json_line`).
 
 :func:`printable` is the twin of ``bots.terminal.printable`` (what ``manage.py play`` escapes with): the
-command may import nothing of the server's, so it has its own, and ``tests/cli/test_terminal.py`` holds
-the two to the same output for every code point.
+command may import nothing of the server's (and ships without it), so it has its own, and
+``tests/cli/test_terminal_escaping.py`` holds the two to the same output for every code point.
 """
 
 from __future__ import annotations

@@ -20,7 +20,7 @@ from tests.ladder.services.test_version_comparisons import play
 
 #: Window title, clear screen, 8-bit CSI, carriage return, bell, DEL, NEL, a right-to-left override and a
 #: line separator: what a terminal obeys. (PostgreSQL stores no NUL and no lone surrogate: those are in
-#: tests/cli/test_terminal.py.)
+#: tests/cli/test_terminal_escaping.py.)
 HOSTILE = "\x1b]0;pwned\x07\x1b[2J\x9b31m\rOK\x7f\x85\u202eevil\u2028x"
 ESCAPED = "\\x1b]0;pwned\\x07\\x1b[2J\\x9b31m\\rOK\\x7f\\x85\\u202eevil\\u2028x"
 
