@@ -18,10 +18,13 @@ TIMEOUT_S = (10, 60)
 
 class ApiError(Exception):
     """A request that did not succeed. ``status`` is the HTTP status (None when no answer came), ``body``
-    the server's error body (``{}`` when none)."""
+    the server's error body (``{}`` when none). ``message`` ends with the bot's ``log_tail`` when the
+    server sent one; ``lines`` are the message's lines for a person, the log's own lines after it."""
 
     def __init__(self, message: str, *, status: int | None = None, body: dict | None = None,
-                 retry_after_s: int | None = None) -> None:
+                 retry_after_s: int | None = None, log_tail: str = "") -> None:
+        self.lines = [message, *log_tail.rstrip("\n").split("\n")] if log_tail else [message]
+        message = f"{message}\n{log_tail}" if log_tail else message
         super().__init__(message)
         self.message = message
         self.status = status
@@ -40,16 +43,17 @@ def _error_of(response: requests.Response) -> ApiError:
         body = None
     retry = response.headers.get("Retry-After")
     retry_after_s = int(retry) if retry and retry.isdigit() else None
+    log_tail = ""
     if isinstance(body, dict) and isinstance(body.get("detail"), str):
         message = body["detail"]
-        if body.get("log_tail"):
-            message += "\n" + body["log_tail"]
+        if isinstance(body.get("log_tail"), str):
+            log_tail = body["log_tail"]
     else:
         body = {}
         message = f"the server answered {response.status_code} {response.reason or ''}".rstrip()
     if response.status_code == 429 and retry_after_s is not None and "try again" not in message:
         message += f"; try again in {retry_after_s} seconds"
-    return ApiError(message, status=response.status_code, body=body, retry_after_s=retry_after_s)
+    return ApiError(message, status=response.status_code, body=body, retry_after_s=retry_after_s, log_tail=log_tail)
 
 
 class Client:

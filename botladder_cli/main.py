@@ -3,7 +3,8 @@
 Exit statuses (docs/cli.md): 0 success (for ``compare --wait``: the candidate is better); 1 any failure
 (an API error, an unreachable server, a bad path); 2 a usage error (argparse's); 3, 4, 5 the verdicts
 worse, equal and inconclusive of ``compare --wait``; 6 an upload the worker rejected (``upload --wait``).
-Human output goes to stdout and progress to stderr; ``--json`` prints one JSON document on stdout instead
+Human output goes to stdout and progress to stderr, every line of it escaped (``botladder_cli.terminal``:
+the server's text is shown, never obeyed); ``--json`` prints one ASCII JSON document on stdout instead
 (an error too: ``{"error", "status", "code", "fields", "retry_after_s"}``).
 """
 
@@ -20,6 +21,7 @@ from pathlib import Path
 from botladder_cli.archive import ArchiveError, upload_payload
 from botladder_cli.client import ApiError, Client
 from botladder_cli.config import ConfigError, config_load, config_path, config_save
+from botladder_cli.terminal import Output, ascii_json_line
 
 OK, FAILURE, USAGE, WORSE, EQUAL, INCONCLUSIVE, REJECTED = 0, 1, 2, 3, 4, 5, 6
 VERDICT_STATUS = {"better": OK, "worse": WORSE, "equal": EQUAL, "inconclusive": INCONCLUSIVE}
@@ -31,37 +33,6 @@ class Failure(Exception):
     def __init__(self, message: str, status: int = FAILURE, body: dict | None = None) -> None:
         super().__init__(message)
         self.message, self.status, self.body = message, status, body
-
-
-class Output:
-    """Where a subcommand's results go: human lines, or one JSON document with ``--json``."""
-
-    def __init__(self, as_json: bool) -> None:
-        self.as_json = as_json
-        self._progress_shown = False
-
-    def result(self, data, human: str) -> None:
-        self.end_progress()
-        if self.as_json:
-            print(json.dumps(data, indent=2, sort_keys=True))
-        else:
-            print(human)
-
-    def progress(self, line: str) -> None:
-        """One progress line on stderr: redrawn in place on a terminal, one line per change otherwise."""
-        if self.as_json and not sys.stderr.isatty():
-            return
-        if sys.stderr.isatty():
-            sys.stderr.write("\r\033[K" + line)
-            self._progress_shown = True
-        else:
-            sys.stderr.write(line + "\n")
-        sys.stderr.flush()
-
-    def end_progress(self) -> None:
-        if self._progress_shown:
-            sys.stderr.write("\n")
-            self._progress_shown = False
 
 
 def _client(args, *, token_needed: bool = True) -> Client:
@@ -111,7 +82,7 @@ def cmd_login(args, out: Output) -> int:
     me = Client(config.url, token).get("/api/auth/me/")
     path = config_save(url=config.url, token=token)
     out.result({"url": config.url, "username": me["username"], "config": str(path)},
-               f"logged in to {config.url} as {me['username']}; token saved in {path}")
+               [f"logged in to {config.url} as {me['username']}; token saved in {path}"])
     return OK
 
 
@@ -162,14 +133,19 @@ def cmd_upload(args, out: Output) -> int:
                     timeout=args.timeout, what=f"the check of bot {bot_id} version {number}")
     version = version_of(bot)
     result = {"bot": {key: bot[key] for key in ("id", "name", "game", "owner")}, "version": version}
-    human = _version_line(bot, version)
+    lines = [_version_line(bot, version)]
     if version["validation_status"] == "rejected":
         if version.get("validation_log"):
-            human += "\n--- the end of what the bot printed:\n" + version["validation_log"]
-        out.result(result, human)
+            lines += ["--- the end of what the bot printed:", *_text_lines(version["validation_log"])]
+        out.result(result, lines)
         return REJECTED
-    out.result(result, human)
+    out.result(result, lines)
     return OK
+
+
+def _text_lines(text: str) -> list[str]:
+    """A bot's text of several lines (its log) as the lines it printed; a CR stays in its line, escaped."""
+    return text.rstrip("\n").split("\n")
 
 
 def cmd_bot(args, out: Output) -> int:
@@ -178,7 +154,7 @@ def cmd_bot(args, out: Output) -> int:
     lines = [f"bot {bot['id']} ({bot['name']}, {bot['game']}, owner {bot['owner']}): "
              f"{'active' if bot['active'] else 'inactive'}, plays version {current.get('number', 'none')}"]
     lines += ["  " + _version_text(version) for version in bot["versions"]]
-    out.result(bot, "\n".join(lines))
+    out.result(bot, lines)
     return OK
 
 
@@ -210,7 +186,7 @@ def cmd_compare(args, out: Output) -> int:
             request[name] = getattr(args, name)
     body = client.post(f"/api/bots/{args.bot}/comparisons/", json=request)
     if not args.wait:
-        out.result(body, comparison_line(body) + f"\nfollow it: botladder follow {body['id']}")
+        out.result(body, [comparison_line(body), f"follow it: botladder follow {body['id']}"])
         return OK
     return _follow_comparison(client, body["id"], args, out)
 
@@ -224,7 +200,7 @@ def _follow_comparison(client: Client, comparison_id: int, args, out: Output) ->
 
     body = _poll(fetch, lambda body: body["status"] == "done", interval=args.interval, timeout=args.timeout,
                  what=f"comparison {comparison_id}")
-    out.result(body, comparison_line(body))
+    out.result(body, [comparison_line(body)])
     return VERDICT_STATUS.get(body["verdict"], FAILURE)
 
 
@@ -269,10 +245,10 @@ def cmd_tournament_create(args, out: Output) -> int:
 
         body = _poll(fetch, lambda current: current["status"] != "running", interval=args.interval,
                      timeout=args.timeout, what=f"tournament {body['id']}")
-    human = _tournament_line(body)
-    for line in body.get("standings") or []:
-        human += f"\n  {line['rank']:>3}. {line['bot']} (bot {line['bot_id']}): {line['points']:g} points"
-    out.result(body, human)
+    lines = [_tournament_line(body)]
+    lines += [f"  {line['rank']:>3}. {line['bot']} (bot {line['bot_id']}): {line['points']:g} points"
+              for line in body.get("standings") or []]
+    out.result(body, lines)
     failed = (body.get("progress") or {}).get("failed", 0)
     return FAILURE if args.wait and (body["status"] != "finished" or failed) else OK
 
@@ -291,7 +267,7 @@ def cmd_matches(args, out: Output) -> int:
                           + (f" {seat['score']} (#{seat['place']})" if seat.get("place") else "")
                           for seat in match["seats"])
         lines.append(f"{match['id']:>8}  {match['game']:<16} {match['status']:<9} {seats}")
-    out.result(rows, "\n".join(lines))
+    out.result(rows, lines)
     return OK
 
 
@@ -301,8 +277,8 @@ def cmd_logs(args, out: Output) -> int:
     for seat in body["seats"]:
         lines.append(f"--- seat {seat['position']}: {seat['bot']} v{seat['version']} ({seat['outcome']}"
                      + (f": {seat['reason']}" if seat.get("reason") else "") + ")")
-        lines.append(seat.get("log") or "(printed nothing)")
-    out.result(body, "\n".join(lines).rstrip("\n"))
+        lines += _text_lines(seat["log"]) if seat.get("log") else ["(printed nothing)"]
+    out.result(body, lines)
     return OK
 
 
@@ -315,7 +291,7 @@ def cmd_bundle(args, out: Output) -> int:
     except OSError as error:
         raise Failure(f"cannot write {path}: {error.strerror}") from None
     out.result({"match": args.match, "file": str(path)},
-               f"match {args.match} saved in {path}; replay it with: python manage.py play --from-bundle {path}")
+               [f"match {args.match} saved in {path}; replay it with: python manage.py play --from-bundle {path}"])
     return OK
 
 
@@ -360,7 +336,8 @@ def cmd_export(args, out: Output) -> int:
                 for chunk in page.chunks():
                     *lines, pending = (pending + chunk).split(b"\n")
                     for line in lines:
-                        target.write(line + b"\n")
+                        # A file keeps the server's bytes; a terminal gets what it can show without obeying.
+                        target.write((line if args.output else ascii_json_line(line)) + b"\n")
                     if lines:
                         count, in_page, last = count + len(lines), in_page + len(lines), json.loads(lines[-1])["id"]
                         if args.output:
@@ -379,7 +356,7 @@ def cmd_export(args, out: Output) -> int:
                 target.close()
     if args.output:
         out.result({"game": args.game, "matches": count, "last_id": last, "file": args.output},
-                   f"{count} {args.game} matches written to {args.output} (last id {last})")
+                   [f"{count} {args.game} matches written to {args.output} (last id {last})"])
     return OK
 
 
@@ -483,34 +460,33 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return args.run(args, out)
     except ApiError as error:
-        return _fail(out, error.message, error.to_json(), FAILURE)
+        return _fail(out, error.lines, error.to_json(), FAILURE)
     except Failure as error:
-        return _fail(out, error.message, {"error": error.message, **(error.body or {})}, error.status)
+        return _fail(out, [error.message], {"error": error.message, **(error.body or {})}, error.status)
     except ConfigError as error:
-        return _fail(out, str(error), {"error": str(error), "config": str(config_path())}, FAILURE)
+        return _fail(out, [str(error)], {"error": str(error), "config": str(config_path())}, FAILURE)
     except (KeyError, TypeError, IndexError, StopIteration) as error:
         # An answer without what the ladder's API always sends: another server, or another version of it.
         message = (f"the server's answer lacks what botladder expects ({type(error).__name__}: {error}): is "
                    f"{config_load(url=getattr(args, 'url', None)).url} a bot ladder of this version?")
-        return _fail(out, message, {"error": message}, FAILURE)
+        return _fail(out, [message], {"error": message}, FAILURE)
     except EOFError:
-        return _fail(out, "standard input ended before the answer was read", {"error": "end of input"}, FAILURE)
+        return _fail(out, ["standard input ended before the answer was read"], {"error": "end of input"}, FAILURE)
     except BrokenPipeError:
         # The reader of standard output went away (`botladder export GAME | head`): stop quietly.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 141
     except OSError as error:  # a file of ours: -o into a missing folder, a full disk
         message = f"{error.filename}: {error.strerror}" if error.filename else str(error)
-        return _fail(out, message, {"error": message}, FAILURE)
+        return _fail(out, [message], {"error": message}, FAILURE)
     except KeyboardInterrupt:
-        out.end_progress()
-        sys.stderr.write("botladder: interrupted\n")
+        out.error(["interrupted"])
         return 130
 
 
-def _fail(out: Output, message: str, body: dict, status: int) -> int:
-    out.end_progress()
+def _fail(out: Output, lines: list[str], body: dict, status: int) -> int:
+    """Report a failure: ``body`` as the JSON document with ``--json``, and ``lines`` on stderr always."""
     if out.as_json:
-        print(json.dumps(body, indent=2, sort_keys=True))
-    sys.stderr.write(f"botladder: {message}\n")
+        out.json(body)
+    out.error(lines)
     return status

@@ -5,13 +5,14 @@ message that says what to fix, anything else: empty or oversized uploads, unsafe
 ``..``, symbolic links, too many files or folders too deep, zip bombs), missing ``bot.py``, text that is not
 Python, syntax errors (:mod:`bots.upload_checks` holds the checks that run none of its code). A bot that
 passes those checks then plays a smoke match in the sandbox against the game's random bot
-(``bots/examples/<game>/random_bot.py``), from a fresh random deal; a version that cannot finish a legal
-game is refused with its error and the tail of its log. Runs on the workers only.
+(``bots/examples/<game>/random_bot.py``) in every other seat, from a fresh random deal; a version that
+cannot finish a legal game is refused with its error and the tail of its log. Runs on the workers only.
 
-The smoke match is played under tight limits of its own (the server's ``SMOKE_LIMITS``: a short
-``match_ms`` and ``start_ms``), so that a check costs the workers seconds whatever the upload does. A bot
-that answers every decision legally and in time until it has spent the smoke's whole ``match_ms`` passes:
-it is slow, not broken, and its matches give it the game's own time.
+The caller gives the smoke match what a rated match of the game is played with (limits, players,
+options: the server gives its ladder's), and the upload's seat is drawn at random like the seed, so
+that what the bot is told (its ``start`` message, every ``time_left_ms``) does not tell it that it is
+being checked. A bot that answers every decision legally and in time until it has spent its whole
+``match_ms`` passes: it is slow, not broken, and its rated matches judge that.
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ from bots.limits import Limits
 from bots.upload_checks import LOG_TAIL_CHARS, ValidationError, check_compiles, check_static
 
 __all__ = ["ValidatedBot", "ValidationError", "random_bot_path", "smoke_match",
-           "smoke_seed", "validate_upload"]
+           "smoke_seat", "smoke_seed", "validate_upload"]
 
 
 @dataclass(frozen=True)
@@ -39,11 +40,12 @@ class ValidatedBot:
 
 
 def validate_upload(data: bytes, filename: str, *, game: str, limits: Limits | None = None,
-                    allow_unsafe: bool = False, caps: ArchiveCaps = DEFAULT_CAPS,
-                    smoke: bool = True) -> ValidatedBot:
+                    players: int = 2, options: dict | None = None, allow_unsafe: bool = False,
+                    caps: ArchiveCaps = DEFAULT_CAPS, smoke: bool = True) -> ValidatedBot:
     """Check an upload, compile it and play its smoke match; :class:`ValidationError` if it may not be
     activated, with a message that says what to fix (never an exception of the compiler).
 
+    ``limits``, ``players`` and ``options`` are the smoke match's: those of a rated match of ``game``.
     ``smoke=False`` skips the match. Sandbox failures during the smoke match propagate as
     :class:`bots.referee.SandboxFault`: they say nothing about the upload. This runs bots: workers call it,
     never the web tier (which calls :func:`bots.upload_checks.check_static` alone).
@@ -52,7 +54,8 @@ def validate_upload(data: bytes, filename: str, *, game: str, limits: Limits | N
     check_compiles(data, caps)
     message = "bot.py compiles" if kind == "py" else "zip with bot.py compiles"
     if smoke:
-        message = smoke_match(data, game=game, limits=limits, allow_unsafe=allow_unsafe)
+        message = smoke_match(data, game=game, limits=limits, players=players, options=options,
+                              allow_unsafe=allow_unsafe)
     return ValidatedBot(code=data, sha256=sha256_of(data), size=len(data), kind=kind, message=message)
 
 
@@ -61,24 +64,35 @@ def smoke_seed() -> int:
     return secrets.randbits(62)
 
 
+def smoke_seat(players: int) -> int:
+    """The upload's seat in its smoke match, drawn afresh each time: a rated match may seat a bot anywhere,
+    and a fixed seat would tell the check apart."""
+    return secrets.randbelow(players)
+
+
 def random_bot_path(game: str) -> Path:
     return EXAMPLES_DIR / game / "random_bot.py"
 
 
-def smoke_match(data: bytes, *, game: str, limits: Limits | None = None, allow_unsafe: bool = False) -> str:
-    """Play the upload against the game's random bot; the message for the version, or ValidationError."""
+def smoke_match(data: bytes, *, game: str, limits: Limits | None = None, players: int = 2,
+                options: dict | None = None, seat: int | None = None, allow_unsafe: bool = False) -> str:
+    """Play the upload in seat ``seat`` (:func:`smoke_seat` when None) of a ``players`` match, the game's
+    random bot in every other seat; the message for the version, or ValidationError."""
     from bots.referee import BotSpec, play_match
 
     opponent = random_bot_path(game)
     if not opponent.is_file():
         raise ValidationError(f"no random bot for {game!r} to play the smoke match against "
                               f"(expected {opponent.relative_to(EXAMPLES_DIR.parent.parent)})")
-    result = play_match(game, [BotSpec("upload", data), BotSpec("random", opponent.read_bytes())],
-                        seed=smoke_seed(), limits=limits, allow_unsafe=allow_unsafe)
-    seat = result.seats[0]
-    if _spent_the_smokes_time(seat, limits or Limits()):
-        return (f"smoke match against the random bot: {len(seat.decisions)} decisions answered legally until the "
-                f"check's {(limits or Limits()).match_ms} ms of thinking were spent")
+    limits = limits or Limits()
+    upload_seat = smoke_seat(players) if seat is None else seat
+    bots = [BotSpec("random", opponent.read_bytes()) for _ in range(players)]
+    bots[upload_seat] = BotSpec("upload", data)
+    result = play_match(game, bots, seed=smoke_seed(), options=options, limits=limits, allow_unsafe=allow_unsafe)
+    seat = result.seats[upload_seat]
+    if _spent_the_smokes_time(seat, limits):
+        return (f"smoke match against the random bot: {len(seat.decisions)} decisions answered legally until "
+                f"the match's {limits.match_ms} ms of thinking were spent")
     if seat.outcome != "ok":
         raise ValidationError(f"the smoke match against the random bot failed: {seat.outcome}: {seat.reason}",
                               log_tail=seat.log[-LOG_TAIL_CHARS:])
@@ -87,7 +101,7 @@ def smoke_match(data: bytes, *, game: str, limits: Limits | None = None, allow_u
 
 
 def _spent_the_smokes_time(seat, limits: Limits) -> bool:
-    """Whether ``seat`` forfeited only because it spent the smoke match's whole ``match_ms``: the referee
+    """Whether ``seat`` forfeited only because it spent its whole ``match_ms``: the referee
     then gives no decision more than what is left, so the seat's time reaches it (within a millisecond
     of rounding), where a decision that outlasts ``move_ms`` and the bank stops short of it."""
     return seat.outcome == "timeout" and seat.time_used_ms >= limits.match_ms - 1

@@ -1,7 +1,9 @@
 """System checks of the ladder's settings, run by ``manage.py check``, ``migrate`` and ``runserver``.
 
 A deployment whose sandbox limits, match time limits or lease do not fit together is refused before it
-plays a match, with a message naming the setting to change (ids ``ladder.E001`` to ``ladder.E007``).
+plays a match, with a message naming the setting to change (ids ``ladder.E001`` to ``ladder.E006``;
+``ladder.E007`` was ``SMOKE_LIMITS``'s, retired with it: an upload check's smoke match is played under its
+game's own limits, so E004 bounds it as one match of the game, which is what the check's task may take).
 """
 
 from __future__ import annotations
@@ -17,8 +19,9 @@ ENGINE_MARGIN_S = MATCH_OVERHEAD_S
 
 
 def sandbox_limits_check(app_configs=None, **kwargs) -> list[checks.CheckMessage]:
-    """The limit settings are usable (E001-E003, and ``SMOKE_LIMITS`` E007), the caps fit in the match time
-    limits (E004, E005), and the lease outlasts its renewals (E006)."""
+    """The limit settings are usable (E001-E003), the caps fit in the match time limits (E004, E005: they
+    bound every match and every upload check's smoke match alike), and the lease outlasts its renewals
+    (E006)."""
     problems = settings_problems()
     if problems:
         return [checks.Error(message, id=check_id) for check_id, message in problems]

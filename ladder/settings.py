@@ -317,13 +317,6 @@ except ValueError as _error:
     raise ImproperlyConfigured(
         f'BOTS_LIMITS_BY_GAME must be JSON such as {{"carcassonne_dice": {{"move_ms": 500}}}}: {_error}'
     ) from None
-# The smoke match of an upload check plays under its game's limits held to at most these (the game's own
-# where smaller), so that a check takes seconds at worst; a bot that spends the check's match_ms
-# answering legally passes (ladder/services/limits.py, bots/validate.py).
-try:
-    SMOKE_LIMITS: dict = env.json("SMOKE_LIMITS", default={"start_ms": 2000, "match_ms": 2000})
-except ValueError as _error:
-    raise ImproperlyConfigured(f'SMOKE_LIMITS must be JSON such as {{"match_ms": 2000}}: {_error}') from None
 # Caps on what a tournament (and the settings above) may choose. They bound every match, so the system
 # check holds BOTS_MAX_MATCH_MS against MATCH_SOFT_TIME_LIMIT_S: a full table whose bots all spend their
 # whole start time and match time, one after the other, must fit in it with room for the engine.

@@ -8,8 +8,8 @@ second the check took; every match it plays pays the debt back. A check the proc
 with a match waiting, is not run: the process plays the first waiting match instead (claimed like any
 other, its own message later finds it done) and sends the check back to the tail of its queue
 (:func:`validation_run`). So while matches wait, checks take at most ``share`` of each process's time,
-plus one check (which ``SMOKE_LIMITS`` keeps to seconds); when none wait, checks run back to back and
-owe nothing, and an idle process owes nothing new.
+plus one check (a smoke match is one match of its game, under the game's limits); when none wait,
+checks run back to back and owe nothing, and an idle process owes nothing new.
 
 Each process keeps its own ledger: the bound holds per process, hence for every pool and machine, with
 no shared state. A check sent back keeps its place among the other checks (the tail of their queue); a

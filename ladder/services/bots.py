@@ -18,7 +18,7 @@ from ladder.models import Bot, BotVersion, Rating
 from ladder.services.enqueue import versions_validate_on_commit
 from ladder.services.errors import ServiceError
 from ladder.services.games import game_get
-from ladder.services.limits import limit_cap, limits_global, limits_playable, limits_resolve, limits_smoke
+from ladder.services.limits import limit_cap, limits_global, limits_playable, limits_resolve
 from ladder.services.quotas import write_rate_check
 from ladder.services.webhook_events import bot_deactivated
 
@@ -37,13 +37,6 @@ def sandbox_limits(*, game: str | None = None, overrides: Mapping[str, int] | No
     if game is None:
         return Limits(**limits_global())
     return Limits(**limits_resolve(game_slug=game, overrides=limits_playable(overrides or {})))
-
-
-def smoke_sandbox_limits(*, game: str):
-    """The referee's ``Limits`` for the smoke match of an upload check of ``game`` (``limits_smoke``)."""
-    from bots.limits import Limits
-
-    return Limits(**limits_smoke(game_slug=game))
 
 
 def sandbox_limit_caps():

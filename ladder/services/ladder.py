@@ -6,7 +6,8 @@ Each bot's games spread over many opponents (``LADDER_PAIR_SHARE``), and a pair 
 Ladder matches are played under their game's sandbox limits (``BOTS_LIMITS_BY_GAME`` over the global
 settings): the ladder tournament sets no overrides of its own. They are rated, so no ladder match seats
 two bots of one owner (``ladder.services.rated_play``); :func:`bot_ladder_status` says why a bot gets no
-ladder games, that rule among the reasons.
+ladder games, that rule among the reasons. An upload's smoke match is played as a ladder match of its
+game is (:func:`ladder_match_setup`): a bot must not be able to behave only where it is checked.
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ from ladder.ratings.pairing import (
     select_groups,
 )
 from ladder.services.collusion import held_pairs
+from ladder.services.limits import limits_resolve
 from ladder.services.rated_play import HOUSE_BOTS, rated_owner_keys
 from ladder.services.tournaments import LADDER_PRIORITY, current_versions, matches_create
 
@@ -43,6 +45,27 @@ logger = logging.getLogger(__name__)
 def _ladder_players(game: Game) -> int:
     """Players per match of a new ladder of ``game``: its fewest, and at least two where it allows."""
     return game.min_players if game.min_players >= 2 else min(2, game.max_players)
+
+
+@dataclasses.dataclass(frozen=True)
+class LadderMatchSetup:
+    """What every match of a game's ladder is played with, besides its bots and its secret seed."""
+
+    players: int
+    options: dict
+    #: Every field of the referee's ``Limits``, resolved (``limits.limits_resolve``).
+    limits: dict[str, int]
+
+
+def ladder_match_setup(*, game: Game) -> LadderMatchSetup:
+    """The players, options and limits of ``game``'s ladder matches: its ladder tournament's, or, before
+    that exists, those it will be made with (:func:`ladder_tournament_get`), without making it."""
+    ladder = Tournament.objects.filter(game=game, kind=Tournament.Kind.LADDER).first()
+    if ladder is None:
+        return LadderMatchSetup(players=_ladder_players(game), options=dict(game.default_options),
+                                limits=limits_resolve(game_slug=game.slug))
+    return LadderMatchSetup(players=ladder.players_per_match, options=dict(ladder.options),
+                            limits=limits_resolve(game_slug=game.slug, overrides=ladder.limits))
 
 
 def ladder_entrants(*, game: Game | int) -> QuerySet[Bot]:

@@ -19,7 +19,9 @@ cost the workers and the database is what the operator configured for the game.
 
 :func:`match_worst_case_s` is the longest a match can take under its limits, whatever its bots do: the
 bound the system check holds the caps to, and what a user's budget of worker time reserves for each
-match until it is played (``ladder.services.worker_time``).
+match until it is played (``ladder.services.worker_time``). An upload check's smoke match has no limits
+of its own: it is played under those of its game's rated ladder matches
+(``ladder.services.ladder.ladder_match_setup``), so that no bot can tell it from one by its clock.
 
 No database access here: these are rules over settings and plain dicts.
 """
@@ -169,42 +171,15 @@ def _game_problems(game: str, overrides: object) -> list[tuple[str, str]]:
     return problems
 
 
-def _smoke_problems() -> list[tuple[str, str]]:
-    smoke = settings.SMOKE_LIMITS
-    if not isinstance(smoke, Mapping):
-        return [("ladder.E007", 'SMOKE_LIMITS must be a JSON object of limits, e.g. {"match_ms": 2000}')]
-    problems = []
-    for name, value in smoke.items():
-        if name not in limit_names():
-            problems.append(("ladder.E007", f"SMOKE_LIMITS[{name!r}]: no such limit; limits: {', '.join(limit_names())}"))
-        elif isinstance(value, bool) or not isinstance(value, int) or value < limit_floor(name):
-            problems.append(("ladder.E007", f"SMOKE_LIMITS[{name!r}] = {value!r}: must be a whole number of at least "
-                                            f"{limit_floor(name)}"))
-    return problems
-
-
 def settings_problems() -> list[tuple[str, str]]:
     """Everything wrong with the limit settings, as ``(check id, message naming the setting)``: empty when
-    the global limits, ``BOTS_LIMITS_BY_GAME``, the caps and ``SMOKE_LIMITS`` are usable. The system check
-    reports these."""
+    the global limits, ``BOTS_LIMITS_BY_GAME`` and the caps are usable. The system check reports these."""
     problems = _global_problems()
     if problems:
         return problems
     for game, overrides in settings.BOTS_LIMITS_BY_GAME.items():
         problems += _game_problems(game, overrides)
-    return problems + _smoke_problems()
-
-
-def limits_smoke(*, game_slug: str) -> dict[str, int]:
-    """Every limit the smoke match of an upload check of ``game_slug`` is played under: the game's limits
-    (:func:`limits_resolve`), each one ``SMOKE_LIMITS`` names held to at most its value there. A check
-    then takes at worst ``match_worst_case_s`` of these, seconds where a match may take minutes.
-    ImproperlyConfigured, naming the setting, for an unusable ``SMOKE_LIMITS``."""
-    problems = _smoke_problems()
-    if problems:
-        raise ImproperlyConfigured("; ".join(message for _, message in problems))
-    resolved = limits_resolve(game_slug=game_slug)
-    return {**resolved, **{name: min(value, resolved[name]) for name, value in settings.SMOKE_LIMITS.items()}}
+    return problems
 
 
 def limits_resolve(*, game_slug: str, overrides: Mapping[str, int] | None = None) -> dict[str, int]:

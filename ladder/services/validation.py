@@ -8,6 +8,14 @@ in a decision except a fault of the sandbox: whatever else goes wrong while chec
 an upload it did not foresee, a setting it cannot use) rejects the version with :data:`CHECK_FAILED`, and
 the traceback goes to the log, so that no version waits for good with its check re-sent every
 ``VALIDATION_REQUEUE_AFTER_S``.
+
+The smoke match is played as a rated ladder match of the game is (``ladder_match_setup``): the same
+limits, hence the same ``move_ms``, ``bank_ms`` and ``match_ms`` in the bot's ``start`` message and the
+same ``time_left_ms`` in every ``act``, the same number of players and options, the upload in a seat
+drawn at random, a fresh secret seed. A bot that behaves only when it is checked would need to tell the
+check from a rated match by something else (its opponent is the game's random bot; docs/bots.md says
+what remains). The check's task has a match's time limits, and a smoke match is one match of the game
+under limits held to the server's caps, so the system check's E004 bounds it as it bounds every match.
 """
 
 from __future__ import annotations
@@ -21,8 +29,8 @@ from django.db.models import Q
 from django.utils import timezone
 
 from ladder.models import BotVersion
-from ladder.services.bots import smoke_sandbox_limits
 from ladder.services.enqueue import versions_validate_on_commit
+from ladder.services.ladder import ladder_match_setup
 from ladder.services.webhook_events import bot_validated
 
 logger = logging.getLogger(__name__)
@@ -43,6 +51,7 @@ def bot_version_validate(*, version_id: int) -> str:
     other exception out of the check rejects the version with :data:`CHECK_FAILED` (logged with its
     traceback and the version's id).
     """
+    from bots.limits import Limits
     from bots.sandbox.errors import SandboxFault
     from bots.upload_checks import ValidationError
     from bots.validate import validate_upload
@@ -52,11 +61,11 @@ def bot_version_validate(*, version_id: int) -> str:
         return "missing"
     if version.validation_status != BotVersion.Validation.PENDING:
         return version.validation_status
-    game = version.bot.game.slug
     filename = "bot.zip" if version.kind == BotVersion.Kind.ZIP else "bot.py"
     try:
-        # The smoke match's own tight limits: a check takes seconds at worst (SMOKE_LIMITS).
-        validated = validate_upload(bytes(version.code), filename, game=game, limits=smoke_sandbox_limits(game=game),
+        setup = ladder_match_setup(game=version.bot.game)
+        validated = validate_upload(bytes(version.code), filename, game=version.bot.game.slug,
+                                    limits=Limits(**setup.limits), players=setup.players, options=setup.options,
                                     allow_unsafe=settings.BOTS_ALLOW_UNSAFE)
     except ValidationError as exc:
         status, message, log = BotVersion.Validation.REJECTED, exc.message, exc.log_tail

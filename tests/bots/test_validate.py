@@ -9,7 +9,7 @@ import pytest
 
 from bots.archive import ArchiveCaps, UnsafeArchive, unpack
 from bots.upload_checks import check_compiles, check_static
-from bots.validate import ValidationError, random_bot_path, validate_upload
+from bots.validate import ValidationError, random_bot_path, smoke_match, smoke_seat, validate_upload
 from tests.factories import make_zip
 
 GOOD = b"def act(observation, legal_actions):\n    return legal_actions[0]\n"
@@ -174,6 +174,23 @@ def test_smoke_match_refuses_a_bot_that_crashes(isolated):
     assert caught.value.message == ("the smoke match against the random bot failed: crash: the bot raised "
                                     "ZeroDivisionError: division by zero")
     assert "Traceback" in caught.value.log_tail
+
+
+@pytest.mark.parametrize("seat", [0, 2])
+def test_the_upload_plays_the_seat_it_was_given_among_random_bots(isolated, seat):
+    # It says which seat it was told, and fails: the failure is read from its seat, the others' are random bots.
+    teller = (b"class Bot:\n"
+              b"    def __init__(self, game, seat, players, options):\n"
+              b"        self.told = (seat, players, options)\n"
+              b"    def act(self, observation, legal_actions):\n"
+              b"        raise RuntimeError(repr(self.told))\n")
+    with pytest.raises(ValidationError) as caught:
+        smoke_match(teller, game="kingdomino", players=3, options={"harmony": True}, seat=seat)
+    assert f"RuntimeError: ({seat}, 3, {{" in caught.value.message and "'harmony': True" in caught.value.message
+
+
+def test_the_seat_is_drawn_among_all_of_them():
+    assert {smoke_seat(3) for _ in range(200)} == {0, 1, 2}
 
 
 def test_smoke_match_needs_the_games_random_bot():

@@ -41,13 +41,38 @@ def test_the_saved_file_is_for_its_user_alone_and_is_read_back():
     assert config_load() == Config(url="https://ladder.example", token="abc")
 
 
-def test_an_older_file_with_a_looser_mode_is_tightened():
+def _modes(path) -> tuple[int, int]:
+    return stat.S_IMODE(os.stat(path.parent).st_mode), stat.S_IMODE(os.stat(path).st_mode)
+
+
+def test_an_older_folder_and_file_with_looser_modes_are_tightened_by_a_login():
     path = config_path()
-    path.parent.mkdir(parents=True)
+    path.parent.mkdir(parents=True, mode=0o755)
+    os.chmod(path.parent, 0o755)
     path.write_text("{}")
     os.chmod(path, 0o644)
     config_save(url="http://a", token="t")
-    assert stat.S_IMODE(os.stat(path).st_mode) == 0o600
+    assert _modes(path) == (0o700, 0o600)
+
+
+def test_a_folder_made_under_a_loose_umask_is_the_users_alone():
+    old = os.umask(0o000)
+    try:
+        path = config_save(url="http://a", token="t")
+    finally:
+        os.umask(old)
+    assert _modes(path) == (0o700, 0o600)
+
+
+def test_any_command_tightens_a_readable_token_it_reads(home):
+    path = config_save(url="http://a", token="t")
+    os.chmod(home / "xdg", 0o755)
+    os.chmod(path.parent, 0o775)
+    os.chmod(path, 0o666)
+    assert config_load().token == "t"
+    assert _modes(path) == (0o700, 0o600)
+    # Only the botladder folder: the XDG folder above it is the user's to set.
+    assert stat.S_IMODE(os.stat(home / "xdg").st_mode) == 0o755
 
 
 def test_the_environment_wins_over_the_file(monkeypatch):

@@ -1,5 +1,5 @@
 """The system checks of the ladder's settings (``ladder.checks``): the shipped settings pass, each bad limit
-setting is refused with its id and the setting's name (E001-E003, E007), the match time cap is held against
+setting is refused with its id and the setting's name (E001-E003), the match time cap is held against
 the soft time limit (E004), the soft limit below the hard one (E005), the lease against its heartbeats
 (E006), and Django's own check run reports them.
 
@@ -115,20 +115,6 @@ def test_settings_problems_come_alone_without_the_time_checks(settings):
     settings.BOTS_LIMITS_BY_GAME = {"chess": {}}
     settings.MATCH_HEARTBEAT_S = 0
     assert [message_id for message_id, _ in check_messages()] == ["ladder.E001"]
-
-
-@pytest.mark.parametrize(
-    ("smoke", "fragment"),
-    [
-        ([2000], "SMOKE_LIMITS must be a JSON object of limits"),
-        ({"match_msec": 2000}, "SMOKE_LIMITS['match_msec']: no such limit"),
-        ({"match_ms": 0}, "SMOKE_LIMITS['match_ms'] = 0: must be a whole number of at least"),
-    ],
-)
-def test_the_check_refuses_bad_smoke_limits(settings, smoke, fragment):
-    settings.SMOKE_LIMITS = smoke
-    [(check_id, message)] = check_messages()
-    assert check_id == "ladder.E007" and fragment in message
 
 
 def test_every_message_is_an_error(settings):

@@ -9,8 +9,9 @@ import pytest
 from django.utils import timezone
 
 from ladder.checks import sandbox_limits_check
-from ladder.models import BotVersion
-from ladder.services.limits import limits_smoke, match_worst_case_s
+from ladder.models import BotVersion, Tournament
+from ladder.services.ladder import LadderMatchSetup, ladder_match_setup, ladder_tournament_get
+from ladder.services.limits import limits_resolve, match_worst_case_s
 from ladder.services.validation import CHECK_FAILED, bot_version_validate, versions_reconcile
 from tests.factories import BotFactory, BotVersionFactory, zip_with_members
 
@@ -83,41 +84,36 @@ SLOW_TO_START = b"import time\ntime.sleep(3)\ndef act(observation, legal_actions
 @pytest.fixture
 def smoke_settings(settings):
     settings.BOTS_MOVE_MS, settings.BOTS_BANK_MS, settings.BOTS_MATCH_MS = 1000, 20000, 30000
-    settings.BOTS_LIMITS_BY_GAME = {}
-    settings.SMOKE_LIMITS = {"start_ms": 2000, "match_ms": 1500}
+    settings.BOTS_LIMITS_BY_GAME = {"kingdomino": {"start_ms": 2000, "match_ms": 1500}}
     return settings
 
 
-def test_the_smoke_match_stops_a_slow_bot_at_its_own_match_time_and_passes_it(smoke_settings):
+def test_the_smoke_match_stops_a_slow_bot_at_its_games_match_time_and_passes_it(smoke_settings):
     version = BotVersionFactory(validation_status="pending", code=SLOW_BOT)
     started = time.monotonic()
     assert bot_version_validate(version_id=version.id) == "accepted"
-    # A game's worth of 0.4 s decisions would take about ten seconds; the check stops at 1.5 s of them.
+    # A game's worth of 0.4 s decisions would take about ten seconds; the game's match_ms stops it at 1.5 s.
     assert time.monotonic() - started < 6
     version.refresh_from_db()
-    assert "answered legally until the check's 1500 ms of thinking were spent" in version.validation_message
+    assert "answered legally until the match's 1500 ms of thinking were spent" in version.validation_message
 
 
-def test_the_smoke_match_gives_a_bot_its_own_start_time(smoke_settings):
+def test_the_smoke_match_gives_a_bot_its_games_start_time(smoke_settings):
     version = BotVersionFactory(validation_status="pending", code=SLOW_TO_START)
     assert bot_version_validate(version_id=version.id) == "rejected"
     version.refresh_from_db()
     assert "timeout: no answer to start within 2000 ms" in version.validation_message
 
 
-def test_smoke_limits_never_loosen_the_games_own(smoke_settings):
-    smoke_settings.BOTS_LIMITS_BY_GAME = {"kingdomino": {"match_ms": 1000}}
-    smoke = limits_smoke(game_slug="kingdomino")
-    assert (smoke["match_ms"], smoke["start_ms"], smoke["move_ms"]) == (1000, 2000, 1000)
-    # A two-player check takes at worst 2 x (2 s + 1 s) + 10 s, where a match of the game may take 80 s.
-    assert match_worst_case_s(players=2, limits=smoke) == 16
-
-
-@pytest.mark.parametrize(("smoke", "fragment"), [
-    ({"match_mss": 100}, "SMOKE_LIMITS['match_mss']: no such limit"),
-    ({"match_ms": 0}, "SMOKE_LIMITS['match_ms'] = 0: must be a whole number of at least 10"),
-    ([1], "SMOKE_LIMITS must be a JSON object"),
-])
-def test_the_check_refuses_unusable_smoke_limits(settings, smoke, fragment):
-    settings.SMOKE_LIMITS = smoke
-    assert any(message.id == "ladder.E007" and fragment in message.msg for message in sandbox_limits_check())
+def test_the_smoke_match_is_set_up_as_the_games_ladder_matches_are(smoke_settings, bot_factory):
+    game = bot_factory().game
+    before = ladder_match_setup(game=game)
+    assert before == LadderMatchSetup(players=2, options=game.default_options,
+                                      limits=limits_resolve(game_slug="kingdomino"))
+    # Once the ladder exists, its own setup is what the check copies, limits overrides included.
+    ladder = ladder_tournament_get(game=game)
+    Tournament.objects.filter(pk=ladder.pk).update(limits={"move_ms": 700})
+    assert ladder_match_setup(game=game).limits == {**before.limits, "move_ms": 700}
+    # The check's task has a match's time limits, and the check is one match of the game under them.
+    assert match_worst_case_s(players=before.players, limits=before.limits) < smoke_settings.MATCH_SOFT_TIME_LIMIT_S
+    assert sandbox_limits_check() == []
