@@ -6,7 +6,6 @@ unsafe request must carry the CSRF token (DRF's SessionAuthentication enforces i
 
 from __future__ import annotations
 
-from django.contrib.auth.validators import UnicodeUsernameValidator
 from drf_spectacular.utils import OpenApiExample, extend_schema
 from rest_framework import serializers, status
 from rest_framework.permissions import AllowAny, IsAuthenticated
@@ -17,7 +16,7 @@ from ladder.api.errors import error_responses
 from ladder.api.throttles import LoginThrottle, RegistrationThrottle
 from ladder.services.quotas import unrated_matches_quota, write_rate_usage
 from ladder.services.tokens import token_for_credentials
-from ladder.services.users import user_register
+from ladder.services.users import USERNAME_RULE, user_register, validate_username
 from ladder.services.worker_time import worker_seconds_quota
 
 _CREDENTIALS = {"username": "ada", "password": "a-long-passphrase"}
@@ -32,8 +31,8 @@ class AuthRegisterApi(APIView):
         class Meta:
             ref_name = "Registration"
 
-        username = serializers.CharField(max_length=150, validators=[UnicodeUsernameValidator()],
-                                         help_text="Letters, digits and @/./+/-/_ only.")
+        username = serializers.CharField(max_length=150, validators=[validate_username],
+                                         help_text=USERNAME_RULE[:1].upper() + USERNAME_RULE[1:] + ".")
         password = serializers.CharField(max_length=512, write_only=True, trim_whitespace=False)
 
     class OutputSerializer(serializers.Serializer):
@@ -87,7 +86,7 @@ class AuthTokenApi(APIView):
         operation_id="auth_token",
         summary="Get the API token of an account",
         description="Send it as `Authorization: Token <key>` on every request that changes something. "
-                    "Throttled per client address (scope `logins`).",
+                    "Throttled per client address (scope `logins`, shared with the site's log-in page).",
         request=InputSerializer,
         responses={200: OutputSerializer, **error_responses(400, 429)},
         examples=[

@@ -75,7 +75,7 @@ WRITE_RATES = {
 _PERIODS = {"s": ("second", 1), "m": ("minute", 60), "h": ("hour", 3600), "d": ("day", 86400)}
 
 
-def _write_rate(scope: str) -> tuple[int, str, int] | None:
+def rate_of(scope: str) -> tuple[int, str, int] | None:
     """``(limit, period name, period seconds)`` of ``scope``'s rate (``"30/hour"``), None when it is off."""
     rate = (settings.REST_FRAMEWORK.get("DEFAULT_THROTTLE_RATES") or {}).get(scope)
     if not rate:
@@ -85,10 +85,10 @@ def _write_rate(scope: str) -> tuple[int, str, int] | None:
     return int(count), name, seconds
 
 
-def _write_history(scope: str, user, now: float, seconds: int) -> tuple[str, list[float]]:
+def _history(scope: str, ident: object, now: float, seconds: int) -> tuple[str, list[float]]:
     # The counter's key and shape are those of Django REST framework's throttles (newest first), so the
     # counts of a server upgraded in place carry on.
-    key = f"throttle_{scope}_{user.pk}"
+    key = f"throttle_{scope}_{ident}"
     return key, [at for at in cache.get(key, []) if at > now - seconds]
 
 
@@ -96,12 +96,12 @@ def write_rate_usage(*, user, kind: str, now: float | None = None) -> Quota | No
     """Where ``user`` stands against the rate of ``kind`` (a key of :data:`WRITE_RATES`), without counting
     a write; None when the limit is off."""
     scope, _what = WRITE_RATES[kind]
-    rate = _write_rate(scope)
+    rate = rate_of(scope)
     if rate is None:
         return None
     limit, period, seconds = rate
     now = time.time() if now is None else now
-    _key, history = _write_history(scope, user, now, seconds)
+    _key, history = _history(scope, user.pk, now, seconds)
     # The oldest write counted leaves the window first.
     frees_in = max(1, math.ceil(history[-1] + seconds - now)) if history else None
     return Quota(limit=limit, period=period, used=len(history), left=max(0, limit - len(history)),
@@ -119,14 +119,23 @@ def write_rate_check(*, user, kind: str, now: float | None = None) -> None:
     if user is None or is_house(user):
         return
     scope, what = WRITE_RATES[kind]
-    rate = _write_rate(scope)
+    rate_check(scope=scope, ident=user.pk, what=what, now=now)
+
+
+def rate_check(*, scope: str, ident: object, what: str, now: float | None = None) -> None:
+    """Count one request of ``scope``'s rate for ``ident`` (a user's id, or a client address from
+    ``ladder.services.client_address.client_ident``), or refuse it: QuotaExceeded (429) saying "too many
+    ``what``", the limit, and the seconds until the oldest counted request leaves the window. The one
+    counter of every rate limit: the API's throttles and the site's pages count here, so the same client
+    meets the same count through either. Nothing is counted when the rate is off."""
+    rate = rate_of(scope)
     if rate is None:
         return
     limit, period, seconds = rate
     now = time.time() if now is None else now
-    key, history = _write_history(scope, user, now, seconds)
+    key, history = _history(scope, ident, now, seconds)
     if len(history) >= limit:
-        # The oldest write counted leaves the window first (a limit of 0: a whole period).
+        # The oldest request counted leaves the window first (a limit of 0: a whole period).
         wait = max(1, math.ceil(history[-1] + seconds - now)) if history else seconds
         raise QuotaExceeded(f"too many {what}: at most {limit} per {period}; try again in {wait} seconds",
                             retry_after_s=wait)

@@ -14,6 +14,7 @@ from ladder.models import Bot, Game
 from ladder.services.errors import ServiceError
 from ladder.services.limits import TOURNAMENT_LIMITS
 from ladder.services.quotas import QuotaExceeded
+from ladder.services.users import USERNAME_RULE, validate_username
 
 
 def add_service_error(form: forms.Form, error: ServiceError) -> None:
@@ -36,8 +37,12 @@ def add_quota_error(form: forms.Form, error: QuotaExceeded, *, now: datetime, wh
 
 
 class SignUpForm(forms.Form):
-    username = forms.CharField(max_length=150, widget=forms.TextInput(attrs={"autocomplete": "username"}))
+    # The one username rule of the API and the service (user_register checks it again).
+    username = forms.CharField(max_length=150, validators=[validate_username],
+                               help_text=USERNAME_RULE[:1].upper() + USERNAME_RULE[1:] + ".",
+                               widget=forms.TextInput(attrs={"autocomplete": "username"}))
     password = forms.CharField(widget=forms.PasswordInput(attrs={"autocomplete": "new-password"}))
+
 
 
 class GameChoiceField(forms.ModelChoiceField):

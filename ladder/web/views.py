@@ -11,6 +11,7 @@ import math
 
 from django.contrib import messages
 from django.contrib.auth import login
+from django.contrib.auth import views as auth_views
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, JsonResponse
 from django.shortcuts import redirect, render
@@ -31,7 +32,8 @@ from ladder.services.bots import bot_create, bot_version_create
 from ladder.services.comparisons import comparison_create
 from ladder.services.errors import ServiceError
 from ladder.services.limits import limits_playable, limits_resolve, tournament_limits_allowed
-from ladder.services.quotas import QuotaExceeded
+from ladder.services.client_address import client_ident
+from ladder.services.quotas import QuotaExceeded, rate_check
 from ladder.services.rated_play import match_public_seed
 from ladder.services.tournaments import tournament_create
 from ladder.services.users import user_register
@@ -418,9 +420,45 @@ def match_frame(request, match_id: int):
     return response
 
 
+def _limit_refusal(request, *, scope: str, what: str) -> QuotaExceeded | None:
+    """Count this request against the per-address rate ``scope`` (the same counter as the API's: a client
+    cannot alternate between the two to get twice the tries); the refusal when it is over."""
+    try:
+        rate_check(scope=scope, ident=client_ident(request), what=what)
+    except QuotaExceeded as refusal:
+        return refusal
+    return None
+
+
+def _limited(request, template: str, context: dict, refusal: QuotaExceeded):
+    """``template`` again with the limit's refusal above the form: a 429 with Retry-After."""
+    response = render(request, template, {**context, "refusal": refusal.message}, status=429)
+    response["Retry-After"] = str(refusal.retry_after_s)
+    return response
+
+
+class LoginPage(auth_views.LoginView):
+    """Django's log-in page behind the API's limit on token requests (scope ``logins``, per client address):
+    past it the password is not even checked."""
+
+    template_name = "ladder/login.html"
+    next_page = "my-bots"
+
+    def post(self, request, *args, **kwargs):
+        refusal = _limit_refusal(request, scope="logins", what="log-in attempts")
+        if refusal:
+            form = self.form_class(request, initial={"username": request.POST.get("username", "")})
+            return _limited(request, self.template_name, self.get_context_data(form=form), refusal)
+        return super().post(request, *args, **kwargs)
+
+
 def signup_page(request):
     if request.user.is_authenticated:
         return redirect("my-bots")
+    if request.method == "POST":
+        refusal = _limit_refusal(request, scope="registrations", what="registrations")
+        if refusal:
+            return _limited(request, "ladder/signup.html", {"form": SignUpForm()}, refusal)
     form = SignUpForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
         try:

@@ -52,3 +52,12 @@ def test_a_taken_name_is_refused_in_any_letter_case():
     for name in (taken.username, taken.username.upper()):
         error = refusal(name)
         assert error.field == "username" and "is taken" in error.message
+
+
+@pytest.mark.parametrize("username, named", [("evil\x1b[31m", "U+001B"), ("bell\x07", "U+0007"),
+                                             ("rtl\u202egnp", "U+202E"), ("<b>bold</b>", "'<'"),
+                                             ("a&b", "'&'"), ("two words", "a space"), ("x" * 151, "150")])
+def test_a_username_breaking_the_one_rule_is_refused_by_the_service_itself(username, named):
+    error = refusal(username)
+    assert error.field == "username" and error.status == 400
+    assert named in error.message
