@@ -124,3 +124,16 @@ class RatingAdmin(admin.ModelAdmin):
 class RatingChangeAdmin(admin.ModelAdmin):
     list_display = ("id", "bot", "match", "before", "after", "delta")
     raw_id_fields = ("seat", "match", "bot")
+
+
+@admin.register(models.ApiToken)
+class ApiTokenAdmin(admin.ModelAdmin):
+    """Tokens can be seen and deleted (revoked) here, never made: a key exists only in the answer that
+    makes it (``ladder.services.tokens``)."""
+
+    list_display = ("prefix", "user", "name", "created_at", "expires_at")
+    search_fields = ("user__username", "prefix", "name")
+    readonly_fields = ("user", "digest", "prefix", "name", "created_at", "expires_at")
+
+    def has_add_permission(self, request) -> bool:
+        return False

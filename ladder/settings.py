@@ -67,7 +67,6 @@ INSTALLED_APPS = [
     "whitenoise.runserver_nostatic",
     "django.contrib.staticfiles",
     "rest_framework",
-    "rest_framework.authtoken",
     "django_filters",
     "drf_spectacular",
     "drf_spectacular_sidecar",
@@ -183,10 +182,14 @@ STORAGES = {
 
 # --- REST API ---------------------------------------------------------------------------------------
 
+# API tokens an account may hold at once (one per script or machine); past it, one must be revoked first.
+API_TOKENS_PER_USER: int = env.int("API_TOKENS_PER_USER", default=50)
+
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
-        # Scripts: "Authorization: Token <key>". Listed first so that a missing login answers 401.
-        "rest_framework.authentication.TokenAuthentication",
+        # Scripts: "Authorization: Token <key>" (ladder.models.ApiToken). Listed first so that a missing
+        # login answers 401.
+        "ladder.api.authentication.ApiTokenAuthentication",
         # The site's pages: the session cookie, with CSRF enforced on every unsafe request.
         "rest_framework.authentication.SessionAuthentication",
     ],

@@ -9,9 +9,9 @@ from django.contrib.auth.password_validation import validate_password
 from django.contrib.auth.validators import UnicodeUsernameValidator
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
-from rest_framework.authtoken.models import Token
 
 from ladder.services.errors import ServiceError
+from ladder.services.tokens import token_create
 
 USERNAME_MAX_CHARS = 150
 USERNAME_RULE = "letters, digits and @ . + - _ only (no spaces, control characters or markup)"
@@ -65,7 +65,7 @@ def user_register(*, username: str, password: str):
         with transaction.atomic():
             user.set_password(password)
             user.save()
-            token = Token.objects.create(user=user)
+            _token, key = token_create(user=user, name="made at registration")
     except IntegrityError as exc:
         raise ServiceError(f"the username {username!r} is taken", field="username") from exc
-    return user, token.key
+    return user, key

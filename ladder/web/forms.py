@@ -14,6 +14,7 @@ from ladder.models import Bot, Game
 from ladder.services.errors import ServiceError
 from ladder.services.limits import TOURNAMENT_LIMITS
 from ladder.services.quotas import QuotaExceeded
+from ladder.services.tokens import MAX_EXPIRY_DAYS
 from ladder.services.users import USERNAME_RULE, validate_username
 
 
@@ -43,6 +44,12 @@ class SignUpForm(forms.Form):
                                widget=forms.TextInput(attrs={"autocomplete": "username"}))
     password = forms.CharField(widget=forms.PasswordInput(attrs={"autocomplete": "new-password"}))
 
+
+class TokenCreateForm(forms.Form):
+    name = forms.CharField(max_length=100, required=False, help_text="What it is for: a script, a machine.")
+    expires_in_days = forms.IntegerField(required=False, min_value=1, max_value=MAX_EXPIRY_DAYS,
+                                         label="Expires in (days)", help_text="Leave empty for a token that "
+                                                                              "never expires.")
 
 
 class GameChoiceField(forms.ModelChoiceField):

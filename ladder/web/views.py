@@ -29,12 +29,13 @@ from ladder.selectors import leaderboards as leaderboard_reads
 from ladder.selectors import matches as match_reads
 from ladder.selectors import tournaments as tournament_reads
 from ladder.services.bots import bot_create, bot_version_create
+from ladder.services.client_address import client_ident
 from ladder.services.comparisons import comparison_create
 from ladder.services.errors import ServiceError
 from ladder.services.limits import limits_playable, limits_resolve, tournament_limits_allowed
-from ladder.services.client_address import client_ident
 from ladder.services.quotas import QuotaExceeded, rate_check
 from ladder.services.rated_play import match_public_seed
+from ladder.services.tokens import token_create, token_revoke, tokens_of
 from ladder.services.tournaments import tournament_create
 from ladder.services.users import user_register
 from ladder.web import charts, replay
@@ -44,6 +45,7 @@ from ladder.web.forms import (
     ComparisonForm,
     LeaderboardFilterForm,
     SignUpForm,
+    TokenCreateForm,
     TournamentCreateForm,
     add_quota_error,
     add_service_error,
@@ -471,3 +473,33 @@ def signup_page(request):
             messages.success(request, f"Welcome, {user.username}. Upload your first bot below.")
             return redirect("bot-upload")
     return render(request, "ladder/signup.html", {"form": form})
+
+
+@login_required
+def account_page(request):
+    """The signed-in user's API tokens: listed (never their keys), made (the key shown this once), revoked."""
+    form = TokenCreateForm(request.POST or None)
+    new_key = None
+    if request.method == "POST" and form.is_valid():
+        try:
+            token, new_key = token_create(user=request.user, name=form.cleaned_data["name"],
+                                          expires_in_days=form.cleaned_data["expires_in_days"])
+        except ServiceError as error:
+            add_service_error(form, error)
+        else:
+            form = TokenCreateForm()
+            messages.success(request, f"Token {token.prefix}… was made. Copy its key now: it is not shown again.")
+    return render(request, "ladder/account.html", {"form": form, "new_key": new_key,
+                                                   "tokens": tokens_of(user=request.user), "now": timezone.now()})
+
+
+@require_POST
+@login_required
+def token_revoke_page(request, token_id: int):
+    try:
+        token_revoke(user=request.user, token_id=token_id)
+    except ServiceError as error:
+        messages.error(request, error.message)
+    else:
+        messages.success(request, "The token was revoked: its key is refused from now on.")
+    return redirect("account")

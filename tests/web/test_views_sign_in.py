@@ -1,6 +1,6 @@
 """Hostile: the site's log-in and sign-up pages are held to the API's per-address limits (scopes ``logins``
 and ``registrations``) on the same counters, whatever ``X-Forwarded-For`` says; sign-up keeps the one
-username rule. Through Django's test client."""
+username rule; the account page lists, makes and revokes API tokens. Through Django's test client."""
 
 from __future__ import annotations
 
@@ -10,7 +10,8 @@ import pytest
 from django.contrib.auth import get_user_model
 from django.urls import reverse
 
-from tests.factories import UserFactory
+from ladder.models import ApiToken
+from tests.factories import UserFactory, api_token_key
 
 pytestmark = pytest.mark.django_db
 
@@ -78,3 +79,45 @@ def test_sign_up_refuses_what_the_api_refuses_saying_what_to_fix(client, usernam
     assert response.status_code == 200
     assert "letters, digits and @ . + - _ only" in response.content.decode()
     assert not get_user_model().objects.filter(username=username).exists()
+
+
+def test_the_account_page_lists_makes_and_revokes_tokens_never_showing_a_stored_key(client):
+    user = UserFactory()
+    old_key = api_token_key(user, name="old script")
+    client.force_login(user)
+    page = client.get(reverse("account"))
+    html = page.content.decode()
+    assert "old script" in html and old_key[:8] in html and old_key not in html
+    assert reverse("account") in client.get("/").content.decode()
+
+    made = client.post(reverse("account"), {"name": "laptop", "expires_in_days": "30"})
+    token = ApiToken.objects.get(user=user, name="laptop")
+    new_key = made.context["new_key"]
+    assert len(new_key) == 40 and new_key in made.content.decode() and token.expires_at is not None
+    assert new_key not in client.get(reverse("account")).content.decode()
+
+    old = ApiToken.objects.get(user=user, name="old script")
+    assert client.post(reverse("token-revoke", args=[old.id])).status_code == 302
+    assert not ApiToken.objects.filter(pk=old.id).exists()
+    from rest_framework.test import APIClient
+
+    api = APIClient()
+    api.credentials(HTTP_AUTHORIZATION=f"Token {old_key}")
+    assert api.get("/api/auth/me/").status_code == 401
+    api.credentials(HTTP_AUTHORIZATION=f"Token {new_key}")
+    assert api.get("/api/auth/me/").status_code == 200
+
+
+def test_nobody_revokes_another_accounts_token_from_the_site(client):
+    owner, other = UserFactory(), UserFactory()
+    api_token_key(owner)
+    token = ApiToken.objects.get(user=owner)
+    client.force_login(other)
+    response = client.post(reverse("token-revoke", args=[token.id]), follow=True)
+    assert f"you have no API token {token.id}" in response.content.decode()
+    assert ApiToken.objects.filter(pk=token.id).exists()
+
+
+def test_the_account_page_needs_a_signed_in_user(client):
+    response = client.get(reverse("account"))
+    assert response.status_code == 302 and reverse("login") in response["Location"]

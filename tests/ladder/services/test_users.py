@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import pytest
 from django.contrib.auth import get_user_model
-from rest_framework.authtoken.models import Token
 
 from ladder.services.errors import ServiceError
+from ladder.services.tokens import token_authenticate
 from ladder.services.users import user_register
 from tests.factories import UserFactory
 
@@ -28,7 +28,7 @@ def test_registering_creates_the_user_with_its_password_and_its_token():
     user, key = user_register(username="  newcomer  ", password=STRONG)
     assert user.username == "newcomer"  # stripped
     assert user.check_password(STRONG)
-    assert Token.objects.get(user=user).key == key
+    assert token_authenticate(key=key).user == user
 
 
 def test_a_blank_name_is_refused():
