@@ -24,9 +24,11 @@ once cannot both count on the same room), and once done it holds nothing more th
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import math
 import time
+import uuid
 from datetime import datetime, timedelta
 
 from django.conf import settings
@@ -85,10 +87,14 @@ def rate_of(scope: str) -> tuple[int, str, int] | None:
     return int(count), name, seconds
 
 
-def _history(scope: str, ident: object, now: float, seconds: int) -> tuple[str, list[float]]:
+def _counter_key(scope: str, ident: object) -> str:
     # The counter's key and shape are those of Django REST framework's throttles (newest first), so the
     # counts of a server upgraded in place carry on.
-    key = f"throttle_{scope}_{ident}"
+    return f"throttle_{scope}_{ident}"
+
+
+def _history(scope: str, ident: object, now: float, seconds: int) -> tuple[str, list[float]]:
+    key = _counter_key(scope, ident)
     return key, [at for at in cache.get(key, []) if at > now - seconds]
 
 
@@ -132,14 +138,42 @@ def rate_check(*, scope: str, ident: object, what: str, now: float | None = None
     if rate is None:
         return
     limit, period, seconds = rate
-    now = time.time() if now is None else now
-    key, history = _history(scope, ident, now, seconds)
-    if len(history) >= limit:
-        # The oldest request counted leaves the window first (a limit of 0: a whole period).
-        wait = max(1, math.ceil(history[-1] + seconds - now)) if history else seconds
-        raise QuotaExceeded(f"too many {what}: at most {limit} per {period}; try again in {wait} seconds",
-                            retry_after_s=wait)
-    cache.set(key, [now, *history], seconds)
+    with _counter_lock(_counter_key(scope, ident), what=what):
+        now = time.time() if now is None else now
+        key, history = _history(scope, ident, now, seconds)
+        if len(history) >= limit:
+            # The oldest request counted leaves the window first (a limit of 0: a whole period).
+            wait = max(1, math.ceil(history[-1] + seconds - now)) if history else seconds
+            raise QuotaExceeded(f"too many {what}: at most {limit} per {period}; try again in {wait} seconds",
+                                retry_after_s=wait)
+        cache.set(key, [now, *history], seconds)
+
+
+#: Seconds a request waits for another one of the same client to finish counting before it is refused;
+#: and how long a lock outlives a process that died holding it.
+COUNTER_LOCK_WAIT_S = 2.0
+COUNTER_LOCK_TTL_S = 5
+
+
+@contextlib.contextmanager
+def _counter_lock(key: str, *, what: str):
+    """Hold ``key``'s counter alone while it is read and written: without it, requests of one client
+    answered at once by several web processes would all read the same count and all pass. ``cache.add``
+    is atomic in Redis (SET NX) and in the memory cache. Fails closed: a client that keeps the lock busy
+    is refused, not let through."""
+    lock = f"{key}:lock"
+    owner = uuid.uuid4().hex
+    deadline = time.monotonic() + COUNTER_LOCK_WAIT_S
+    while not cache.add(lock, owner, COUNTER_LOCK_TTL_S):
+        if time.monotonic() > deadline:
+            raise QuotaExceeded(f"too many {what} at once: try again in 1 seconds", retry_after_s=1)
+        time.sleep(0.005)
+    try:
+        yield
+    finally:
+        # Not another request's lock: ours may have expired while we were held up.
+        if cache.get(lock) == owner:
+            cache.delete(lock)
 
 
 # A comparison whose matches have all left the window but that still runs holds its rest: asked to wait,
