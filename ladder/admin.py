@@ -155,3 +155,16 @@ class PairFlagAdmin(admin.ModelAdmin):
     @admin.action(description="Confirm: the pairs' games stay out of the ratings")
     def confirm(self, request, queryset) -> None:
         self._review(request, queryset, PairFlag.Status.CONFIRMED)
+
+
+@admin.register(models.ApiToken)
+class ApiTokenAdmin(admin.ModelAdmin):
+    """Tokens can be seen and deleted (revoked) here, never made: a key exists only in the answer that
+    makes it (``ladder.services.tokens``)."""
+
+    list_display = ("prefix", "user", "name", "created_at", "expires_at")
+    search_fields = ("user__username", "prefix", "name")
+    readonly_fields = ("user", "digest", "prefix", "name", "created_at", "expires_at")
+
+    def has_add_permission(self, request) -> bool:
+        return False

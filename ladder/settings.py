@@ -11,6 +11,7 @@ Secrets are never written here: ``SECRET_KEY`` must come from the environment un
 
 from __future__ import annotations
 
+import ipaddress
 from pathlib import Path
 
 import environ
@@ -43,6 +44,20 @@ ALLOWED_HOSTS: list[str] = env.list("ALLOWED_HOSTS", default=["127.0.0.1", "loca
 # Origins trusted for form posts behind a TLS proxy (e.g. https://ladder.example.org).
 CSRF_TRUSTED_ORIGINS: list[str] = env.list("CSRF_TRUSTED_ORIGINS", default=[])
 
+# The proxies in front of the site, for the client address every per-address limit counts by
+# (ladder.services.client_address): how many proxies always append to X-Forwarded-For ...
+NUM_PROXIES: int = env.int("NUM_PROXIES", default=0)
+# ... and/or their addresses or networks (e.g. 10.0.0.0/8). Neither set: the header is never believed and
+# the client is the socket's peer (REMOTE_ADDR).
+TRUSTED_PROXIES: list[str] = env.list("TRUSTED_PROXIES", default=[])
+for _proxy in TRUSTED_PROXIES:
+    try:
+        ipaddress.ip_network(_proxy.strip(), strict=False)
+    except ValueError:
+        raise ImproperlyConfigured(f"TRUSTED_PROXIES: {_proxy!r} is no IP address or network (10.0.0.0/8)") from None
+if NUM_PROXIES < 0:
+    raise ImproperlyConfigured(f"NUM_PROXIES must be 0 or more, got {NUM_PROXIES}")
+
 INSTALLED_APPS = [
     "django.contrib.admin",
     "django.contrib.auth",
@@ -52,7 +67,6 @@ INSTALLED_APPS = [
     "whitenoise.runserver_nostatic",
     "django.contrib.staticfiles",
     "rest_framework",
-    "rest_framework.authtoken",
     "django_filters",
     "drf_spectacular",
     "drf_spectacular_sidecar",
@@ -168,10 +182,14 @@ STORAGES = {
 
 # --- REST API ---------------------------------------------------------------------------------------
 
+# API tokens an account may hold at once (one per script or machine); past it, one must be revoked first.
+API_TOKENS_PER_USER: int = env.int("API_TOKENS_PER_USER", default=50)
+
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
-        # Scripts: "Authorization: Token <key>". Listed first so that a missing login answers 401.
-        "rest_framework.authentication.TokenAuthentication",
+        # Scripts: "Authorization: Token <key>" (ladder.models.ApiToken). Listed first so that a missing
+        # login answers 401.
+        "ladder.api.authentication.ApiTokenAuthentication",
         # The site's pages: the session cookie, with CSRF enforced on every unsafe request.
         "rest_framework.authentication.SessionAuthentication",
     ],

@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.factories import BotFactory, UserFactory
+from tests.factories import BotFactory, UserFactory, api_token_key
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -211,12 +211,11 @@ def api_client():
 @pytest.fixture
 def auth_client(db):
     """An API client authenticated with a fresh user's token; the user is ``auth_client.user``."""
-    from rest_framework.authtoken.models import Token
     from rest_framework.test import APIClient
 
     api_client = APIClient()
     user = UserFactory()
-    api_client.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=user).key}")
+    api_client.credentials(HTTP_AUTHORIZATION=f"Token {api_token_key(user)}")
     api_client.user = user
     return api_client
 

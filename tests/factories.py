@@ -26,7 +26,7 @@ from django.utils import timezone
 import engines
 
 __all__ = ["FIRST_LEGAL_BOT", "LAST_LEGAL_BOT", "BotFactory", "BotVersionFactory", "FinishedMatchFactory", "LadderTournamentFactory", "MatchFactory", "RatedTournamentFactory", "RatingChangeFactory",
-           "SeatFactory", "StaffFactory", "TournamentFactory", "UserFactory", "big_history",
+           "SeatFactory", "StaffFactory", "TournamentFactory", "UserFactory", "api_token_key", "big_history",
            "finished_match", "make_zip", "rated_field", "rated_result"]
 
 
@@ -51,6 +51,14 @@ class UserFactory(factory.django.DjangoModelFactory):
     # sequence: ``get_or_create`` would otherwise hand a second client the first one's user.
     username = factory.Sequence(lambda n: f"user{n}-{uuid.uuid4().hex[:6]}")
     password = factory.django.Password("correct-horse-battery")
+
+
+def api_token_key(user, **options) -> str:
+    """The key of a new API token of ``user`` (``options``: ``name``, ``expires_in_days``), made as the API
+    makes one: only its digest is stored, so the key is known only here."""
+    from ladder.services.tokens import token_create
+
+    return token_create(user=user, **options)[1]
 
 
 class BotFactory(factory.django.DjangoModelFactory):

@@ -6,7 +6,6 @@ unsafe request must carry the CSRF token (DRF's SessionAuthentication enforces i
 
 from __future__ import annotations
 
-from django.contrib.auth.validators import UnicodeUsernameValidator
 from drf_spectacular.utils import OpenApiExample, extend_schema
 from rest_framework import serializers, status
 from rest_framework.permissions import AllowAny, IsAuthenticated
@@ -15,9 +14,12 @@ from rest_framework.views import APIView
 
 from ladder.api.errors import error_responses
 from ladder.api.throttles import LoginThrottle, RegistrationThrottle
+from ladder.api.tokens import NewTokenSerializer, TokenOptionsSerializer, new_token_body
+from ladder.models import ApiToken
+from ladder.services.errors import ServiceError
 from ladder.services.quotas import unrated_matches_quota, write_rate_usage
-from ladder.services.tokens import token_for_credentials
-from ladder.services.users import user_register
+from ladder.services.tokens import MAX_EXPIRY_DAYS, token_for_credentials, token_revoke
+from ladder.services.users import USERNAME_RULE, user_register, validate_username
 from ladder.services.worker_time import worker_seconds_quota
 
 _CREDENTIALS = {"username": "ada", "password": "a-long-passphrase"}
@@ -32,8 +34,8 @@ class AuthRegisterApi(APIView):
         class Meta:
             ref_name = "Registration"
 
-        username = serializers.CharField(max_length=150, validators=[UnicodeUsernameValidator()],
-                                         help_text="Letters, digits and @/./+/-/_ only.")
+        username = serializers.CharField(max_length=150, validators=[validate_username],
+                                         help_text=USERNAME_RULE[:1].upper() + USERNAME_RULE[1:] + ".")
         password = serializers.CharField(max_length=512, write_only=True, trim_whitespace=False)
 
     class OutputSerializer(serializers.Serializer):
@@ -67,40 +69,57 @@ class AuthRegisterApi(APIView):
 
 
 class AuthTokenApi(APIView):
-    permission_classes = (AllowAny,)
     throttle_classes = (LoginThrottle,)
 
-    class InputSerializer(serializers.Serializer):
+    class InputSerializer(TokenOptionsSerializer):
         class Meta:
             ref_name = "TokenCredentials"
 
         username = serializers.CharField(max_length=150)
         password = serializers.CharField(max_length=512, write_only=True, trim_whitespace=False)
 
-    class OutputSerializer(serializers.Serializer):
-        class Meta:
-            ref_name = "Token"
-
-        token = serializers.CharField()
+    def get_permissions(self):
+        # Anyone may exchange a password for a token; only a token's holder may revoke it.
+        return [AllowAny()] if self.request.method == "POST" else [IsAuthenticated()]
 
     @extend_schema(
         operation_id="auth_token",
-        summary="Get the API token of an account",
-        description="Send it as `Authorization: Token <key>` on every request that changes something. "
-                    "Throttled per client address (scope `logins`).",
+        summary="Make an API token from a username and password",
+        description="Send it as `Authorization: Token <key>` on every request that changes something. Each call "
+                    "makes a new token (list them with GET /api/auth/tokens/); the key is in this answer only. "
+                    f"Optional `name` and `expires_in_days` (1 to {MAX_EXPIRY_DAYS}; left out: never expires). "
+                    "Throttled per client address (scope `logins`, shared with the site's log-in page).",
         request=InputSerializer,
-        responses={200: OutputSerializer, **error_responses(400, 429)},
+        responses={200: NewTokenSerializer, **error_responses(400, 429)},
         examples=[
             OpenApiExample("credentials", value=_CREDENTIALS, request_only=True),
-            OpenApiExample("token", value={"token": _TOKEN}, response_only=True, status_codes=["200"]),
+            OpenApiExample("token", value={"id": 1, "name": "", "prefix": _TOKEN[:8],
+                                           "created_at": "2026-05-01T12:00:00Z", "expires_at": None,
+                                           "current": False, "token": _TOKEN},
+                           response_only=True, status_codes=["200"]),
         ],
         auth=[],
     )
     def post(self, request):
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        token = token_for_credentials(request=request, **data.validated_data)
-        return Response(self.OutputSerializer({"token": token}).data)
+        token, key = token_for_credentials(request=request, **data.validated_data)
+        return Response(new_token_body(token, key, request))
+
+    @extend_schema(
+        operation_id="auth_token_revoke",
+        summary="Revoke the API token this request is authenticated with",
+        description="Log a script out: its key is refused (401) from now on. A request not authenticated with "
+                    "a token (the site's session) is refused with 400.",
+        request=None,
+        responses={204: None, **error_responses(400, 401)},
+    )
+    def delete(self, request):
+        if not isinstance(request.auth, ApiToken):
+            raise ServiceError("this request is not authenticated with an API token: send "
+                               "'Authorization: Token <key>' with the key to revoke")
+        token_revoke(user=request.user, token_id=request.auth.pk)
+        return Response(status=status.HTTP_204_NO_CONTENT)
 
 
 class QuotaSerializer(serializers.Serializer):

@@ -7,20 +7,23 @@ write_rate_check``), for the API and the site alike.
 Rates live in ``REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"]`` under the scopes ``registrations``, ``logins``
 and ``exports`` (``"30/hour"`` style; a missing or null rate turns the limit off).
 They are read on every request rather than once at import, so settings overrides (tests, the
-environment) take effect. Counters live in Django's default cache: a shared cache (Redis) makes them
-hold across web processes.
+environment) take effect. The counting is the services' (``ladder.services.quotas.rate_check``), in
+Django's default cache, shared with the site's log-in and sign-up pages: a shared cache (Redis) makes
+them hold across web processes. The client address is ``ladder.services.client_address.client_ident``:
+``X-Forwarded-For`` is read only as far as the proxies the operator declared (``NUM_PROXIES``,
+``TRUSTED_PROXIES``).
 """
 
 from __future__ import annotations
 
 from rest_framework.exceptions import Throttled
-from rest_framework.settings import api_settings
-from rest_framework.throttling import SimpleRateThrottle
+from rest_framework.throttling import BaseThrottle
 
-_PERIOD_NAMES = {"s": "second", "m": "minute", "h": "hour", "d": "day"}
+from ladder.services.client_address import client_ident
+from ladder.services.quotas import QuotaExceeded, rate_check
 
 
-class WriteRateThrottle(SimpleRateThrottle):
+class WriteRateThrottle(BaseThrottle):
     """Counts POST requests per user (per client address for anonymous requests); reads pass freely.
 
     Refusals raise ``Throttled`` with a message naming the limit and the wait, answered as a 429 with
@@ -32,29 +35,23 @@ class WriteRateThrottle(SimpleRateThrottle):
     #: The methods counted; the others pass freely.
     methods = frozenset({"POST"})
 
-    def get_rate(self):
-        return (api_settings.DEFAULT_THROTTLE_RATES or {}).get(self.scope)
-
-    def get_cache_key(self, request, view):
-        ident = request.user.pk if request.user and request.user.is_authenticated else self.get_ident(request)
-        return self.cache_format % {"scope": self.scope, "ident": ident}
+    def ident(self, request) -> object:
+        """Whom the request counts against: its user's id, or its client address when anonymous."""
+        if request.user and request.user.is_authenticated:
+            return request.user.pk
+        return client_ident(request)
 
     def allow_request(self, request, view):
         if request.method not in self.methods:
             return True
-        # The rate is read per request (see the module docstring), not fixed when the class was built.
-        self.rate = self.get_rate()
-        self.num_requests, self.duration = self.parse_rate(self.rate)
-        if super().allow_request(request, view):
-            return True
-        wait = self.wait()
-        seconds = max(1, int(wait or 1))
-        period = _PERIOD_NAMES.get(str(self.rate).split("/")[1][:1], "period")
-        refusal = Throttled(detail=f"too many {self.what}: at most {self.num_requests} per {period}; "
-                                   f"try again in {seconds} seconds")
-        # Set after construction: given to the constructor, DRF would append its own wording to ours.
-        refusal.wait = seconds
-        raise refusal
+        try:
+            rate_check(scope=self.scope, ident=self.ident(request), what=self.what)
+        except QuotaExceeded as exceeded:
+            refusal = Throttled(detail=exceeded.message)
+            # Set after construction: given to the constructor, DRF would append its own wording to ours.
+            refusal.wait = exceeded.retry_after_s
+            raise refusal from None
+        return True
 
 
 class RegistrationThrottle(WriteRateThrottle):
@@ -63,13 +60,14 @@ class RegistrationThrottle(WriteRateThrottle):
 
 
 class LoginThrottle(WriteRateThrottle):
-    """Token requests per client address: bounds password guessing."""
+    """Token requests per client address, signed in or not: bounds password guessing. The site's log-in
+    page counts against the same counter."""
 
     scope = "logins"
     what = "token requests"
 
-    def get_cache_key(self, request, view):
-        return self.cache_format % {"scope": self.scope, "ident": self.get_ident(request)}
+    def ident(self, request) -> object:
+        return client_ident(request)
 
 
 class ExportThrottle(WriteRateThrottle):

@@ -4,7 +4,7 @@ viewers."""
 from django.urls import path, re_path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 
-from ladder.api import auth, bots, comparisons, exports, games, matches, tournaments, webhooks
+from ladder.api import auth, bots, comparisons, exports, games, matches, tokens, tournaments, webhooks
 from ladder.api.docs import LocalRedocView
 from ladder.api.errors import api_not_found
 
@@ -15,6 +15,9 @@ urlpatterns = [
     path("redoc/", LocalRedocView.as_view(url_name="api-schema"), name="api-redoc"),
     path("auth/register/", auth.AuthRegisterApi.as_view(), name="api-register"),
     path("auth/token/", auth.AuthTokenApi.as_view(), name="api-token"),
+    path("auth/tokens/", tokens.AuthTokenListApi.as_view(), name="api-tokens"),
+    path("auth/tokens/<int:token_id>/", tokens.AuthTokenDetailApi.as_view(), name="api-token-detail"),
+    path("auth/tokens/<int:token_id>/rotate/", tokens.AuthTokenRotateApi.as_view(), name="api-token-rotate"),
     path("auth/me/", auth.AuthMeApi.as_view(), name="api-me"),
     path("games/", games.GameListApi.as_view(), name="api-games"),
     path("leaderboards/<slug:game>/", games.LeaderboardApi.as_view(), name="api-leaderboard"),

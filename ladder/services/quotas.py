@@ -24,9 +24,11 @@ once cannot both count on the same room), and once done it holds nothing more th
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import math
 import time
+import uuid
 from datetime import datetime, timedelta
 
 from django.conf import settings
@@ -75,7 +77,7 @@ WRITE_RATES = {
 _PERIODS = {"s": ("second", 1), "m": ("minute", 60), "h": ("hour", 3600), "d": ("day", 86400)}
 
 
-def _write_rate(scope: str) -> tuple[int, str, int] | None:
+def rate_of(scope: str) -> tuple[int, str, int] | None:
     """``(limit, period name, period seconds)`` of ``scope``'s rate (``"30/hour"``), None when it is off."""
     rate = (settings.REST_FRAMEWORK.get("DEFAULT_THROTTLE_RATES") or {}).get(scope)
     if not rate:
@@ -85,10 +87,14 @@ def _write_rate(scope: str) -> tuple[int, str, int] | None:
     return int(count), name, seconds
 
 
-def _write_history(scope: str, user, now: float, seconds: int) -> tuple[str, list[float]]:
+def _counter_key(scope: str, ident: object) -> str:
     # The counter's key and shape are those of Django REST framework's throttles (newest first), so the
     # counts of a server upgraded in place carry on.
-    key = f"throttle_{scope}_{user.pk}"
+    return f"throttle_{scope}_{ident}"
+
+
+def _history(scope: str, ident: object, now: float, seconds: int) -> tuple[str, list[float]]:
+    key = _counter_key(scope, ident)
     return key, [at for at in cache.get(key, []) if at > now - seconds]
 
 
@@ -96,12 +102,12 @@ def write_rate_usage(*, user, kind: str, now: float | None = None) -> Quota | No
     """Where ``user`` stands against the rate of ``kind`` (a key of :data:`WRITE_RATES`), without counting
     a write; None when the limit is off."""
     scope, _what = WRITE_RATES[kind]
-    rate = _write_rate(scope)
+    rate = rate_of(scope)
     if rate is None:
         return None
     limit, period, seconds = rate
     now = time.time() if now is None else now
-    _key, history = _write_history(scope, user, now, seconds)
+    _key, history = _history(scope, user.pk, now, seconds)
     # The oldest write counted leaves the window first.
     frees_in = max(1, math.ceil(history[-1] + seconds - now)) if history else None
     return Quota(limit=limit, period=period, used=len(history), left=max(0, limit - len(history)),
@@ -119,18 +125,55 @@ def write_rate_check(*, user, kind: str, now: float | None = None) -> None:
     if user is None or is_house(user):
         return
     scope, what = WRITE_RATES[kind]
-    rate = _write_rate(scope)
+    rate_check(scope=scope, ident=user.pk, what=what, now=now)
+
+
+def rate_check(*, scope: str, ident: object, what: str, now: float | None = None) -> None:
+    """Count one request of ``scope``'s rate for ``ident`` (a user's id, or a client address from
+    ``ladder.services.client_address.client_ident``), or refuse it: QuotaExceeded (429) saying "too many
+    ``what``", the limit, and the seconds until the oldest counted request leaves the window. The one
+    counter of every rate limit: the API's throttles and the site's pages count here, so the same client
+    meets the same count through either. Nothing is counted when the rate is off."""
+    rate = rate_of(scope)
     if rate is None:
         return
     limit, period, seconds = rate
-    now = time.time() if now is None else now
-    key, history = _write_history(scope, user, now, seconds)
-    if len(history) >= limit:
-        # The oldest write counted leaves the window first (a limit of 0: a whole period).
-        wait = max(1, math.ceil(history[-1] + seconds - now)) if history else seconds
-        raise QuotaExceeded(f"too many {what}: at most {limit} per {period}; try again in {wait} seconds",
-                            retry_after_s=wait)
-    cache.set(key, [now, *history], seconds)
+    with _counter_lock(_counter_key(scope, ident), what=what):
+        now = time.time() if now is None else now
+        key, history = _history(scope, ident, now, seconds)
+        if len(history) >= limit:
+            # The oldest request counted leaves the window first (a limit of 0: a whole period).
+            wait = max(1, math.ceil(history[-1] + seconds - now)) if history else seconds
+            raise QuotaExceeded(f"too many {what}: at most {limit} per {period}; try again in {wait} seconds",
+                                retry_after_s=wait)
+        cache.set(key, [now, *history], seconds)
+
+
+#: Seconds a request waits for another one of the same client to finish counting before it is refused;
+#: and how long a lock outlives a process that died holding it.
+COUNTER_LOCK_WAIT_S = 2.0
+COUNTER_LOCK_TTL_S = 5
+
+
+@contextlib.contextmanager
+def _counter_lock(key: str, *, what: str):
+    """Hold ``key``'s counter alone while it is read and written: without it, requests of one client
+    answered at once by several web processes would all read the same count and all pass. ``cache.add``
+    is atomic in Redis (SET NX) and in the memory cache. Fails closed: a client that keeps the lock busy
+    is refused, not let through."""
+    lock = f"{key}:lock"
+    owner = uuid.uuid4().hex
+    deadline = time.monotonic() + COUNTER_LOCK_WAIT_S
+    while not cache.add(lock, owner, COUNTER_LOCK_TTL_S):
+        if time.monotonic() > deadline:
+            raise QuotaExceeded(f"too many {what} at once: try again in 1 seconds", retry_after_s=1)
+        time.sleep(0.005)
+    try:
+        yield
+    finally:
+        # Not another request's lock: ours may have expired while we were held up.
+        if cache.get(lock) == owner:
+            cache.delete(lock)
 
 
 # A comparison whose matches have all left the window but that still runs holds its rest: asked to wait,

@@ -14,6 +14,8 @@ from ladder.models import Bot, Game
 from ladder.services.errors import ServiceError
 from ladder.services.limits import TOURNAMENT_LIMITS
 from ladder.services.quotas import QuotaExceeded
+from ladder.services.tokens import MAX_EXPIRY_DAYS
+from ladder.services.users import USERNAME_RULE, validate_username
 
 
 def add_service_error(form: forms.Form, error: ServiceError) -> None:
@@ -36,8 +38,18 @@ def add_quota_error(form: forms.Form, error: QuotaExceeded, *, now: datetime, wh
 
 
 class SignUpForm(forms.Form):
-    username = forms.CharField(max_length=150, widget=forms.TextInput(attrs={"autocomplete": "username"}))
+    # The one username rule of the API and the service (user_register checks it again).
+    username = forms.CharField(max_length=150, validators=[validate_username],
+                               help_text=USERNAME_RULE[:1].upper() + USERNAME_RULE[1:] + ".",
+                               widget=forms.TextInput(attrs={"autocomplete": "username"}))
     password = forms.CharField(widget=forms.PasswordInput(attrs={"autocomplete": "new-password"}))
+
+
+class TokenCreateForm(forms.Form):
+    name = forms.CharField(max_length=100, required=False, help_text="What it is for: a script, a machine.")
+    expires_in_days = forms.IntegerField(required=False, min_value=1, max_value=MAX_EXPIRY_DAYS,
+                                         label="Expires in (days)", help_text="Leave empty for a token that "
+                                                                              "never expires.")
 
 
 class GameChoiceField(forms.ModelChoiceField):

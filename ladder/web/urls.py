@@ -19,7 +19,8 @@ urlpatterns = [
     path("matches/<int:match_id>/", views.match_page, name="match"),
     path("matches/<int:match_id>/frame/", views.match_frame, name="match-frame"),
     path("accounts/signup/", views.signup_page, name="signup"),
-    path("accounts/login/",
-         auth_views.LoginView.as_view(template_name="ladder/login.html", next_page="my-bots"), name="login"),
+    path("accounts/login/", views.LoginPage.as_view(), name="login"),
+    path("accounts/", views.account_page, name="account"),
+    path("accounts/tokens/<int:token_id>/revoke/", views.token_revoke_page, name="token-revoke"),
     path("accounts/logout/", auth_views.LogoutView.as_view(next_page="home"), name="logout"),
 ]

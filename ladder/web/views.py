@@ -11,6 +11,7 @@ import math
 
 from django.contrib import messages
 from django.contrib.auth import login
+from django.contrib.auth import views as auth_views
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, JsonResponse
 from django.shortcuts import redirect, render
@@ -28,11 +29,13 @@ from ladder.selectors import leaderboards as leaderboard_reads
 from ladder.selectors import matches as match_reads
 from ladder.selectors import tournaments as tournament_reads
 from ladder.services.bots import bot_create, bot_version_create
+from ladder.services.client_address import client_ident
 from ladder.services.comparisons import comparison_create
 from ladder.services.errors import ServiceError
 from ladder.services.limits import limits_playable, limits_resolve, tournament_limits_allowed
-from ladder.services.quotas import QuotaExceeded
+from ladder.services.quotas import QuotaExceeded, rate_check
 from ladder.services.rated_play import match_public_seed
+from ladder.services.tokens import token_create, token_revoke, tokens_of
 from ladder.services.tournaments import tournament_create
 from ladder.services.users import user_register
 from ladder.web import charts, replay
@@ -42,6 +45,7 @@ from ladder.web.forms import (
     ComparisonForm,
     LeaderboardFilterForm,
     SignUpForm,
+    TokenCreateForm,
     TournamentCreateForm,
     add_quota_error,
     add_service_error,
@@ -420,9 +424,45 @@ def match_frame(request, match_id: int):
     return response
 
 
+def _limit_refusal(request, *, scope: str, what: str) -> QuotaExceeded | None:
+    """Count this request against the per-address rate ``scope`` (the same counter as the API's: a client
+    cannot alternate between the two to get twice the tries); the refusal when it is over."""
+    try:
+        rate_check(scope=scope, ident=client_ident(request), what=what)
+    except QuotaExceeded as refusal:
+        return refusal
+    return None
+
+
+def _limited(request, template: str, context: dict, refusal: QuotaExceeded):
+    """``template`` again with the limit's refusal above the form: a 429 with Retry-After."""
+    response = render(request, template, {**context, "refusal": refusal.message}, status=429)
+    response["Retry-After"] = str(refusal.retry_after_s)
+    return response
+
+
+class LoginPage(auth_views.LoginView):
+    """Django's log-in page behind the API's limit on token requests (scope ``logins``, per client address):
+    past it the password is not even checked."""
+
+    template_name = "ladder/login.html"
+    next_page = "my-bots"
+
+    def post(self, request, *args, **kwargs):
+        refusal = _limit_refusal(request, scope="logins", what="log-in attempts")
+        if refusal:
+            form = self.form_class(request, initial={"username": request.POST.get("username", "")})
+            return _limited(request, self.template_name, self.get_context_data(form=form), refusal)
+        return super().post(request, *args, **kwargs)
+
+
 def signup_page(request):
     if request.user.is_authenticated:
         return redirect("my-bots")
+    if request.method == "POST":
+        refusal = _limit_refusal(request, scope="registrations", what="registrations")
+        if refusal:
+            return _limited(request, "ladder/signup.html", {"form": SignUpForm()}, refusal)
     form = SignUpForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
         try:
@@ -435,3 +475,33 @@ def signup_page(request):
             messages.success(request, f"Welcome, {user.username}. Upload your first bot below.")
             return redirect("bot-upload")
     return render(request, "ladder/signup.html", {"form": form})
+
+
+@login_required
+def account_page(request):
+    """The signed-in user's API tokens: listed (never their keys), made (the key shown this once), revoked."""
+    form = TokenCreateForm(request.POST or None)
+    new_key = None
+    if request.method == "POST" and form.is_valid():
+        try:
+            token, new_key = token_create(user=request.user, name=form.cleaned_data["name"],
+                                          expires_in_days=form.cleaned_data["expires_in_days"])
+        except ServiceError as error:
+            add_service_error(form, error)
+        else:
+            form = TokenCreateForm()
+            messages.success(request, f"Token {token.prefix}… was made. Copy its key now: it is not shown again.")
+    return render(request, "ladder/account.html", {"form": form, "new_key": new_key,
+                                                   "tokens": tokens_of(user=request.user), "now": timezone.now()})
+
+
+@require_POST
+@login_required
+def token_revoke_page(request, token_id: int):
+    try:
+        token_revoke(user=request.user, token_id=token_id)
+    except ServiceError as error:
+        messages.error(request, error.message)
+    else:
+        messages.success(request, "The token was revoked: its key is refused from now on.")
+    return redirect("account")

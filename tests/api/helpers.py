@@ -4,15 +4,14 @@ shape."""
 from __future__ import annotations
 
 from django.core.files.uploadedfile import SimpleUploadedFile
-from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
-from tests.factories import FIRST_LEGAL_BOT
+from tests.factories import FIRST_LEGAL_BOT, api_token_key
 
 
 def token_client(user) -> APIClient:
     client = APIClient()
-    client.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.get_or_create(user=user)[0].key}")
+    client.credentials(HTTP_AUTHORIZATION=f"Token {api_token_key(user)}")
     client.user = user
     return client
 

@@ -33,6 +33,8 @@ DOCUMENTED = {
     ("get", "/api/webhooks/"), ("post", "/api/webhooks/"), ("get", "/api/webhooks/{webhook_id}/"),
     ("delete", "/api/webhooks/{webhook_id}/"), ("get", "/api/webhooks/{webhook_id}/deliveries/"),
     ("get", "/api/exports/{game}/matches/"),
+    ("delete", "/api/auth/token/"), ("get", "/api/auth/tokens/"), ("post", "/api/auth/tokens/"),
+    ("delete", "/api/auth/tokens/{token_id}/"), ("post", "/api/auth/tokens/{token_id}/rotate/"),
 }
 
 

@@ -106,9 +106,9 @@ def test_a_scope_of_its_own_keys_users_and_addresses_apart(throttle_rates):
         scope = "probes"
 
     throttle_rates(probes="1/second")
-    keys = {Probe().get_cache_key(request, None)
-            for request in (request_of(user=user(1)), request_of(user=user(2)), request_of(), request_of())}
-    assert len(keys) == 3 and all("probes" in key for key in keys)
+    idents = {Probe().ident(request)
+              for request in (request_of(user=user(1)), request_of(user=user(2)), request_of(), request_of())}
+    assert idents == {1, 2, "203.0.113.7"}
     with pytest.raises(Throttled, match="too many requests: at most 1 per second; try again in 1 seconds"):
         Probe().allow_request(request_of(), None)
         Probe().allow_request(request_of(), None)

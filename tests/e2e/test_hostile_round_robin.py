@@ -64,12 +64,13 @@ GAME_LIMITS = {"kingdomino": {"start_ms": 1500, "move_ms": 300, "bank_ms": 0, "m
 
 @pytest.fixture
 def mallory(user_factory):
-    from rest_framework.authtoken.models import Token
     from rest_framework.test import APIClient
+
+    from tests.factories import api_token_key
 
     user = user_factory(username="mallory")
     client = APIClient()
-    client.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=user).key}")
+    client.credentials(HTTP_AUTHORIZATION=f"Token {api_token_key(user)}")
     client.user = user
     return client
 

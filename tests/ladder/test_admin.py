@@ -17,13 +17,14 @@ from tests.factories import (
     SeatFactory,
     TournamentFactory,
     UserFactory,
+    api_token_key,
     finished_match,
 )
 
 pytestmark = pytest.mark.django_db
 
 MODELS = [models.Game, models.Bot, models.BotVersion, models.Tournament, models.Match, models.Comparison,
-          models.Seat, models.Rating, models.RatingChange]
+          models.Seat, models.Rating, models.RatingChange, models.ApiToken]
 
 
 @pytest.fixture
@@ -97,3 +98,12 @@ def test_a_rated_matchs_seed_is_secret_until_it_finished(operator):
     page = operator.get(url(models.Match, "change", waiting.pk)).content.decode()
     assert "secret until the match finished" in page and str(waiting.seed) not in page
     assert 'name="seed"' not in page
+
+
+def test_api_tokens_show_no_key_and_cannot_be_made_there(operator):
+    user = UserFactory()
+    key = api_token_key(user, name="ci")
+    token = models.ApiToken.objects.get(user=user)
+    page = operator.get(url(models.ApiToken, "change", token.pk)).content.decode()
+    assert key[:8] in page and key not in page
+    assert operator.get(url(models.ApiToken, "add")).status_code == 403

@@ -33,6 +33,14 @@ def test_a_cache_url_that_is_not_redis_is_refused_with_what_to_set():
     assert "CACHE_URL must be a Redis URL" in refused.stderr
 
 
+def test_proxy_settings_that_cannot_be_read_are_refused_naming_the_setting():
+    refused = settings_of(TRUSTED_PROXIES="10.0.0.0/8,proxy.example.org")
+    assert refused.returncode != 0 and "TRUSTED_PROXIES: 'proxy.example.org' is no IP address" in refused.stderr
+    refused = settings_of(NUM_PROXIES="-1")
+    assert refused.returncode != 0 and "NUM_PROXIES must be 0 or more" in refused.stderr
+    assert settings_of(NUM_PROXIES="1", TRUSTED_PROXIES="10.0.0.0/8, 2001:db8::/32").returncode == 0
+
+
 def test_per_game_limits_that_are_not_json_are_refused_naming_the_setting():
     refused = settings_of(BOTS_LIMITS_BY_GAME='{"kingdomino": {move_ms: 500}}')
     assert refused.returncode != 0

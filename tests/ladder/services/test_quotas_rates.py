@@ -152,3 +152,43 @@ def test_a_running_comparison_holds_the_rest_of_its_games(settings):
         unrated_matches_reserve(user=bot.owner, count=11)
     assert "running comparisons hold" in caught.value.message
     assert caught.value.retry_after_s >= 3600
+
+
+@pytest.mark.parametrize("backend", ["locmem", "redis"])
+def test_requests_racing_each_other_are_counted_one_at_a_time(settings, throttle_rates, backend):
+    """Many requests of one client at the same moment (several web processes answer at once): no more pass
+    than the limit, because reading and writing a counter is one step."""
+    import threading
+    import uuid
+
+    from ladder.services.quotas import rate_check
+
+    if backend == "redis":
+        broker = settings.CELERY_BROKER_URL
+        if not broker.startswith("redis://"):
+            pytest.skip("no Redis configured")
+        # The test's own keys, in the test run's own Redis database: nothing else is touched or cleared.
+        settings.CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache",
+                                       "LOCATION": broker}}
+    throttle_rates(logins="5/hour")
+
+    def race(ident: str, clients: int = 32) -> int:
+        start = threading.Barrier(clients)
+        passed = []
+
+        def attempt():
+            start.wait()
+            try:
+                rate_check(scope="logins", ident=ident, what="log-in attempts")
+            except QuotaExceeded:
+                return
+            passed.append(1)
+
+        threads = [threading.Thread(target=attempt) for _ in range(clients)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        return len(passed)
+
+    assert [race(f"race-{uuid.uuid4().hex}") for _ in range(4)] == [5] * 4

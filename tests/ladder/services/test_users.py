@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import pytest
 from django.contrib.auth import get_user_model
-from rest_framework.authtoken.models import Token
 
 from ladder.services.errors import ServiceError
+from ladder.services.tokens import token_authenticate
 from ladder.services.users import user_register
 from tests.factories import UserFactory
 
@@ -28,7 +28,7 @@ def test_registering_creates_the_user_with_its_password_and_its_token():
     user, key = user_register(username="  newcomer  ", password=STRONG)
     assert user.username == "newcomer"  # stripped
     assert user.check_password(STRONG)
-    assert Token.objects.get(user=user).key == key
+    assert token_authenticate(key=key).user == user
 
 
 def test_a_blank_name_is_refused():
@@ -52,3 +52,12 @@ def test_a_taken_name_is_refused_in_any_letter_case():
     for name in (taken.username, taken.username.upper()):
         error = refusal(name)
         assert error.field == "username" and "is taken" in error.message
+
+
+@pytest.mark.parametrize("username, named", [("evil\x1b[31m", "U+001B"), ("bell\x07", "U+0007"),
+                                             ("rtl\u202egnp", "U+202E"), ("<b>bold</b>", "'<'"),
+                                             ("a&b", "'&'"), ("two words", "a space"), ("x" * 151, "150")])
+def test_a_username_breaking_the_one_rule_is_refused_by_the_service_itself(username, named):
+    error = refusal(username)
+    assert error.field == "username" and error.status == 400
+    assert named in error.message
