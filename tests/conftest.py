@@ -269,7 +269,7 @@ class WorkerPool:
         """Start a webhook worker, as production runs one: the webhooks' queue alone, on ``concurrency``
         threads (deliveries wait on other people's servers, not on a CPU)."""
         return self.start(concurrency=concurrency, name=name or f"hooks{len(self.processes)}-{uuid.uuid4().hex[:6]}",
-                          queues=f"{self.queue}.webhooks", pool="threads")
+                          queues=f"{self.queue}.webhooks", pool="threads", args=("--prefetch-multiplier", "8"))
 
     def kill(self, process: subprocess.Popen) -> None:
         """SIGKILL the worker and everything it started, as if its machine died."""

@@ -1,6 +1,7 @@
 """A webhook delivery knows whether an attempt at it is in flight (``leased_until``) and whether it waits
 for room under its owner's caps (``held``): the per-user bounds on deliveries in flight and per hour
-(``ladder.services.webhooks``). Both columns come with a constant default: no table rewrite."""
+(``ladder.services.webhooks``). One column is nullable, the other has a constant default: neither
+rewrites the table."""
 
 from django.db import migrations, models
 

@@ -57,6 +57,8 @@ LOST_AFTER_S = 30.0
 DELIVERIES_KEPT = 500
 #: The window of ``WEBHOOKS_ATTEMPTS_PER_HOUR``.
 HOUR = timedelta(hours=1)
+#: Seconds between two looks for room of a delivery waiting behind its owner's attempts in flight.
+ROUND_S = 1.0
 
 logger = logging.getLogger(__name__)
 
@@ -210,18 +212,19 @@ def attempt_lease_s() -> float:
     return 2 * settings.WEBHOOKS_TIMEOUT_S + 10
 
 
-def _room_wait(owner_id: int, now: datetime) -> float | None:
-    """Seconds a delivery of user ``owner_id`` must wait for room under the user's caps, or None when an
-    attempt may start now. Caller holds the owner's row lock, so that the counts stay true until its
-    claim commits."""
-    deliveries = WebhookDelivery.objects.filter(webhook__owner_id=owner_id, status=WebhookDelivery.Status.PENDING)
+def _room_wait(delivery_id: int, owner_id: int, now: datetime) -> float | None:
+    """Seconds delivery ``delivery_id`` of user ``owner_id`` must wait for room under the user's caps, or
+    None when its attempt may start now. Caller holds the owner's row lock, so that the counts stay true
+    until its claim commits."""
+    deliveries = (WebhookDelivery.objects.filter(webhook__owner_id=owner_id, status=WebhookDelivery.Status.PENDING)
+                  .exclude(pk=delivery_id))
     in_flight = deliveries.filter(leased_until__gt=now).count()
     cap = settings.WEBHOOKS_IN_FLIGHT_PER_USER
     if in_flight >= cap:
-        # The attempts in flight end by their deadline. Those already waiting take the next rounds, so a
-        # burst is spread over the rounds it needs instead of all waking at once and waiting again.
+        # Those already waiting take the rounds before, ``cap`` a round: a burst is spread over the rounds
+        # it needs instead of all waking at once to wait again, and a quick receiver's burst is soon sent.
         waiting = deliveries.filter(held=True, next_attempt_at__gt=now).count()
-        return (settings.WEBHOOKS_TIMEOUT_S + 1) * (1 + waiting // cap)
+        return ROUND_S * (1 + waiting // cap)
     recent = WebhookAttempt.objects.filter(delivery__webhook__owner_id=owner_id, started_at__gt=now - HOUR)
     if recent.count() + in_flight >= settings.WEBHOOKS_ATTEMPTS_PER_HOUR:
         oldest = recent.order_by("started_at").values_list("started_at", flat=True).first()
@@ -240,9 +243,12 @@ def _claim(delivery_id: int, now: datetime) -> WebhookDelivery | str | None:
     with transaction.atomic():
         # The owner's claims one at a time: two workers cannot both take the owner's last room.
         get_user_model().objects.select_for_update().filter(pk=owner_id).first()
-        delivery = (WebhookDelivery.objects.select_for_update(skip_locked=True).select_related("webhook")
-                    .filter(pk=delivery_id, status=WebhookDelivery.Status.PENDING,
-                            next_attempt_at__lte=now + timedelta(seconds=1)).first())
+        # The delivery's row only: a transaction writing another delivery of the same webhook takes a key
+        # share lock on the webhook's row (its foreign key's check), which must not make this claim skip a
+        # due delivery.
+        delivery = (WebhookDelivery.objects.select_for_update(skip_locked=True, of=("self",))
+                    .select_related("webhook").filter(pk=delivery_id, status=WebhookDelivery.Status.PENDING,
+                                                      next_attempt_at__lte=now + timedelta(seconds=1)).first())
         if delivery is None:
             return None
         if delivery.attempts >= settings.WEBHOOKS_MAX_ATTEMPTS:
@@ -250,7 +256,7 @@ def _claim(delivery_id: int, now: datetime) -> WebhookDelivery | str | None:
             delivery.status, delivery.next_attempt_at, delivery.leased_until = WebhookDelivery.Status.FAILED, None, None
             delivery.save(update_fields=["status", "next_attempt_at", "leased_until", "updated_at"])
             return None
-        wait = _room_wait(owner_id, now)
+        wait = _room_wait(delivery.id, owner_id, now)
         if wait is not None:
             delivery.next_attempt_at, delivery.sent_at, delivery.held = now + timedelta(seconds=wait), now, True
             delivery.save(update_fields=["next_attempt_at", "sent_at", "held", "updated_at"])

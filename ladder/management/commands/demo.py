@@ -173,7 +173,8 @@ class Command(BaseCommand):
     def _start_webhook_worker(self, threads: int) -> None:
         self._spawn(
             [sys.executable, "-m", "celery", "-A", "workers", "worker", "-Q", settings.WEBHOOKS_QUEUE, "-P", "threads",
-             "-c", str(threads), "-n", "webhooks@%h", "-l", "INFO", "--without-gossip", "--without-mingle"],
+             "-c", str(threads), "--prefetch-multiplier", "8", "-n", "webhooks@%h", "-l", "INFO",
+             "--without-gossip", "--without-mingle"],
             "webhooks",
             # It posts to other people's servers and never runs a bot.
             env={FORBIDDEN_ENV: "1"},

@@ -370,6 +370,46 @@ def test_a_webhook_deleted_while_its_delivery_is_posted_ends_the_attempt_quietly
     assert not WebhookDelivery.objects.exists() and not WebhookAttempt.objects.exists()
 
 
+@pytest.mark.django_db(transaction=True)
+def test_a_delivery_is_claimed_while_another_transaction_writes_a_delivery_of_its_webhook(allow_private, settings,
+                                                                                          request):
+    """Writing a delivery takes a key share lock on its webhook's row (the foreign key's check, when its
+    transaction commits): the claim locks the delivery's row only, so an event being emitted for the same
+    webhook does not make it skip one that is due (and leave it to the sweep)."""
+    import threading
+
+    from django.db import connection
+
+    if connection.vendor != "postgresql":
+        pytest.skip("row locks are PostgreSQL's")
+    settings.WEBHOOKS_QUEUE = f"test-{uuid.uuid4().hex[:10]}.webhooks"
+    request.addfinalizer(lambda: broker_queue_purge(settings.WEBHOOKS_QUEUE))
+    owner = UserFactory()
+    writing, done = threading.Event(), threading.Event()
+
+    def emit_and_hold() -> None:
+        with transaction.atomic():
+            # The check at once rather than at commit: its lock then lasts until the test lets go.
+            connection.cursor().execute("SET CONSTRAINTS ALL IMMEDIATE")
+            emit_one(owner)
+            writing.set()
+            done.wait(10)
+        connection.close()
+
+    with Receiver() as receiver:
+        webhook_create(owner=owner, url=receiver.url, events=["bot.deactivated"])
+        delivery = emit_one(owner)
+        other = threading.Thread(target=emit_and_hold)
+        other.start()
+        try:
+            assert writing.wait(10)
+            assert webhook_delivery_attempt(delivery_id=delivery.id) == "delivered"
+        finally:
+            done.set()
+            other.join(10)
+    assert len(receiver.received) == 1
+
+
 def test_a_webhook_keeps_its_newest_deliveries_only(allow_private, monkeypatch):
     from ladder.services import webhooks
 
