@@ -813,8 +813,10 @@ class WebhookDelivery(TimeStampedModel):
     """One event for one webhook: the exact body every attempt sends, and where its attempts stand.
 
     pending -> delivered (a 2xx answer) or failed (``WEBHOOKS_MAX_ATTEMPTS`` attempts without one). A
-    pending delivery is due at ``next_attempt_at``; while an attempt runs that is the end of its lease, so
-    that the delivery of a worker that died is taken up again by the sweep (``webhook_deliveries_sweep``).
+    pending delivery is due at ``next_attempt_at``; while an attempt runs that is the end of its lease
+    (``leased_until`` too, which counts it in flight), so that the delivery of a worker that died is taken
+    up again by the sweep (``webhook_deliveries_sweep``). ``held``: it waits for room under its owner's
+    caps (in flight, per hour), not for a retry.
     """
 
     class Status(models.TextChoices):
@@ -833,6 +835,10 @@ class WebhookDelivery(TimeStampedModel):
     next_attempt_at = models.DateTimeField(null=True, blank=True)
     #: When its task message was last published (the sweep sends a lost one again, not every run).
     sent_at = models.DateTimeField(null=True, blank=True)
+    #: The end of the lease of the attempt running now (null when none runs): in flight until then.
+    leased_until = models.DateTimeField(null=True, blank=True)
+    #: Waiting for room under its owner's caps (``WEBHOOKS_IN_FLIGHT_PER_USER``, ``WEBHOOKS_ATTEMPTS_PER_HOUR``).
+    held = models.BooleanField(default=False)
 
     class Meta:
         ordering = ["-id"]

@@ -205,9 +205,10 @@ REST_FRAMEWORK = {
     "DEFAULT_FILTER_BACKENDS": ["django_filters.rest_framework.DjangoFilterBackend"],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "EXCEPTION_HANDLER": "ladder.api.errors.exception_handler",
-    # Rates per scope, e.g. "30/hour": uploads and tournaments (comparisons too) per user, counted by the
-    # services (ladder.services.quotas.write_rate_check); registrations and logins per client address, by
-    # the API views that name them (ladder/api/throttles.py).
+    # Rates per scope, e.g. "30/hour": uploads, tournaments (comparisons too), webhooks created or deleted,
+    # and bots deactivated or reactivated (each of which may tell every webhook of the owner) per user,
+    # counted by the services (ladder.services.quotas.write_rate_check); registrations and logins per
+    # client address, by the API views that name them (ladder/api/throttles.py).
     "DEFAULT_THROTTLE_CLASSES": [],
     "DEFAULT_THROTTLE_RATES": {
         "uploads": env.str("API_THROTTLE_UPLOADS", default="60/hour"),
@@ -215,6 +216,8 @@ REST_FRAMEWORK = {
         "tournaments": env.str("API_THROTTLE_TOURNAMENTS", default="30/hour"),
         "logins": env.str("API_THROTTLE_LOGINS", default="100/hour"),
         "exports": env.str("API_THROTTLE_EXPORTS", default="60/hour"),
+        "webhooks": env.str("API_THROTTLE_WEBHOOKS", default="30/hour"),
+        "activations": env.str("API_THROTTLE_ACTIVATIONS", default="30/hour"),
     },
 }
 
@@ -300,15 +303,17 @@ VALIDATION_QUEUE: str = env.str("VALIDATION_QUEUE", default=f"{MATCH_QUEUE}.vali
 # Queue of the ladder's matches, taken only when the other two are empty: the ladder keeps seconds of work
 # queued so that no worker idles, and a tournament scheduled meanwhile must not wait behind it.
 LADDER_QUEUE: str = env.str("LADDER_QUEUE", default=f"{MATCH_QUEUE}.ladder")
-# Queue of webhook deliveries (ladder/services/webhooks.py): short HTTP posts, taken after the upload checks
-# and before the matches, so that a notification does not wait behind a tournament.
+# Queue of webhook deliveries (ladder/services/webhooks.py): HTTP posts that mostly wait on somebody else's
+# server, consumed only by the webhook workers (celery worker -Q <this> -P threads, docs/operations.md). It
+# is not among the match workers' queues (CELERY_TASK_QUEUES): a delivery never takes a match worker's time.
 WEBHOOKS_QUEUE: str = env.str("WEBHOOKS_QUEUE", default=f"{MATCH_QUEUE}.webhooks")
-CELERY_TASK_QUEUES = (Queue(VALIDATION_QUEUE), Queue(WEBHOOKS_QUEUE), Queue(MATCH_QUEUE), Queue(LADDER_QUEUE))
+# What a worker started without -Q consumes: the match workers' queues, in the order they are taken.
+CELERY_TASK_QUEUES = (Queue(VALIDATION_QUEUE), Queue(MATCH_QUEUE), Queue(LADDER_QUEUE))
 if CELERY_BROKER_URL.startswith("redis://"):
     # Kombu orders the queues of its "priority" strategy by a set, so by each process's hash seed: this
     # transport keeps them in this order (ladder/brokers/redis_queues.py).
     CELERY_BROKER_TRANSPORT = "ladder.brokers.redis_queues:Transport"
-    CELERY_BROKER_TRANSPORT_OPTIONS["queue_order"] = [VALIDATION_QUEUE, WEBHOOKS_QUEUE, MATCH_QUEUE, LADDER_QUEUE]
+    CELERY_BROKER_TRANSPORT_OPTIONS["queue_order"] = [VALIDATION_QUEUE, MATCH_QUEUE, LADDER_QUEUE]
 # Seconds a version may stay pending before the reconciler sends its check again (a lost message).
 VALIDATION_REQUEUE_AFTER_S: int = env.int("VALIDATION_REQUEUE_AFTER_S", default=120)
 # The most of a worker process's time that upload checks may take while matches wait (workers/check_share.py):
@@ -475,8 +480,15 @@ if LADDER_MIN_BACKLOG < 1 or LADDER_MAX_BACKLOG < LADDER_MIN_BACKLOG:
 WEBHOOKS_ALLOW_PRIVATE: bool = env.bool("WEBHOOKS_ALLOW_PRIVATE", default=False)
 # Webhooks one user may hold.
 WEBHOOKS_PER_USER: int = env.int("WEBHOOKS_PER_USER", default=10)
-# Seconds a delivery waits to connect, and for each read of the answer; no redirect is followed.
+# Seconds one delivery attempt may take in all: the lookup of its host, the connection, TLS, the request and
+# the answer share this one deadline (however the receiver dribbles its answer); no redirect is followed.
 WEBHOOKS_TIMEOUT_S: float = env.float("WEBHOOKS_TIMEOUT_S", default=5.0)
+# Attempts at one user's deliveries that may run at once, and that may start in any hour: past either, a
+# delivery waits (pending, held) until there is room, and is then sent; it is never dropped for it.
+WEBHOOKS_IN_FLIGHT_PER_USER: int = env.int("WEBHOOKS_IN_FLIGHT_PER_USER", default=2)
+WEBHOOKS_ATTEMPTS_PER_HOUR: int = env.int("WEBHOOKS_ATTEMPTS_PER_HOUR", default=300)
+if WEBHOOKS_IN_FLIGHT_PER_USER < 1 or WEBHOOKS_ATTEMPTS_PER_HOUR < 1:
+    raise ImproperlyConfigured("WEBHOOKS_IN_FLIGHT_PER_USER and WEBHOOKS_ATTEMPTS_PER_HOUR must be at least 1")
 # Attempts of one delivery before it is given up, and the wait before the first retry (seconds): each
 # retry waits four times longer than the one before (10 s, 40 s, 160 s, 640 s, 2560 s at the defaults).
 WEBHOOKS_MAX_ATTEMPTS: int = env.int("WEBHOOKS_MAX_ATTEMPTS", default=6)

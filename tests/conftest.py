@@ -247,19 +247,28 @@ class WorkerPool:
         self.log_dir = log_dir
         self.processes: list[subprocess.Popen] = []
 
-    def start(self, *, concurrency: int = 1, name: str | None = None, args: tuple[str, ...] = ()) -> subprocess.Popen:
-        """Start a worker with ``concurrency`` pool processes; ``args`` are more ``celery worker`` options."""
+    def start(self, *, concurrency: int = 1, name: str | None = None, args: tuple[str, ...] = (),
+              queues: str | None = None, pool: str = "prefork") -> subprocess.Popen:
+        """Start a match worker with ``concurrency`` pool processes, on the upload checks', the matches' and
+        the ladder's queues (as production's match workers: never the webhooks'); ``args`` are more
+        ``celery worker`` options."""
         name = name or f"w{len(self.processes)}-{uuid.uuid4().hex[:6]}"
+        queues = queues or f"{self.queue}.validation,{self.queue},{self.queue}.ladder"
         with open(self.log_dir / f"{name}.log", "wb") as log:
             process = subprocess.Popen(
-                [sys.executable, "-m", "celery", "-A", "workers", "worker", "-Q", f"{self.queue}.validation,{self.queue}.webhooks,{self.queue},{self.queue}.ladder",
-                 "-c", str(concurrency),
-                 "-P", "prefork", "-n", f"{name}@%h", "--without-gossip", "--without-mingle", "--without-heartbeat",
+                [sys.executable, "-m", "celery", "-A", "workers", "worker", "-Q", queues, "-c", str(concurrency),
+                 "-P", pool, "-n", f"{name}@%h", "--without-gossip", "--without-mingle", "--without-heartbeat",
                  "-l", "INFO", *args],
                 cwd=REPO, env=self.env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
             )
         self.processes.append(process)
         return process
+
+    def start_webhooks(self, *, concurrency: int = 4, name: str | None = None) -> subprocess.Popen:
+        """Start a webhook worker, as production runs one: the webhooks' queue alone, on ``concurrency``
+        threads (deliveries wait on other people's servers, not on a CPU)."""
+        return self.start(concurrency=concurrency, name=name or f"hooks{len(self.processes)}-{uuid.uuid4().hex[:6]}",
+                          queues=f"{self.queue}.webhooks", pool="threads", args=("--prefetch-multiplier", "8"))
 
     def kill(self, process: subprocess.Popen) -> None:
         """SIGKILL the worker and everything it started, as if its machine died."""
@@ -338,7 +347,8 @@ def private_queue(settings):
 def worker_pool(transactional_db, settings, tmp_path, bots_allow_unsafe):
     """Real worker processes on a private queue of the configured broker, against the test database.
 
-    Matches enqueued by the test go to that queue (``settings.MATCH_QUEUE``). Every process is stopped
+    Matches enqueued by the test go to that queue (``settings.MATCH_QUEUE``); ``start`` starts a match
+    worker, ``start_webhooks`` a webhook worker (``settings.WEBHOOKS_QUEUE``). Every process is stopped
     (its whole process group) when the test ends, pass or fail.
     """
     queue = f"test-{uuid.uuid4().hex[:10]}"

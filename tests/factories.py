@@ -26,7 +26,8 @@ from django.utils import timezone
 import engines
 
 __all__ = ["FIRST_LEGAL_BOT", "LAST_LEGAL_BOT", "BotFactory", "BotVersionFactory", "FinishedMatchFactory", "LadderTournamentFactory", "MatchFactory", "RatedTournamentFactory", "RatingChangeFactory",
-           "SeatFactory", "StaffFactory", "TournamentFactory", "UserFactory", "api_token_key", "big_history",
+           "SeatFactory", "StaffFactory", "TournamentFactory", "UserFactory", "WebhookFactory", "api_token_key",
+           "big_history",
            "finished_match", "make_zip", "rated_field", "rated_result"]
 
 
@@ -116,6 +117,26 @@ class TournamentFactory(factory.django.DjangoModelFactory):
     def bots(tournament, create, extracted, **kwargs):
         if extracted:
             tournament.bots.set(extracted)
+
+
+class WebhookFactory(factory.django.DjangoModelFactory):
+    """A webhook to every event, at a loopback address nothing listens on, its secret sealed as
+    ``webhook_create`` seals one (the secret: ``whsec_test``)."""
+
+    class Meta:
+        model = "ladder.Webhook"
+
+    owner = factory.SubFactory(UserFactory)
+    url = "http://127.0.0.1:9/hook"
+    events = factory.LazyFunction(lambda: ["bot.validated", "comparison.finished", "tournament.finished",
+                                           "bot.deactivated"])
+    secret_sealed = factory.LazyFunction(lambda: _sealed("whsec_test"))
+
+
+def _sealed(secret: str) -> str:
+    from ladder.services.webhooks import secret_seal
+
+    return secret_seal(secret)
 
 
 class StaffFactory(UserFactory):

@@ -1,12 +1,15 @@
-"""A real HTTP receiver for webhook tests: a threaded server on the loopback that records every POST
-(its headers and raw body) and answers with the next status of a script (the last one repeats)."""
+"""Real HTTP receivers for webhook tests, on the loopback: :class:`Receiver`, a threaded server that records
+every POST (its headers and raw body) and answers with the next status of a script (the last one
+repeats), and :class:`Dripper`, which answers one byte at a time and never finishes."""
 
 from __future__ import annotations
 
 import dataclasses
 import hashlib
 import hmac
+import socket
 import threading
+import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 
@@ -74,3 +77,62 @@ class Receiver:
     def __exit__(self, *exc) -> None:
         self._server.shutdown()
         self._server.server_close()
+
+
+class Dripper:
+    """``with Dripper(every_s=1.5) as dripper:`` a receiver on the loopback that reads each request, then
+    answers one byte every ``every_s`` seconds of a status line and a header that never end, for at most
+    ``for_s`` seconds (then closes): the answer that outlives any timeout per read. ``dripper.requests``
+    counts the requests it read."""
+
+    def __init__(self, *, every_s: float = 1.5, for_s: float = 15.0) -> None:
+        self.every_s = every_s
+        self.for_s = for_s
+        self.requests = 0
+        self._stop = threading.Event()
+        self._server = socket.create_server(("127.0.0.1", 0))
+        self._thread = threading.Thread(target=self._serve, daemon=True)
+
+    @property
+    def port(self) -> int:
+        return self._server.getsockname()[1]
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}/hook"
+
+    def _serve(self) -> None:
+        while not self._stop.is_set():
+            try:
+                connection, _ = self._server.accept()
+            except OSError:
+                return
+            threading.Thread(target=self._drip, args=(connection,), daemon=True).start()
+
+    def _drip(self, connection: socket.socket) -> None:
+        with connection:
+            connection.settimeout(2)
+            data = b""
+            while b"\r\n\r\n" not in data:
+                chunk = connection.recv(65536)
+                if not chunk:
+                    return
+                data += chunk
+            self.requests += 1
+            answer = b"HTTP/1.1 200 OK\r\nX-Drip: " + b"a" * 100_000
+            ends = time.monotonic() + self.for_s
+            for byte in answer:
+                if self._stop.wait(self.every_s) or time.monotonic() > ends:
+                    return
+                try:
+                    connection.sendall(bytes([byte]))
+                except OSError:
+                    return
+
+    def __enter__(self) -> Dripper:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self._stop.set()
+        self._server.close()

@@ -73,13 +73,17 @@ def validate_version(version_id: int) -> str:
 
 @ladder_task(
     "ladder.deliver_webhook",
-    soft_time_limit=4 * settings.WEBHOOKS_TIMEOUT_S + 10,
-    time_limit=4 * settings.WEBHOOKS_TIMEOUT_S + 20,
+    # Past the attempt's own deadline (WEBHOOKS_TIMEOUT_S) and its lease (twice that and 10 s): the
+    # attempt ends by itself and is recorded first. The webhook workers run threads, which Celery does
+    # not time-limit; a prefork worker that takes the queue still is.
+    soft_time_limit=2 * settings.WEBHOOKS_TIMEOUT_S + 20,
+    time_limit=2 * settings.WEBHOOKS_TIMEOUT_S + 30,
 )
 def deliver_webhook(delivery_id: int) -> str:
     """One attempt at a due webhook delivery; idempotent (a delivery not pending, not due or taken by
     another attempt is left alone). The retry is a new message due later, and the delivery row is the
-    record: an attempt lost with its worker is sent again by the reconciler's sweep."""
+    record: an attempt lost with its worker is sent again by the reconciler's sweep. Runs on the webhook
+    workers (``WEBHOOKS_QUEUE``), never on a match worker."""
     from ladder.services.webhooks import webhook_delivery_attempt
 
     status = webhook_delivery_attempt(delivery_id=delivery_id)

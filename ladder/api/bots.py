@@ -305,7 +305,7 @@ class _BotActivationApi(APIView):
 
     def post(self, request, bot_id: int):
         bot = access.bot_for_change(user=request.user, bot_id=bot_id)
-        bot_set_active(bot=bot, active=self.active)
+        bot_set_active(bot=bot, active=self.active, by=request.user)
         return Response(_bot_detail(request, bot.id))
 
 
@@ -316,9 +316,10 @@ class BotDeactivateApi(_BotActivationApi):
         operation_id="bots_deactivate",
         summary="Deactivate your bot",
         description="It leaves the ladder and cannot enter new tournaments; its history and rating stay. "
-                    "Matches already scheduled still play. Owner only: another user's bot answers 404.",
+                    "Matches already scheduled still play. Owner only: another user's bot answers 404. "
+                    "Throttled per user with reactivations (scope `activations`): 429 past it.",
         request=None,
-        responses={200: BotDetailSerializer, **error_responses(401, 404)},
+        responses={200: BotDetailSerializer, **error_responses(401, 404, 429)},
         examples=[_bot_example("deactivated", active=False, ladder_status={
             "state": "inactive", "message": "No ladder games: the bot is inactive. Reactivate it to play again."})],
     )
@@ -332,9 +333,10 @@ class BotReactivateApi(_BotActivationApi):
     @extend_schema(
         operation_id="bots_reactivate",
         summary="Reactivate your bot",
-        description="It plays on the ladder and may enter tournaments again. Owner only.",
+        description="It plays on the ladder and may enter tournaments again. Owner only. Throttled per user "
+                    "with deactivations (scope `activations`): 429 past it.",
         request=None,
-        responses={200: BotDetailSerializer, **error_responses(401, 404)},
+        responses={200: BotDetailSerializer, **error_responses(401, 404, 429)},
         examples=[_bot_example("reactivated")],
     )
     def post(self, request, bot_id: int):

@@ -97,10 +97,13 @@ class WebhookListCreateApi(ListAPIView):
                     "sha256=<hex HMAC-SHA256 of the raw body under the secret>. Refused (400, naming the "
                     "input): a scheme other than http/https, a user name or password in the URL, a URL "
                     "too long, a host that does not resolve or resolves to a private, loopback, link-local "
-                    "or otherwise non-public address (unless the server allows private targets), unknown "
-                    "events, and past the server's number of webhooks per user.",
+                    "or otherwise non-public address (anything but global unicast, e.g. 6to4, Teredo, NAT64 "
+                    "and site-local IPv6 too, unless the server allows private targets), unknown events, and "
+                    "past the server's number of webhooks per user. A URL with characters not ASCII is stored "
+                    "(and answered) as a URI, percent-encoded. Creating and deleting webhooks are throttled "
+                    "per user (scope `webhooks`): 429 past it.",
         request=InputSerializer,
-        responses={201: WebhookCreatedSerializer, **error_responses(400, 401)},
+        responses={201: WebhookCreatedSerializer, **error_responses(400, 401, 429)},
         examples=[
             OpenApiExample("create", value={"url": _WEBHOOK_EXAMPLE["url"], "events": _WEBHOOK_EXAMPLE["events"]},
                            request_only=True),
@@ -132,7 +135,8 @@ class WebhookDetailApi(APIView):
     @extend_schema(
         operation_id="webhooks_destroy",
         summary="Delete one of your webhooks; its pending deliveries are never sent",
-        responses={204: None, **error_responses(401, 404)},
+        description="Throttled per user with creations (scope `webhooks`): 429 past it.",
+        responses={204: None, **error_responses(401, 404, 429)},
     )
     def delete(self, request, webhook_id: int):
         webhook_delete(user=request.user, webhook_id=webhook_id)

@@ -8,7 +8,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('ladder', '0021_api_tokens'),
+        ('ladder', '0022_webhook_delivery_caps'),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 

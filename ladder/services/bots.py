@@ -127,9 +127,12 @@ def bot_version_create(*, bot: Bot, data: bytes, filename: str) -> BotVersion:
         return _version_add(bot=locked, data=data, kind=kind)
 
 
-def bot_set_active(*, bot: Bot, active: bool) -> Bot:
+def bot_set_active(*, bot: Bot, active: bool, by=None) -> Bot:
     """Include (True) or exclude (False) the bot from new tournaments and the ladder. Deactivating an
-    active bot tells its owner's webhooks (``bot.deactivated``); doing it twice tells them once."""
+    active bot tells its owner's webhooks (``bot.deactivated``); doing it twice tells them once. Asked by
+    user ``by`` (None: the server itself), it counts against ``by``'s rate of activations
+    (``quotas.write_rate_check``, QuotaExceeded past it), whether it changes anything or not."""
+    write_rate_check(user=by, kind="activations")
     with transaction.atomic():
         changed = Bot.objects.filter(pk=bot.pk).exclude(active=active).update(active=active)
         bot.active = active

@@ -1,16 +1,18 @@
-"""The limits on what a user may ask of the server: the hourly rates of uploads and of tournaments and
-comparisons created (:func:`write_rate_check`), and the daily quota of matches a user may schedule in
-unrated tournaments and version comparisons (:func:`unrated_matches_reserve`).
+"""The limits on what a user may ask of the server: the hourly rates of uploads, of tournaments and
+comparisons created, of webhooks created or deleted, and of bots deactivated or reactivated (each of which
+may send an event to every webhook of the owner) (:func:`write_rate_check`), and the daily quota of
+matches a user may schedule in unrated tournaments and version comparisons (:func:`unrated_matches_reserve`).
 
 The services that take those requests call the checks themselves (``bot_create``, ``bot_version_create``,
-``tournament_create``, ``comparison_create``), so the REST API and the site hold every user to the same
-limits and no view can forget one; both answer a refusal (``QuotaExceeded``) with a 429 and Retry-After.
+``tournament_create``, ``comparison_create``, ``webhook_create``, ``webhook_delete``, ``bot_set_active``),
+so the REST API and the site hold every user to the same limits and no view can forget one; both answer a
+refusal (``QuotaExceeded``) with a 429 and Retry-After.
 
 Write rates live in ``REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"]`` beside the API's own per-address limits
-(registrations, logins), under the scopes ``uploads`` and ``tournaments`` (``"30/hour"`` style; a missing
-or null rate turns the limit off). They are read on every call, so settings overrides (tests, the
-environment) take effect. Counters live in Django's default cache: a shared cache (Redis, ``CACHE_URL``)
-makes them hold across web processes.
+(registrations, logins), under the scopes ``uploads``, ``tournaments``, ``webhooks`` and ``activations``
+(``"30/hour"`` style; a missing or null rate turns the limit off). They are read on every call, so
+settings overrides (tests, the environment) take effect. Counters live in Django's default cache: a
+shared cache (Redis, ``CACHE_URL``) makes them hold across web processes.
 
 Unrated round robins may seat anybody's active bots (that is how people benchmark), so what they cost the
 workers is bounded per user: at most ``UNRATED_MATCHES_PER_DAY`` matches in any 24 hours, counted from
@@ -73,6 +75,8 @@ WRITE_RATES = {
     "uploads": ("uploads", "uploads"),
     "tournaments": ("tournaments", "tournaments created"),
     "comparisons": ("tournaments", "tournaments and comparisons created"),
+    "webhooks": ("webhooks", "webhooks created or deleted"),
+    "activations": ("activations", "bot deactivations and reactivations"),
 }
 _PERIODS = {"s": ("second", 1), "m": ("minute", 60), "h": ("hour", 3600), "d": ("day", 86400)}
 

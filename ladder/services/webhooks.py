@@ -7,13 +7,18 @@
 * :func:`webhooks_emit` is called by the services where things happen, inside their transaction: it
   writes one pending delivery per subscribed webhook of the object's owner, and its message goes to the
   workers (``WEBHOOKS_QUEUE``) only once that transaction commits, so a change rolled back sends nothing.
-* :func:`webhook_delivery_attempt` (the ``ladder.deliver_webhook`` task) claims a due delivery, resolves
-  and checks its target again, POSTs the stored body signed with ``X-Ladder-Signature: sha256=<hex>``
-  and records the attempt. A failed one is due again after ``WEBHOOKS_RETRY_BASE_S``, four times longer at
+* :func:`webhook_delivery_attempt` (the ``ladder.deliver_webhook`` task, on the webhook workers alone)
+  claims a due delivery, resolves and checks its target again, POSTs the stored body signed with
+  ``X-Ladder-Signature: sha256=<hex>`` and records the attempt, whatever happened: the lookup, the
+  connection and the answer share one deadline of ``WEBHOOKS_TIMEOUT_S``, and every failure is an
+  attempt with its error. A failed one is due again after ``WEBHOOKS_RETRY_BASE_S``, four times longer at
   each retry, until ``WEBHOOKS_MAX_ATTEMPTS``. The delivery row is the record: a message lost, or a worker
   killed in the middle of an attempt, leaves a pending delivery past its due time, which
   :func:`webhook_deliveries_sweep` (run by the reconciler) sends again; the claim makes a duplicate
   message harmless.
+* One user's deliveries cannot take the webhook workers from the others: at most
+  ``WEBHOOKS_IN_FLIGHT_PER_USER`` of their attempts run at once and ``WEBHOOKS_ATTEMPTS_PER_HOUR`` start
+  in any hour (:func:`_room_wait`); a delivery past either waits (``held``) and is sent when there is room.
 """
 
 from __future__ import annotations
@@ -22,7 +27,9 @@ import base64
 import hashlib
 import hmac
 import json
+import logging
 import secrets
+import time
 import uuid
 from datetime import datetime, timedelta
 
@@ -37,6 +44,7 @@ from django.utils import timezone
 from ladder.models import Webhook, WebhookAttempt, WebhookDelivery
 from ladder.services.enqueue import webhook_deliveries_send_on_commit
 from ladder.services.errors import ServiceError
+from ladder.services.quotas import write_rate_check
 from ladder.services.webhook_http import PostResult, post_pinned
 from ladder.services.webhook_targets import TargetRefused, target_check, target_resolve
 
@@ -47,6 +55,12 @@ SIGNATURE_HEADER = "X-Ladder-Signature"
 LOST_AFTER_S = 30.0
 #: Deliveries kept per webhook, the newest (with their attempts): older ones go as new ones are written.
 DELIVERIES_KEPT = 500
+#: The window of ``WEBHOOKS_ATTEMPTS_PER_HOUR``.
+HOUR = timedelta(hours=1)
+#: Seconds between two looks for room of a delivery waiting behind its owner's attempts in flight.
+ROUND_S = 1.0
+
+logger = logging.getLogger(__name__)
 
 
 # --- The secret, sealed at rest ----------------------------------------------------------------------
@@ -92,8 +106,11 @@ def _events_check(events) -> list[str]:
 
 
 def webhook_create(*, owner, url: str, events) -> tuple[Webhook, str]:
-    """A new webhook of ``owner`` and its secret (shown once). ServiceError (400) for a refused target
-    (``ladder.services.webhook_targets``), unknown events, or past ``WEBHOOKS_PER_USER`` webhooks."""
+    """A new webhook of ``owner`` and its secret (shown once). QuotaExceeded (429) past ``owner``'s rate of
+    webhook changes (``quotas.write_rate_check``, counted first); ServiceError (400) for a refused target
+    (``ladder.services.webhook_targets``, the URL stored as a URI), unknown events, or past
+    ``WEBHOOKS_PER_USER`` webhooks."""
+    write_rate_check(user=owner, kind="webhooks")
     chosen = _events_check(events)
     try:
         url = target_check(url)
@@ -126,7 +143,10 @@ def webhook_get(*, user, webhook_id: int) -> Webhook:
 
 
 def webhook_delete(*, user, webhook_id: int) -> None:
-    """Delete ``user``'s webhook with its deliveries (pending ones are then never sent)."""
+    """Delete ``user``'s webhook with its deliveries (pending ones are then never sent); QuotaExceeded
+    (429) past ``user``'s rate of webhook changes, which a delete and a create count alike (together they
+    would otherwise renew the deliveries a user may queue without bound)."""
+    write_rate_check(user=user, kind="webhooks")
     webhook_get(user=user, webhook_id=webhook_id).delete()
 
 
@@ -186,58 +206,112 @@ def retry_delay_s(attempts: int) -> float:
     return settings.WEBHOOKS_RETRY_BASE_S * 4 ** (attempts - 1)
 
 
-def _lease_s() -> float:
-    # Connect plus the reads of the answer, each bounded by the timeout, and room for the records.
-    return 3 * settings.WEBHOOKS_TIMEOUT_S + 10
+def attempt_lease_s() -> float:
+    """Seconds an attempt's claim lasts: its deadline (``WEBHOOKS_TIMEOUT_S``, the lookup and the POST in
+    all) twice over and room for the records, so that only a worker that died lets it lapse."""
+    return 2 * settings.WEBHOOKS_TIMEOUT_S + 10
 
 
-def _claim(delivery_id: int, now: datetime) -> WebhookDelivery | None:
+def _room_wait(delivery_id: int, owner_id: int, now: datetime) -> float | None:
+    """Seconds delivery ``delivery_id`` of user ``owner_id`` must wait for room under the user's caps, or
+    None when its attempt may start now. Caller holds the owner's row lock, so that the counts stay true
+    until its claim commits."""
+    deliveries = (WebhookDelivery.objects.filter(webhook__owner_id=owner_id, status=WebhookDelivery.Status.PENDING)
+                  .exclude(pk=delivery_id))
+    in_flight = deliveries.filter(leased_until__gt=now).count()
+    cap = settings.WEBHOOKS_IN_FLIGHT_PER_USER
+    if in_flight >= cap:
+        # Those already waiting take the rounds before, ``cap`` a round: a burst is spread over the rounds
+        # it needs instead of all waking at once to wait again, and a quick receiver's burst is soon sent.
+        waiting = deliveries.filter(held=True, next_attempt_at__gt=now).count()
+        return ROUND_S * (1 + waiting // cap)
+    recent = WebhookAttempt.objects.filter(delivery__webhook__owner_id=owner_id, started_at__gt=now - HOUR)
+    if recent.count() + in_flight >= settings.WEBHOOKS_ATTEMPTS_PER_HOUR:
+        oldest = recent.order_by("started_at").values_list("started_at", flat=True).first()
+        # Room comes back when the oldest attempt counted leaves the window.
+        return max(1.0, (oldest + HOUR - now).total_seconds()) if oldest else settings.WEBHOOKS_TIMEOUT_S + 1
+    return None
+
+
+def _claim(delivery_id: int, now: datetime) -> WebhookDelivery | str | None:
     """Take delivery ``delivery_id`` for one attempt if it is pending and due (a duplicate message, or one
-    early, finds it leased or not yet due and leaves it)."""
+    early, finds it leased or not yet due and leaves it: None). ``"waiting"`` when its owner has no room
+    for it now: it stays pending, held, and its message is sent again for when there is room."""
+    owner_id = WebhookDelivery.objects.filter(pk=delivery_id).values_list("webhook__owner_id", flat=True).first()
+    if owner_id is None:
+        return None
     with transaction.atomic():
-        delivery = (WebhookDelivery.objects.select_for_update(skip_locked=True).select_related("webhook")
-                    .filter(pk=delivery_id, status=WebhookDelivery.Status.PENDING,
-                            next_attempt_at__lte=now + timedelta(seconds=1)).first())
+        # The owner's claims one at a time: two workers cannot both take the owner's last room.
+        get_user_model().objects.select_for_update().filter(pk=owner_id).first()
+        # The delivery's row only: a transaction writing another delivery of the same webhook takes a key
+        # share lock on the webhook's row (its foreign key's check), which must not make this claim skip a
+        # due delivery.
+        delivery = (WebhookDelivery.objects.select_for_update(skip_locked=True, of=("self",))
+                    .select_related("webhook").filter(pk=delivery_id, status=WebhookDelivery.Status.PENDING,
+                                                      next_attempt_at__lte=now + timedelta(seconds=1)).first())
         if delivery is None:
             return None
         if delivery.attempts >= settings.WEBHOOKS_MAX_ATTEMPTS:
             # Its last attempt was lost with its worker: the bound holds all the same.
-            delivery.status, delivery.next_attempt_at = WebhookDelivery.Status.FAILED, None
-            delivery.save(update_fields=["status", "next_attempt_at", "updated_at"])
+            delivery.status, delivery.next_attempt_at, delivery.leased_until = WebhookDelivery.Status.FAILED, None, None
+            delivery.save(update_fields=["status", "next_attempt_at", "leased_until", "updated_at"])
             return None
+        wait = _room_wait(delivery.id, owner_id, now)
+        if wait is not None:
+            delivery.next_attempt_at, delivery.sent_at, delivery.held = now + timedelta(seconds=wait), now, True
+            delivery.save(update_fields=["next_attempt_at", "sent_at", "held", "updated_at"])
+            webhook_deliveries_send_on_commit([delivery.id], countdown=wait)
+            return "waiting"
         delivery.attempts += 1
-        delivery.next_attempt_at = now + timedelta(seconds=_lease_s())
-        delivery.save(update_fields=["attempts", "next_attempt_at", "updated_at"])
+        delivery.next_attempt_at = delivery.leased_until = now + timedelta(seconds=attempt_lease_s())
+        delivery.held = False
+        delivery.save(update_fields=["attempts", "next_attempt_at", "leased_until", "held", "updated_at"])
     return delivery
 
 
 def webhook_delivery_attempt(*, delivery_id: int) -> str:
     """Make one attempt at delivery ``delivery_id`` if it is due; returns the delivery's status after it
-    (``"skipped"`` when it was not due or not pending, ``"missing"`` when gone). Never raises for what the
-    receiver or the network does: that is recorded as the attempt's error."""
+    (``"skipped"`` when it was not due or not pending, ``"missing"`` when gone, ``"waiting"`` when its owner
+    has no room for it now). Never raises for what the receiver, the network or the URL does: that is
+    recorded as the attempt's error, within ``WEBHOOKS_TIMEOUT_S`` of the claim."""
     now = timezone.now()
-    delivery = _claim(delivery_id, now)
-    if delivery is None:
+    claimed = _claim(delivery_id, now)
+    if claimed is None:
         return "skipped" if WebhookDelivery.objects.filter(pk=delivery_id).exists() else "missing"
-    body = delivery.body.encode()
-    result = None
+    if isinstance(claimed, str):
+        return claimed
+    delivery = claimed
+    deadline = time.monotonic() + settings.WEBHOOKS_TIMEOUT_S
+    result, error = _attempt(delivery, deadline)
     try:
-        secret = secret_open(delivery.webhook.secret_sealed)
-        target = target_resolve(delivery.webhook.url)
-    except ValueError as exc:
-        result_error = f"not sent: {exc}"
-    except TargetRefused as exc:
-        result_error = f"refused: {exc}"
-    else:
-        headers = {SIGNATURE_HEADER: signature(secret, body), "X-Ladder-Event": delivery.event,
-                   "X-Ladder-Delivery": str(delivery.event_id)}
-        result = post_pinned(target, body=body, headers=headers, timeout=settings.WEBHOOKS_TIMEOUT_S)
-        result_error = result.error
-    try:
-        return _record(delivery, result, result_error, started=now, finished=timezone.now())
+        return _record(delivery, result, error, started=now, finished=timezone.now())
     except IntegrityError:
         # Its webhook was deleted during the attempt, and the delivery with it.
         return "missing"
+
+
+def _attempt(delivery: WebhookDelivery, deadline: float) -> tuple[PostResult | None, str]:
+    """POST ``delivery`` by ``deadline`` (a ``time.monotonic()`` time): what came back, or None and why
+    nothing was sent."""
+    body = delivery.body.encode()
+    try:
+        secret = secret_open(delivery.webhook.secret_sealed)
+    except ValueError as exc:
+        return None, f"not sent: {exc}"
+    try:
+        target = target_resolve(delivery.webhook.url, deadline=deadline)
+        headers = {SIGNATURE_HEADER: signature(secret, body), "X-Ladder-Event": delivery.event,
+                   "X-Ladder-Delivery": str(delivery.event_id)}
+        result = post_pinned(target, body=body, headers=headers, timeout=settings.WEBHOOKS_TIMEOUT_S,
+                             deadline=deadline)
+    except TargetRefused as exc:
+        return None, f"refused: {exc}"
+    except Exception as exc:
+        # Whatever else goes wrong is this attempt's failure, listed and retried like any other: an
+        # attempt that raised would leave no record until the sweep took the delivery up again.
+        logger.exception("webhook delivery %s: the attempt failed unexpectedly", delivery.id)
+        return None, f"not sent: {type(exc).__name__}: {exc}"
+    return result, result.error
 
 
 def _record(delivery: WebhookDelivery, result: PostResult | None, error: str, *, started: datetime,
@@ -262,7 +336,8 @@ def _record(delivery: WebhookDelivery, result: PostResult | None, error: str, *,
         # Guarded by the attempt count: a sweep that took the delivery over meanwhile (this attempt ran
         # past its lease) keeps its own record.
         WebhookDelivery.objects.filter(pk=delivery.pk, attempts=delivery.attempts).update(
-            status=status, next_attempt_at=due, sent_at=finished if due else delivery.sent_at, updated_at=finished)
+            status=status, next_attempt_at=due, leased_until=None, sent_at=finished if due else delivery.sent_at,
+            updated_at=finished)
     return status
 
 

@@ -127,3 +127,26 @@ def test_a_new_webhook_has_no_deliveries(auth_client):
     webhook_id = create(auth_client).json()["id"]
     assert auth_client.get(f"/api/webhooks/{webhook_id}/deliveries/").json() == {
         "count": 0, "next": None, "previous": None, "results": []}
+
+
+@pytest.mark.usefixtures("fresh_cache")
+def test_creating_and_deleting_webhooks_and_toggling_bots_are_throttled_per_user_with_a_clear_429(
+        auth_client, other_client, throttle_rates, bot_factory):
+    """Each deactivation tells every webhook of the owner: the routes that make deliveries, or renew the
+    webhooks that receive them, are limited per user."""
+    throttle_rates(webhooks="3/hour", activations="2/hour")
+    first = create(auth_client).json()["id"]
+    assert auth_client.delete(f"/api/webhooks/{first}/").status_code == 204
+    assert create(auth_client).status_code == 201
+    refused = create(auth_client)
+    assert refused.status_code == 429 and 1 <= int(refused["Retry-After"]) <= 3600
+    assert error_of(refused)["detail"].startswith("too many webhooks created or deleted: at most 3 per hour; "
+                                                  "try again in ")
+    assert create(other_client).status_code == 201
+
+    bot = bot_factory(owner=auth_client.user)
+    assert [auth_client.post(f"/api/bots/{bot.id}/{action}/").status_code
+            for action in ("deactivate", "reactivate", "deactivate")] == [200, 200, 429]
+    refused = auth_client.post(f"/api/bots/{bot.id}/reactivate/")
+    assert error_of(refused)["detail"].startswith("too many bot deactivations and reactivations: at most 2 per hour")
+    assert Webhook.objects.filter(owner=auth_client.user).count() == 1

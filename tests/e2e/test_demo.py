@@ -99,6 +99,8 @@ def assert_leaves_nothing(demo: subprocess.Popen, stop, tmp_path: Path, marker: 
     before = live_processes(marker, sessions)
     commands = "\n".join(before.values())
     assert "celery -A workers worker" in commands and "gunicorn" in commands, commands
+    # The webhook worker: the webhooks' queue alone, on threads.
+    assert "webhooks -P threads" in commands, commands
     assert "serve_forever" in commands, f"no sandbox process found: {commands}"
     try:
         stop(demo)
@@ -179,7 +181,7 @@ def test_demo_shows_finished_matches_and_stops_cleanly(tmp_path):
     assert demo.returncode == 0, output
     assert f"http://127.0.0.1:{port}/" in output
     # The worker and the web server stopped by themselves on SIGTERM, without needing the SIGKILL.
-    assert "stopped worker" in output and "stopped web" in output, output
+    assert "stopped worker" in output and "stopped webhooks" in output and "stopped web" in output, output
     assert "did not stop" not in output, output
     time.sleep(0.5)
     assert processes_with(marker) == []

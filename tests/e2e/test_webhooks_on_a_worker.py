@@ -1,6 +1,6 @@
-"""Webhooks delivered by real ``celery worker`` processes to a real HTTP receiver on the loopback (the
-workers run with ``WEBHOOKS_ALLOW_PRIVATE=1``; the web side refuses the loopback until the test allows
-it): the checks of two uploads and a version comparison played by the workers arrive signed, a delivery
+"""Webhooks delivered by real ``celery worker`` processes (a match worker, and a webhook worker on the
+webhooks' queue alone) to a real HTTP receiver on the loopback (the workers run with
+``WEBHOOKS_ALLOW_PRIVATE=1``; the web side refuses the loopback until the test allows it): the checks of two uploads and a version comparison played by the workers arrive signed, a delivery
 the receiver first answers with a 500 is retried and both attempts are listed, and the verdict that
 arrives is the comparison's."""
 
@@ -20,6 +20,7 @@ def test_a_comparison_finished_on_the_workers_reaches_a_receiver_signed_after_a_
         worker_pool, settings):
     worker_pool.env.update({"WEBHOOKS_ALLOW_PRIVATE": "1", "WEBHOOKS_RETRY_BASE_S": "0.5"})
     worker_pool.start(concurrency=2)
+    worker_pool.start_webhooks(concurrency=2)
     ada = registered("ada")
     with Receiver(statuses=[500, 200]) as receiver:
         hook = {"url": receiver.url, "events": ["bot.validated", "comparison.finished"]}
@@ -38,8 +39,6 @@ def test_a_comparison_finished_on_the_workers_reaches_a_receiver_signed_after_a_
         body = wait_done(ada, comparison.json()["id"], worker_pool)
 
         def arrived():
-            # The retry of the first delivery is due 0.5 s after its 500 but may reach a worker process
-            # only once one is free of the comparison's matches: after the verdict's delivery, at times.
             events = [json.loads(r.body)["event"] for r in receiver.received]
             return events if "comparison.finished" in events and events.count("bot.validated") >= 3 else None
 

@@ -1,6 +1,7 @@
 """``workers.tasks``, run in this process (``Task.apply``, no worker process, no sandbox): every task
 registered under the stable name ``ladder`` sends, with no stored result and late acknowledgement, its
-time limits from the settings and the upload check retried on sandbox faults; and each task calls its
+time limits from the settings and the upload check retried on sandbox faults; the queues a worker takes
+without -Q (never the webhooks'); and each task calls its
 service and returns its answer (a match that cannot be claimed skipped, a webhook delivery posted to a
 real receiver, the reconciler's report, the ladder's tick)."""
 
@@ -17,7 +18,7 @@ from ladder.services.enqueue import (
     RUN_MATCHES_TASK,
     VALIDATE_VERSION_TASK,
 )
-from ladder.services.webhooks import webhook_create, webhooks_emit
+from ladder.services.webhooks import attempt_lease_s, webhook_create, webhooks_emit
 from tests.factories import UserFactory
 from tests.webhook_receiver import Receiver
 from workers import tasks
@@ -26,6 +27,16 @@ from workers.app import app
 NAMES = {RUN_MATCH_TASK: tasks.run_match, RUN_MATCHES_TASK: tasks.run_matches, VALIDATE_VERSION_TASK: tasks.validate_version,
          DELIVER_WEBHOOK_TASK: tasks.deliver_webhook, "ladder.reconcile": tasks.reconcile,
          "ladder.ladder_tick": tasks.ladder_tick}
+
+
+def test_a_worker_started_without_q_never_takes_the_webhooks_queue():
+    """Match workers (started without -Q, as the compose file starts them) take the upload checks', the
+    matches' and the ladder's queues, in that order; only a webhook worker, which names it, takes the
+    webhooks' queue."""
+    consumed = [queue.name for queue in app.conf.task_queues]
+    assert consumed == [django_settings.VALIDATION_QUEUE, django_settings.MATCH_QUEUE, django_settings.LADDER_QUEUE]
+    assert django_settings.WEBHOOKS_QUEUE not in consumed
+    assert django_settings.WEBHOOKS_QUEUE not in app.conf.broker_transport_options.get("queue_order", [])
 
 
 @pytest.mark.parametrize("name", sorted(NAMES))
@@ -43,7 +54,8 @@ def test_the_time_limits_come_from_the_settings():
     assert (tasks.run_matches.soft_time_limit, tasks.run_matches.time_limit) == (
         django_settings.MATCH_SOFT_TIME_LIMIT_S * django_settings.MATCHES_PER_MESSAGE,
         django_settings.MATCH_TIME_LIMIT_S * django_settings.MATCHES_PER_MESSAGE)
-    assert tasks.deliver_webhook.soft_time_limit == 4 * django_settings.WEBHOOKS_TIMEOUT_S + 10
+    # An attempt ends by its own deadline, inside its lease, and is recorded before any time limit.
+    assert django_settings.WEBHOOKS_TIMEOUT_S < attempt_lease_s() < tasks.deliver_webhook.soft_time_limit
     assert tasks.deliver_webhook.time_limit > tasks.deliver_webhook.soft_time_limit
     assert tasks.reconcile.time_limit == tasks.ladder_tick.time_limit == 300
 

@@ -1,8 +1,10 @@
 """``manage.py demo``: the embedded default end to end, on one machine, with nothing else to install.
 
 Migrates the database, uploads the example bots, starts a real ``celery worker`` (with the beat scheduler
-embedded for the ladder and the reconciler), waits until it has checked the uploads, schedules a round
-robin per game and serves the site (whose processes may not run bots, as in production).
+embedded for the ladder and the reconciler) and a webhook worker (the webhooks' queue alone, on threads,
+as in production: a delivery never takes a match worker's time), waits until the worker has checked the
+uploads, schedules a round robin per game and serves the site (whose processes may not run bots, as in
+production).
 
 SIGINT or SIGTERM (to the demo alone or to its process group) stops every process it started. Each child
 leads a session of its own (``ladder.child_processes``), so the signal reaches the demo only, and the demo
@@ -39,18 +41,21 @@ CHECKS_TIMEOUT_S = 300.0
 
 
 class Command(BaseCommand):
-    help = "Run the whole ladder locally: worker, beat, example bots, a round robin per game, the website."
+    help = ("Run the whole ladder locally: worker, beat, webhook worker, example bots, a round robin per game, "
+            "the website.")
 
     def add_arguments(self, parser):
         parser.add_argument("--host", default="127.0.0.1")
         parser.add_argument("--port", type=int, default=8000)
         parser.add_argument("--concurrency", type=int, default=2, help="worker processes playing matches")
+        parser.add_argument("--webhook-threads", type=int, default=8,
+                            help="threads of the webhook worker (deliveries wait on the network, not a CPU)")
         parser.add_argument("--games-per-pairing", type=int, default=4)
         parser.add_argument("--run-for", type=float, default=0.0,
                             help="stop by itself after this many seconds (0: run until Ctrl-C)")
 
-    def handle(self, *args, host: str, port: int, concurrency: int, games_per_pairing: int, run_for: float,
-               **options):
+    def handle(self, *args, host: str, port: int, concurrency: int, webhook_threads: int, games_per_pairing: int,
+               run_for: float, **options):
         self._children: list[subprocess.Popen] = []
         self._signals = 0
         self._stopping = False
@@ -65,6 +70,7 @@ class Command(BaseCommand):
             call_command("seed_examples", stdout=self.stdout)
             self._reaper = GroupReaper()
             self._start_worker(concurrency)
+            self._start_webhook_worker(webhook_threads)
             self._await_checks()
             self._schedule(games_per_pairing)
             # The sandbox check above started one in this process; the workers have their own. Closing it
@@ -155,14 +161,23 @@ class Command(BaseCommand):
         return child
 
     def _start_worker(self, concurrency: int) -> None:
-        queues = ",".join(dict.fromkeys([settings.VALIDATION_QUEUE, settings.WEBHOOKS_QUEUE,
-                                         settings.CELERY_TASK_DEFAULT_QUEUE, settings.MATCH_QUEUE,
-                                         settings.LADDER_QUEUE]))
+        queues = ",".join(dict.fromkeys([settings.VALIDATION_QUEUE, settings.CELERY_TASK_DEFAULT_QUEUE,
+                                         settings.MATCH_QUEUE, settings.LADDER_QUEUE]))
         self._spawn(
             [sys.executable, "-m", "celery", "-A", "workers", "worker", "-B", "-s",
              str(Path(settings.VAR_DIR) / "demo-celerybeat-schedule"), "-Q", queues, "-c", str(concurrency),
-             "-l", "INFO", "--without-gossip", "--without-mingle"],
+             "-n", "worker@%h", "-l", "INFO", "--without-gossip", "--without-mingle"],
             "worker",
+        )
+
+    def _start_webhook_worker(self, threads: int) -> None:
+        self._spawn(
+            [sys.executable, "-m", "celery", "-A", "workers", "worker", "-Q", settings.WEBHOOKS_QUEUE, "-P", "threads",
+             "-c", str(threads), "--prefetch-multiplier", "8", "-n", "webhooks@%h", "-l", "INFO",
+             "--without-gossip", "--without-mingle"],
+            "webhooks",
+            # It posts to other people's servers and never runs a bot.
+            env={FORBIDDEN_ENV: "1"},
         )
 
     def _start_web(self, host: str, port: int) -> None:

@@ -1,7 +1,8 @@
 """``ladder.services.webhook_http``: one POST to a checked address against a real HTTP receiver on the
 loopback. The connection goes to the pinned address while the request names the host; 2xx is delivered,
 any other answer (a redirect, not followed) an error; the body read is bounded and escaped; a refused
-connection, a silent receiver, and a TLS failure are results, never raised."""
+connection, a silent receiver, one that drips its answer (one deadline for all of it), a TLS failure and
+a path http.client cannot send are results, never raised."""
 
 from __future__ import annotations
 
@@ -18,7 +19,7 @@ from ladder.services.webhook_http import (
     post_pinned,
 )
 from ladder.services.webhook_targets import Target
-from tests.webhook_receiver import Receiver
+from tests.webhook_receiver import Dripper, Receiver
 
 
 def pinned(port: int, *, host: str = "hook.example", scheme: str = "http", path: str = "/hook?x=1") -> Target:
@@ -93,3 +94,28 @@ def test_https_to_a_receiver_that_speaks_plain_http_is_a_tls_failure():
 def test_a_result_is_delivered_only_for_a_2xx():
     assert [PostResult(status_code=code, error="", duration_ms=1, excerpt="").delivered
             for code in (None, 199, 200, 299, 300)] == [False, False, True, True, False]
+
+
+def test_a_receiver_that_drips_its_answer_a_byte_at_a_time_is_cut_at_the_deadline():
+    """Each byte comes within the timeout of the read before it: only a deadline for the whole answer ends it."""
+    with Dripper(every_s=1.5) as dripper:
+        result = post_pinned(pinned(dripper.port), body=b"{}", headers={}, timeout=2)
+    assert dripper.requests == 1
+    assert result.status_code is None and result.error == "no answer within 2 s"
+    assert 1900 <= result.duration_ms < 3500
+
+
+def test_https_to_a_receiver_that_never_answers_its_handshake_ends_at_the_deadline():
+    with socket.socket() as silent:
+        silent.bind(("127.0.0.1", 0))
+        silent.listen(1)
+        result = post_pinned(pinned(silent.getsockname()[1], scheme="https"), body=b"{}", headers={}, timeout=0.5)
+    assert result.status_code is None and result.error == "no answer within 0.5 s"
+    assert result.duration_ms < 3000
+
+
+def test_a_path_http_client_cannot_send_is_a_result_not_an_exception():
+    with Receiver() as receiver:
+        result = post_pinned(pinned(receiver.port, path="/hé"), body=b"{}", headers={}, timeout=2)
+    assert result.status_code is None and result.error.startswith("not sent: UnicodeEncodeError")
+    assert receiver.received == []

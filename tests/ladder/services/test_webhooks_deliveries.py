@@ -1,8 +1,9 @@
 """Webhook deliveries, one attempt at a time as the ``ladder.deliver_webhook`` task makes them, against a
 real HTTP receiver on the loopback (allowed by ``WEBHOOKS_ALLOW_PRIVATE`` unless the test is about the
-address rule): the signature, the retries and their bound, the time-out, no redirect followed, the answer
-kept short and escaped, the address checked again at delivery (DNS rebinding), and which changes emit
-which event to whom."""
+address rule): the signature, the retries and their bound, the time-out, an answer dripped past the
+attempt's deadline and a path not ASCII each listed as an attempt, no redirect followed, the answer kept
+short and escaped, the address checked again at delivery (DNS rebinding), and which changes emit which
+event to whom."""
 
 from __future__ import annotations
 
@@ -27,7 +28,7 @@ from ladder.services.webhooks import (
 from tests.api.helpers import check_pending_uploads, token_client, upload
 from tests.conftest import broker_queue_purge
 from tests.factories import TournamentFactory, UserFactory
-from tests.webhook_receiver import Receiver
+from tests.webhook_receiver import Dripper, Receiver
 
 pytestmark = pytest.mark.django_db
 
@@ -121,6 +122,41 @@ def test_a_receiver_that_never_answers_times_out(allow_private, settings):
     attempt = WebhookAttempt.objects.get(delivery=delivery)
     assert attempt.status_code is None and attempt.error == "no answer within 0.5 s"
     assert 400 <= attempt.duration_ms < 3000
+
+
+def listed(owner, webhook_id: int) -> list[dict]:
+    """The attempts the owner reads at ``GET /api/webhooks/{id}/deliveries/``, newest first."""
+    return token_client(owner).get(f"/api/webhooks/{webhook_id}/deliveries/").json()["results"]
+
+
+def test_a_receiver_that_drips_its_answer_is_listed_as_a_failed_attempt_at_the_deadline(allow_private, settings):
+    """One byte every 1.5 s never trips a timeout per read: the attempt has one deadline in all."""
+    settings.WEBHOOKS_TIMEOUT_S = 2.0
+    owner = UserFactory()
+    with Dripper(every_s=1.5) as dripper:
+        webhook, _ = webhook_create(owner=owner, url=dripper.url, events=["bot.deactivated"])
+        delivery = emit_one(owner)
+        assert webhook_delivery_attempt(delivery_id=delivery.id) == "pending"
+    [row] = listed(owner, webhook.id)
+    assert (row["attempt"], row["status_code"], row["delivery_status"]) == (1, None, "pending")
+    assert row["error"] == "no answer within 2 s" and 1900 <= row["duration_ms"] < 3500
+
+
+def test_a_path_not_ascii_is_sent_percent_encoded_and_its_attempt_listed(allow_private):
+    owner = UserFactory()
+    with Receiver() as receiver:
+        response = token_client(owner).post("/api/webhooks/", {"url": receiver.url + "/hé?q=ü",
+                                                               "events": ["bot.deactivated"]}, format="json")
+        assert response.status_code == 201, response.json()
+        assert response.json()["url"] == receiver.url + "/h%C3%A9?q=%C3%BC"
+        webhook_id = response.json()["id"]
+        assert webhook_delivery_attempt(delivery_id=emit_one(owner).id) == "delivered"
+        # A webhook stored before URLs were kept as URIs is sent as one all the same.
+        Webhook.objects.filter(pk=webhook_id).update(url=receiver.url + "/hé")
+        assert webhook_delivery_attempt(delivery_id=emit_one(owner).id) == "delivered"
+    assert [r.path for r in receiver.received] == ["/hook/h%C3%A9?q=%C3%BC", "/hook/h%C3%A9"]
+    assert [(row["attempt"], row["status_code"], row["error"]) for row in listed(owner, webhook_id)] == [
+        (1, 200, ""), (1, 200, "")]
 
 
 def test_a_redirect_is_not_followed(allow_private):
@@ -332,6 +368,46 @@ def test_a_webhook_deleted_while_its_delivery_is_posted_ends_the_attempt_quietly
         assert webhook_delivery_attempt(delivery_id=delivery.id) == "missing"
     assert len(receiver.received) == 1
     assert not WebhookDelivery.objects.exists() and not WebhookAttempt.objects.exists()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_delivery_is_claimed_while_another_transaction_writes_a_delivery_of_its_webhook(allow_private, settings,
+                                                                                          request):
+    """Writing a delivery takes a key share lock on its webhook's row (the foreign key's check, when its
+    transaction commits): the claim locks the delivery's row only, so an event being emitted for the same
+    webhook does not make it skip one that is due (and leave it to the sweep)."""
+    import threading
+
+    from django.db import connection
+
+    if connection.vendor != "postgresql":
+        pytest.skip("row locks are PostgreSQL's")
+    settings.WEBHOOKS_QUEUE = f"test-{uuid.uuid4().hex[:10]}.webhooks"
+    request.addfinalizer(lambda: broker_queue_purge(settings.WEBHOOKS_QUEUE))
+    owner = UserFactory()
+    writing, done = threading.Event(), threading.Event()
+
+    def emit_and_hold() -> None:
+        with transaction.atomic():
+            # The check at once rather than at commit: its lock then lasts until the test lets go.
+            connection.cursor().execute("SET CONSTRAINTS ALL IMMEDIATE")
+            emit_one(owner)
+            writing.set()
+            done.wait(10)
+        connection.close()
+
+    with Receiver() as receiver:
+        webhook_create(owner=owner, url=receiver.url, events=["bot.deactivated"])
+        delivery = emit_one(owner)
+        other = threading.Thread(target=emit_and_hold)
+        other.start()
+        try:
+            assert writing.wait(10)
+            assert webhook_delivery_attempt(delivery_id=delivery.id) == "delivered"
+        finally:
+            done.set()
+            other.join(10)
+    assert len(receiver.received) == 1
 
 
 def test_a_webhook_keeps_its_newest_deliveries_only(allow_private, monkeypatch):

@@ -16,17 +16,18 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import Client
 from django.urls import URLPattern, URLResolver, get_resolver
 
-from ladder.models import Bot, BotVersion, Comparison, Tournament
+from ladder.models import Bot, BotVersion, Comparison, Tournament, Webhook
 from ladder.services.bots import bot_create
 from ladder.services.quotas import QuotaExceeded, write_rate_check, write_rate_usage
 from tests.api.helpers import token_client
-from tests.factories import FIRST_LEGAL_BOT, BotFactory, BotVersionFactory, UserFactory
+from tests.factories import FIRST_LEGAL_BOT, BotFactory, BotVersionFactory, UserFactory, WebhookFactory
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("fresh_cache")]
 
 
 @pytest.fixture
-def rates(throttle_rates):
+def rates(throttle_rates, settings):
+    settings.WEBHOOKS_ALLOW_PRIVATE = True  # the webhooks created here point at the loopback
     return throttle_rates
 
 
@@ -34,8 +35,9 @@ def _code() -> SimpleUploadedFile:
     return SimpleUploadedFile("bot.py", FIRST_LEGAL_BOT)
 
 
-def _count() -> tuple[int, int, int, int]:
-    return Bot.objects.count(), BotVersion.objects.count(), Tournament.objects.count(), Comparison.objects.count()
+def _count() -> tuple[int, ...]:
+    return (Bot.objects.count(), BotVersion.objects.count(), Tournament.objects.count(), Comparison.objects.count(),
+            Webhook.objects.count(), Bot.objects.filter(active=True).count())
 
 
 # (surface, route name, request): each request is one the service would accept, sent by the bot's owner.
@@ -55,31 +57,48 @@ def _rival(bot):
 
 
 def _made() -> Bot:
-    """A bot with accepted versions 1 and 2 and a rival of another owner."""
+    """A bot with accepted versions 1 and 2, a rival of another owner, and a webhook of its owner."""
     bot = BotFactory()
     BotVersionFactory(bot=bot)
     BotFactory()
+    WebhookFactory(owner=bot.owner)
     return bot
 
 
+def _webhook_id(bot) -> int:
+    return Webhook.objects.filter(owner=bot.owner).values_list("id", flat=True).first()
+
+
+def _inactive(bot) -> Bot:
+    Bot.objects.filter(pk=bot.pk).update(active=False)
+    return bot
+
+
+# Route name: (the kind of write it counts as, the request).
 CHECKED = {
-    "bot-upload": lambda bot: _site(bot).post("/bots/new/", {"game": "kingdomino", "name": "fresh",
-                                                             "code": _code()}),
-    "bot-version-upload": lambda bot: _site(bot).post(f"/bots/{bot.id}/versions/", {"code": _code()}),
-    "comparison-start": lambda bot: _site(bot).post(f"/bots/{bot.id}/comparisons/",
-                                                    {"baseline": "1", "candidate": "2"}),
-    "tournament-create": lambda bot: _site(bot).post("/tournaments/new/", {
+    "bot-upload": ("uploads", lambda bot: _site(bot).post("/bots/new/", {"game": "kingdomino", "name": "fresh",
+                                                                          "code": _code()})),
+    "bot-version-upload": ("uploads", lambda bot: _site(bot).post(f"/bots/{bot.id}/versions/", {"code": _code()})),
+    "comparison-start": ("comparisons", lambda bot: _site(bot).post(f"/bots/{bot.id}/comparisons/",
+                                                                    {"baseline": "1", "candidate": "2"})),
+    "tournament-create": ("tournaments", lambda bot: _site(bot).post("/tournaments/new/", {
         "game": "kingdomino", "name": "cup", "bots": [bot.id, _rival(bot).id], "players_per_match": 2,
-        "games_per_pairing": 1, "options": "", "seed": ""}),
-    "api-bots": lambda bot: _api(bot).post("/api/bots/", {"game": "kingdomino", "name": "fresh", "code": _code()},
-                                           format="multipart"),
-    "api-bot-versions": lambda bot: _api(bot).post(f"/api/bots/{bot.id}/versions/", {"code": _code()},
-                                                   format="multipart"),
-    "api-bot-comparisons": lambda bot: _api(bot).post(f"/api/bots/{bot.id}/comparisons/",
-                                                      {"baseline": 1, "candidate": 2}, format="json"),
-    "api-tournaments": lambda bot: _api(bot).post("/api/tournaments/", {
+        "games_per_pairing": 1, "options": "", "seed": ""})),
+    "api-bots": ("uploads", lambda bot: _api(bot).post("/api/bots/", {"game": "kingdomino", "name": "fresh",
+                                                                      "code": _code()}, format="multipart")),
+    "api-bot-versions": ("uploads", lambda bot: _api(bot).post(f"/api/bots/{bot.id}/versions/", {"code": _code()},
+                                                               format="multipart")),
+    "api-bot-comparisons": ("comparisons", lambda bot: _api(bot).post(f"/api/bots/{bot.id}/comparisons/",
+                                                                      {"baseline": 1, "candidate": 2}, format="json")),
+    "api-tournaments": ("tournaments", lambda bot: _api(bot).post("/api/tournaments/", {
         "game": "kingdomino", "name": "cup", "bots": [bot.id, _rival(bot).id], "players_per_match": 2},
-        format="json"),
+        format="json")),
+    # Each may send an event to every webhook of the owner, and a create and a delete together renew them.
+    "api-bot-deactivate": ("activations", lambda bot: _api(bot).post(f"/api/bots/{bot.id}/deactivate/")),
+    "api-bot-reactivate": ("activations", lambda bot: _api(_inactive(bot)).post(f"/api/bots/{bot.id}/reactivate/")),
+    "api-webhooks": ("webhooks", lambda bot: _api(bot).post("/api/webhooks/", {
+        "url": "http://127.0.0.1:9/other", "events": ["bot.deactivated"]}, format="json")),
+    "api-webhook": ("webhooks", lambda bot: _api(bot).delete(f"/api/webhooks/{_webhook_id(bot)}/")),
 }
 
 # Writes not counted per user, and why.
@@ -89,10 +108,6 @@ EXEMPT = {
     "logout": "ends a session",
     "api-register": "no user yet: limited per client address (RegistrationThrottle)",
     "api-token": "no user yet: limited per client address (LoginThrottle, password guessing)",
-    "api-bot-deactivate": "a flag on the user's own bot: no work for the server",
-    "api-bot-reactivate": "a flag on the user's own bot: no work for the server",
-    "api-webhooks": "bounded by count, not rate: at most WEBHOOKS_PER_USER webhooks per user (webhook_create)",
-    "api-webhook": "deletes the user's own webhook",
 }
 
 
@@ -124,10 +139,13 @@ def test_every_write_route_of_the_site_and_the_api_is_rate_checked_or_exempt_wit
 @pytest.mark.parametrize("route", sorted(CHECKED))
 def test_past_its_rate_every_write_of_either_surface_is_a_429_with_retry_after_and_changes_nothing(route, rates):
     bot = _made()
-    rates(uploads="0/hour", tournaments="0/hour")
+    rates(uploads="0/hour", tournaments="0/hour", webhooks="0/hour", activations="0/hour")
+    kind, request = CHECKED[route]
+    if route == "api-bot-reactivate":
+        _inactive(bot)
     before = _count()
 
-    response = CHECKED[route](bot)
+    response = request(bot)
 
     assert response.status_code == 429, response.content[:300]
     assert 1 <= int(response["Retry-After"]) <= 3600
@@ -138,24 +156,24 @@ def test_past_its_rate_every_write_of_either_surface_is_a_429_with_retry_after_a
 @pytest.mark.parametrize("route", sorted(CHECKED))
 def test_within_its_rate_every_checked_write_succeeds_and_is_counted(route, rates):
     bot = _made()
-    rates(uploads="5/hour", tournaments="5/hour")
-    kind = "uploads" if "upload" in route or route in ("api-bots", "api-bot-versions") else "tournaments"
+    rates(uploads="5/hour", tournaments="5/hour", webhooks="5/hour", activations="5/hour")
+    kind, request = CHECKED[route]
 
-    response = CHECKED[route](bot)
+    response = request(bot)
 
-    assert response.status_code in (201, 202, 302), response.content[:300]
+    assert response.status_code in (200, 201, 202, 204, 302), response.content[:300]
     assert write_rate_usage(user=bot.owner, kind=kind).used == 1
 
 
 def test_the_site_and_the_api_share_one_count_per_user(rates):
     bot = BotFactory()
     rates(uploads="2/hour")
-    assert CHECKED["bot-version-upload"](bot).status_code == 302
-    assert CHECKED["api-bot-versions"](bot).status_code == 202
-    refused = CHECKED["api-bots"](bot)
+    assert CHECKED["bot-version-upload"][1](bot).status_code == 302
+    assert CHECKED["api-bot-versions"][1](bot).status_code == 202
+    refused = CHECKED["api-bots"][1](bot)
     assert refused.status_code == 429 and "too many uploads: at most 2 per hour" in refused.json()["detail"]
     other = BotFactory()
-    assert CHECKED["bot-version-upload"](other).status_code == 302
+    assert CHECKED["bot-version-upload"][1](other).status_code == 302
 
 
 def test_the_check_counts_within_the_window_says_when_a_slot_frees_and_ignores_the_servers_own_writes(rates):
