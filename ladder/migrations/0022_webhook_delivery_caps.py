@@ -9,7 +9,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ("ladder", "0020_match_setups"),
+        ("ladder", "0021_api_tokens"),
     ]
 
     operations = [
