@@ -103,11 +103,16 @@ CHECKED = {
 
 # Writes not counted per user, and why.
 EXEMPT = {
-    "signup": "no user yet: registrations are limited per client address by the API's RegistrationThrottle",
-    "login": "Django's login form: a session, no work for the server",
+    "signup": "no user yet: registrations are limited per client address, with the API's counter",
+    "login": "no user yet: limited per client address with the API's token requests (password guessing)",
     "logout": "ends a session",
     "api-register": "no user yet: limited per client address (RegistrationThrottle)",
     "api-token": "no user yet: limited per client address (LoginThrottle, password guessing)",
+    "token-revoke": "revokes the token the request came with: no work for the server, nothing left to repeat",
+    "api-tokens": "an account holds at most API_TOKENS_PER_USER tokens; making one is a row, no work for workers",
+    "api-token-detail": "revokes one of the caller's own tokens",
+    "api-token-rotate": "replaces one of the caller's own tokens' key: their number does not grow",
+    "account": "the site's token page: makes (held to API_TOKENS_PER_USER) and revokes the caller's own tokens",
 }
 
 
