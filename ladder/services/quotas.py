@@ -170,7 +170,7 @@ def _counter_lock(key: str, *, what: str):
     deadline = time.monotonic() + COUNTER_LOCK_WAIT_S
     while not cache.add(lock, owner, COUNTER_LOCK_TTL_S):
         if time.monotonic() > deadline:
-            raise QuotaExceeded(f"too many {what} at once: try again in 1 seconds", retry_after_s=1)
+            raise QuotaExceeded(f"too many {what} at once: try again in a second", retry_after_s=1)
         time.sleep(0.005)
     try:
         yield
