@@ -112,7 +112,7 @@ def var_dir() -> Path:
     return Path(os.environ.get("VAR_DIR", str(REPO / "var"))).resolve()
 
 
-def _try_lock(path: Path) -> int | None:
+def try_lock(path: Path) -> int | None:
     """An open descriptor holding an exclusive lock on ``path``, or None if another process holds it."""
     fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
     try:
@@ -129,7 +129,7 @@ def remove_stale_throwaways(temp_dir: Path) -> None:
         try:
             if folder.stat().st_uid != os.geteuid():
                 continue
-            fd = _try_lock(folder / "lock")
+            fd = try_lock(folder / "lock")
         except OSError:
             continue
         if fd is not None:
@@ -151,7 +151,7 @@ class Cluster:
         """The kept cluster of ``var`` if it is free and reachable, otherwise a new throwaway one."""
         var.mkdir(parents=True, exist_ok=True)
         if account.can_reach(var):
-            fd = _try_lock(var / "postgres.lock")
+            fd = try_lock(var / "postgres.lock")
             if fd is not None:
                 return cls(var / "postgres", var / "postgres.log", fd)
             print(f"private PostgreSQL: {var / 'postgres'} is in use by another run; this one gets a "
@@ -163,7 +163,7 @@ class Cluster:
         remove_stale_throwaways(temp_dir)
         folder = Path(tempfile.mkdtemp(prefix=THROWAWAY_PREFIX, dir=temp_dir))
         folder.chmod(0o755)
-        fd = _try_lock(folder / "lock")
+        fd = try_lock(folder / "lock")
         assert fd is not None, "a folder just made has no other user"
         return cls(folder / "data", folder / "postgres.log", fd, throwaway=folder)
 
