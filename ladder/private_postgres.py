@@ -69,7 +69,11 @@ class Account:
     def for_server(cls) -> Account:
         if os.geteuid() != 0:
             return cls()
-        entry = pwd.getpwnam(UNPRIVILEGED_USER)
+        try:
+            entry = pwd.getpwnam(UNPRIVILEGED_USER)
+        except KeyError:
+            raise ServerError(f"PostgreSQL refuses to run as root, and there is no user {UNPRIVILEGED_USER!r} to "
+                              "run it as: run as an ordinary user, or set DATABASE_URL") from None
         return cls(entry.pw_uid, entry.pw_gid)
 
     @property
@@ -159,9 +163,7 @@ class Cluster:
         else:
             print(f"private PostgreSQL: {UNPRIVILEGED_USER} cannot reach {var}; this run gets a throwaway database",
                   file=sys.stderr)
-        temp_dir = Path(tempfile.gettempdir())
-        remove_stale_throwaways(temp_dir)
-        folder = Path(tempfile.mkdtemp(prefix=THROWAWAY_PREFIX, dir=temp_dir))
+        folder = Path(tempfile.mkdtemp(prefix=THROWAWAY_PREFIX))
         folder.chmod(0o755)
         fd = try_lock(folder / "lock")
         assert fd is not None, "a folder just made has no other user"
@@ -259,6 +261,7 @@ def start(var: Path | None = None) -> Server:
     """Start the private server of ``var`` (default: ``VAR_DIR``) and return it once it serves ``ladder``."""
     programs = bin_dir()
     account = Account.for_server()
+    remove_stale_throwaways(Path(tempfile.gettempdir()))
     cluster = Cluster.claim(var or var_dir(), account)
     try:
         _initdb(cluster, account, programs)
@@ -301,8 +304,13 @@ def run(command: list[str]) -> int:
 
     previous = {sig: signal.signal(sig, pass_on) for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)}
     try:
-        child = subprocess.Popen(command, env={**os.environ, "DATABASE_URL": server.url}, start_new_session=True,
-                                 preexec_fn=_bound_child(Account(), os.getpid(), signal.SIGKILL))
+        try:
+            child = subprocess.Popen(command, env={**os.environ, "DATABASE_URL": server.url},
+                                     start_new_session=True,
+                                     preexec_fn=_bound_child(Account(), os.getpid(), signal.SIGKILL))
+        except OSError as exc:
+            print(f"private PostgreSQL: cannot run {command[0]}: {exc}", file=sys.stderr)
+            return 127
         status = child.wait()
     finally:
         if child is not None and child.poll() is None:
