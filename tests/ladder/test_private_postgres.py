@@ -100,10 +100,12 @@ def test_a_second_run_at_once_gets_a_throwaway_server_deleted_after_it(var_dir):
 
 
 def test_sigint_reaches_the_command_which_still_has_its_database_then_the_server_stops(var_dir):
-    command = REPORT + """
+    # The handler goes in before the report: the signal is sent once the report is read.
+    command = """
 import signal, time
 stopping = []
 signal.signal(signal.SIGINT, lambda *_: stopping.append(1))
+""" + REPORT + """
 while not stopping:
     time.sleep(0.05)
 with psycopg.connect(os.environ["DATABASE_URL"]) as c:
