@@ -115,9 +115,9 @@ def var_dir() -> Path:
     return Path(os.environ.get("VAR_DIR", str(REPO / "var"))).resolve()
 
 
-def try_lock(path: Path) -> int | None:
+def try_lock(path: Path, *, create: bool = True) -> int | None:
     """An open descriptor holding an exclusive lock on ``path``, or None if another process holds it."""
-    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+    fd = os.open(path, os.O_RDWR | (os.O_CREAT if create else 0), 0o600)
     try:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except BlockingIOError:
@@ -132,8 +132,8 @@ def remove_stale_throwaways(temp_dir: Path) -> None:
         try:
             if folder.stat().st_uid != os.geteuid():
                 continue
-            fd = try_lock(folder / "lock")
-        except OSError:
+            fd = try_lock(folder / "lock", create=False)
+        except OSError:  # gone, or not ours
             continue
         if fd is not None:
             shutil.rmtree(folder, ignore_errors=True)
@@ -162,10 +162,14 @@ class Cluster:
         else:
             print(f"private PostgreSQL: {UNPRIVILEGED_USER} cannot reach {var}; this run gets a throwaway database",
                   file=sys.stderr)
-        folder = Path(tempfile.mkdtemp(prefix=THROWAWAY_PREFIX))
-        folder.chmod(0o755)
-        fd = try_lock(folder / "lock")
+        # Made and locked under a name that remove_stale_throwaways does not look at, then renamed: no other
+        # run ever sees it unlocked.
+        making = Path(tempfile.mkdtemp(prefix=f".{THROWAWAY_PREFIX}"))
+        making.chmod(0o755)
+        fd = try_lock(making / "lock")
         assert fd is not None, "a folder just made has no other user"
+        folder = making.with_name(making.name[1:])
+        making.rename(folder)
         return cls(folder / "data", folder / "postgres.log", fd, throwaway=folder)
 
     def release(self) -> None:

@@ -140,6 +140,7 @@ def test_a_throwaway_cluster_is_deleted_by_a_later_run_once_its_own_has_died(var
     stale, held = temp_dir / f"{THROWAWAY_PREFIX}stale", temp_dir / f"{THROWAWAY_PREFIX}held"
     for folder in (stale, held):
         (folder / "data").mkdir(parents=True)
+        (folder / "lock").touch()
     lock = try_lock(held / "lock")
     try:
         remove_stale_throwaways(temp_dir)
