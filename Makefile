@@ -8,12 +8,16 @@ STAMP := $(VENV)/.installed
 
 .PHONY: demo test
 
+# Without DATABASE_URL, each runs on a private PostgreSQL started for it and stopped after it
+# (ladder/private_postgres.py); with it, on that database.
+WITH_DATABASE := $(VENV)/bin/python -m ladder.private_postgres --
+
 demo: $(STAMP)
-	DEBUG=$${DEBUG:-1} $(VENV)/bin/python manage.py demo
+	DEBUG=$${DEBUG:-1} $(WITH_DATABASE) $(VENV)/bin/python manage.py demo
 
 test: $(STAMP)
 	$(VENV)/bin/lint-imports --no-cache
-	$(VENV)/bin/python -m pytest -q $(PYTEST_ARGS)
+	$(WITH_DATABASE) $(VENV)/bin/python -m pytest -q $(PYTEST_ARGS)
 
 $(STAMP): pyproject.toml
 	test -x $(VENV)/bin/python || $(PYTHON) -m venv $(VENV)

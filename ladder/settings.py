@@ -3,7 +3,9 @@
 Every setting has a typed default and a comment. Production differs from the embedded default only
 through environment variables (every one is listed in docs/operations.md):
 
-* embedded default (``make demo``, ``make test``): SQLite and Kombu's filesystem broker under ``var/``;
+* embedded default (``make demo``, ``make test``): a private PostgreSQL server that ``python -m
+  ladder.private_postgres`` starts for the command (its data under ``var/``) and names in ``DATABASE_URL``,
+  and Kombu's filesystem broker under ``var/``;
 * production (docker compose): ``DATABASE_URL`` points at PostgreSQL, ``CELERY_BROKER_URL`` at Redis.
 
 Secrets are never written here: ``SECRET_KEY`` must come from the environment unless ``DEBUG`` is on.
@@ -22,7 +24,8 @@ BASE_DIR = Path(__file__).resolve().parent.parent
 
 env = environ.Env()
 
-# Where the embedded default keeps its SQLite file, broker folders and bot code cache.
+# Where the embedded default keeps its PostgreSQL data folder (ladder.private_postgres), broker folders and
+# bot code cache.
 VAR_DIR: Path = Path(env.str("VAR_DIR", default=str(BASE_DIR / "var"))).resolve()
 VAR_DIR.mkdir(parents=True, exist_ok=True)
 
@@ -105,8 +108,10 @@ TEMPLATES = [
 
 # --- Database ---------------------------------------------------------------------------------------
 
-# The database URL; the default SQLite file needs no server. PostgreSQL: postgres://user:pw@host/db
-DATABASES = {"default": env.db_url("DATABASE_URL", default=f"sqlite:///{VAR_DIR / 'ladder.sqlite3'}")}
+# The database URL: postgres://user:pw@host:port/db. ``make demo`` and ``make test`` set it to a private
+# server of their own (ladder.private_postgres); unset, a PostgreSQL on this machine's standard port. A
+# sqlite:///PATH URL still works for now, but nothing runs or tests that way by default.
+DATABASES = {"default": env.db_url("DATABASE_URL", default="postgres://postgres@127.0.0.1:5432/ladder")}
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # Workers and the web server write concurrently: WAL lets readers run beside the writer, and
     # IMMEDIATE transactions take the write lock up front instead of failing on a lock upgrade.

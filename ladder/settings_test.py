@@ -1,7 +1,8 @@
 """Settings for the test suite: the environment's settings plus a throwaway secret and fast hashing.
 
-Tests run against whatever ``DATABASE_URL`` and ``CELERY_BROKER_URL`` say (CI: PostgreSQL and Redis),
-otherwise the embedded default. Worker processes started by tests use this module too.
+Tests run against whatever ``DATABASE_URL`` and ``CELERY_BROKER_URL`` say (CI: PostgreSQL and Redis);
+``make test`` without them runs on a private PostgreSQL (ladder.private_postgres) and the filesystem broker.
+Worker processes started by tests use this module too.
 """
 
 import os

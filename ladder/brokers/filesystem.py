@@ -28,8 +28,8 @@ from time import monotonic
 
 from kombu.exceptions import ChannelError
 from kombu.transport import filesystem
-from kombu.utils.encoding import str_to_bytes
-from kombu.utils.json import dumps
+from kombu.utils.encoding import bytes_to_str, str_to_bytes
+from kombu.utils.json import dumps, loads
 
 logger = logging.getLogger(__name__)
 
@@ -40,6 +40,20 @@ CLOCK_DIGITS = 16
 def message_name(queue: str, clock_ms: float) -> str:
     """The file name of a message of ``queue`` sent at ``clock_ms``: names sort as text in clock order."""
     return f"{int(clock_ms):0{CLOCK_DIGITS}d}_{uuid.uuid4()}.{queue}.msg"
+
+
+def waiting_messages(channel: filesystem.Channel, queue: str) -> list[dict]:
+    """The messages waiting in ``queue`` (as Kombu stores them), oldest first, read without taking them; a
+    file a worker takes meanwhile, or one that cannot be read, is left out."""
+    folder = channel.data_folder_in
+    messages = []
+    for name in sorted(name for name in os.listdir(folder) if name.endswith(f".{queue}.msg")):
+        try:
+            with open(os.path.join(folder, name), "rb") as file:
+                messages.append(loads(bytes_to_str(file.read())))
+        except (OSError, ValueError):
+            continue
+    return messages
 
 
 class Channel(filesystem.Channel):

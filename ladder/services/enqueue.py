@@ -137,19 +137,23 @@ def broker_match_messages(queue: str | None = None) -> BrokerMatchMessages | Non
 
 def broker_waiting_match_ids(queue: str | None = None) -> frozenset[int] | None:
     """The matches announced by the messages waiting in ``queue`` (default: every match queue); None if
-    the transport cannot list them (only Redis can) or the broker cannot be asked. Reads the whole backlog."""
+    the transport cannot list them (Redis and the filesystem broker can) or the broker cannot be asked.
+    Reads the whole backlog."""
     if queue is None:
         listed = [broker_waiting_match_ids(name) for name in match_queues()]
         return None if None in listed else frozenset().union(*listed)
+    from kombu.transport import filesystem as kombu_filesystem
     from kombu.transport import redis as kombu_redis
 
-    from ladder.brokers import redis_queues
+    from ladder.brokers import filesystem, redis_queues
 
     try:
         with _broker_channel() as channel:
-            if not isinstance(channel, kombu_redis.Channel):
-                return None
-            return _announced(redis_queues.waiting_messages(channel, queue))
+            if isinstance(channel, kombu_redis.Channel):
+                return _announced(redis_queues.waiting_messages(channel, queue))
+            if isinstance(channel, kombu_filesystem.Channel):
+                return _announced(filesystem.waiting_messages(channel, queue))
+            return None
     except Exception:
         logger.warning("could not list the messages waiting in %s", queue, exc_info=True)
         return None

@@ -1,5 +1,7 @@
-"""``manage.py demo`` serves finished matches and leaves no process behind when stopped, however it is
-stopped: SIGINT, SIGTERM to its process group and SIGKILL 3 s later (a supervisor's way), SIGKILL alone.
+"""``manage.py demo``, run as ``make demo`` runs it (on a private PostgreSQL, ``ladder.private_postgres``),
+serves finished matches and leaves no process behind, its database server included, when stopped, however
+it is stopped: SIGINT, SIGTERM to its process group and SIGKILL 3 s later (a supervisor's way), SIGKILL
+alone.
 
 Its processes are found by a marker in their environment and by the sessions those processes lead
 (the sandbox's processes get an empty environment but stay in their worker's session), never by name:
@@ -23,6 +25,8 @@ from tests.conftest import wait_until
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(240)]
 
 REPO = Path(__file__).resolve().parents[2]
+#: ``make demo``'s command, without DATABASE_URL.
+DEMO = [sys.executable, "-m", "ladder.private_postgres", "--", sys.executable, "manage.py", "demo"]
 
 
 def free_port() -> int:
@@ -77,7 +81,7 @@ def start_demo(tmp_path: Path, marker: str, port: int) -> subprocess.Popen:
     env.update({"DEBUG": "1", "VAR_DIR": str(tmp_path / "var"), marker.split("=")[0]: marker.split("=")[1],
                 "LADDER_INTERVAL_S": "2"})
     with open(tmp_path / "demo.out", "wb") as out:
-        return subprocess.Popen([sys.executable, "manage.py", "demo", "--port", str(port)], cwd=REPO, env=env,
+        return subprocess.Popen([*DEMO, "--port", str(port)], cwd=REPO, env=env,
                                 stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
 
 
@@ -102,6 +106,7 @@ def assert_leaves_nothing(demo: subprocess.Popen, stop, tmp_path: Path, marker: 
     # The webhook worker: the webhooks' queue alone, on threads.
     assert "webhooks -P threads" in commands, commands
     assert "serve_forever" in commands, f"no sandbox process found: {commands}"
+    assert "pginstall/bin/postgres -D" in commands, f"no private PostgreSQL found: {commands}"
     try:
         stop(demo)
         demo.wait(timeout=30)
@@ -161,7 +166,7 @@ def test_demo_shows_finished_matches_and_stops_cleanly(tmp_path):
            if key not in ("DATABASE_URL", "CELERY_BROKER_URL", "DJANGO_SETTINGS_MODULE")}
     env.update({"DEBUG": "1", "VAR_DIR": str(tmp_path / "var"), marker.split("=")[0]: marker.split("=")[1],
                 "LADDER_INTERVAL_S": "2"})
-    demo = subprocess.Popen([sys.executable, "manage.py", "demo", "--port", str(port)], cwd=REPO, env=env,
+    demo = subprocess.Popen([*DEMO, "--port", str(port)], cwd=REPO, env=env,
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True)
     try:
         base = f"http://127.0.0.1:{port}"

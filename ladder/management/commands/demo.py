@@ -1,4 +1,5 @@
-"""``manage.py demo``: the embedded default end to end, on one machine, with nothing else to install.
+"""``manage.py demo``: the embedded default end to end, on one machine, with nothing else to install
+(``make demo`` runs it on a private PostgreSQL server, ``ladder.private_postgres``).
 
 Migrates the database, uploads the example bots, starts a real ``celery worker`` (with the beat scheduler
 embedded for the ladder and the reconciler) and a webhook worker (the webhooks' queue alone, on threads,
