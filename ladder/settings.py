@@ -455,7 +455,7 @@ LADDER_MAINTENANCE_PER_HOUR: float = env.float("LADDER_MAINTENANCE_PER_HOUR", de
 LADDER_MAX_WAIT_S: float = env.float("LADDER_MAX_WAIT_S", default=300.0)
 # 50: the games the online Elo (K = 32) needs to wear a start error of the prior's spread down to its wander.
 LADDER_PROVISIONAL_GAMES: int = env.int("LADDER_PROVISIONAL_GAMES", default=50)
-# The share of a bot's ladder games one opponent may take while others can take the place (at least 4 games
+# The share of a bot's ladder games one opponent may take while others can take the place (at least 8 games
 # a pair): games spread over many opponents, so that two accounts cannot trade many games unseen. 1 turns
 # the bound off.
 LADDER_PAIR_SHARE: float = env.float("LADDER_PAIR_SHARE", default=0.25)

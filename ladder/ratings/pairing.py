@@ -130,7 +130,7 @@ def misorder_probabilities(elo: np.ndarray, deviation: np.ndarray) -> np.ndarray
 
 
 #: The games two bots may play together before others are preferred, whatever their share.
-PAIR_FLOOR = 4.0
+PAIR_FLOOR = 8.0
 
 
 def pair_cap(games: float, share: float) -> float:

@@ -19,6 +19,8 @@ from ladder.ratings.pairing import Candidate, candidate_deviations, expected_sco
 
 # The service's defaults (settings.RATING_K, RATING_PROVISIONAL_K, RATING_PROVISIONAL_GAMES).
 K, PROVISIONAL_K, PROVISIONAL_GAMES = 32.0, 48.0, 10
+# settings.LADDER_PAIR_SHARE's default.
+PAIR_SHARE = 0.25
 
 
 @dataclass
@@ -124,9 +126,12 @@ Pairing = Callable[[Ladder, int, random.Random], list[tuple[int, ...]]]
 
 
 def informative(ladder: Ladder, count: int, rng: random.Random) -> list[tuple[int, ...]]:
-    """The ladder's rule: ``select_groups`` on the candidates the ladder builds."""
+    """The ladder's rule: ``select_groups`` on the candidates the ladder builds, each bot's games spread as
+    the service spreads them (``LADDER_PAIR_SHARE``)."""
+    first, second = np.nonzero(np.triu(ladder.pair_weight, 1))
+    together = zip(first.tolist(), second.tolist(), ladder.pair_weight[first, second].tolist())
     return select_groups(ladder.candidates(), players=ladder.players, count=count, rng=rng,
-                         provisional_games=PROVISIONAL_GAMES)
+                         provisional_games=PROVISIONAL_GAMES, pair_games=together, pair_share=PAIR_SHARE)
 
 
 def today(ladder: Ladder, count: int, rng: random.Random) -> list[tuple[int, ...]]:
