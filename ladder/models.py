@@ -343,8 +343,14 @@ class Match(TimeStampedModel):
     # The game's ``rules_version`` when the match was scheduled: its actions replay only under those rules.
     # Nullable while code that does not write it may still be deployed (migration 0005 backfills).
     rules_version = models.PositiveIntegerField(null=True, blank=True)
+    class Priority(models.IntegerChoices):
+        """Lower runs first: a tournament's or comparison's matches, then the ladder's (its own queue)."""
+
+        TOURNAMENT = 0
+        LADDER = 5
+
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.QUEUED)
-    # Lower runs first where the broker supports it; tournaments 0, the ladder 5.
+    # A Priority value (the column predates the choices, which it does not store).
     priority = models.PositiveSmallIntegerField(default=0)
     attempts = models.PositiveSmallIntegerField(default=0)
     attempt_token = models.UUIDField(null=True, blank=True)

@@ -70,7 +70,7 @@ from ladder.services.errors import ServiceError
 from ladder.services.limits import limits_resolve
 from ladder.services.quotas import unrated_matches_reserve, write_rate_check
 from ladder.services.rated_play import rated_match_seed
-from ladder.services.tournaments import TOURNAMENT_PRIORITY, current_versions, entrants_check
+from ladder.services.tournaments import current_versions, entrants_check
 from ladder.services.webhook_events import comparison_finished
 from ladder.services.worker_time import match_reservation_s, matches_reserve
 
@@ -259,7 +259,7 @@ def _schedule_pairs(comparison: Comparison, *, count: int, opponent_ids: Sequenc
             matches.append(Match(
                 game_id=comparison.bot.game_id, comparison=comparison, index=next_index + len(matches),
                 players=PLAYERS, deal=deal, seed=seed, rules_version=rules_version,
-                setup=setup, reserved_s=reserved_s, priority=TOURNAMENT_PRIORITY, enqueued_at=now,
+                setup=setup, reserved_s=reserved_s, priority=Match.Priority.TOURNAMENT, enqueued_at=now,
             ))
             seatings.append(seating)
     Match.objects.bulk_create(matches)

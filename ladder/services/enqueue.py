@@ -201,9 +201,9 @@ def _publish_after_commit(send, ids: list[int], what: str) -> None:
 def match_queue(priority: int) -> str:
     """The queue of a match of ``priority``: the ladder's own (``LADDER_QUEUE``, taken last) for ladder
     matches, ``MATCH_QUEUE`` for every other match."""
-    from ladder.services.tournaments import LADDER_PRIORITY
+    from ladder.models import Match
 
-    return settings.LADDER_QUEUE if priority >= LADDER_PRIORITY else settings.MATCH_QUEUE
+    return settings.LADDER_QUEUE if priority >= Match.Priority.LADDER else settings.MATCH_QUEUE
 
 
 def match_message_sizes(count: int, *, match_s: float | None = None) -> list[int]:

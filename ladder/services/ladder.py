@@ -37,7 +37,7 @@ from ladder.ratings.pairing import (
 from ladder.services.collusion import held_pairs
 from ladder.services.limits import limits_resolve
 from ladder.services.rated_play import HOUSE_BOTS, rated_owner_keys
-from ladder.services.tournaments import LADDER_PRIORITY, current_versions, matches_create
+from ladder.services.tournaments import current_versions, matches_create
 
 logger = logging.getLogger(__name__)
 
@@ -114,7 +114,7 @@ class LadderField:
 def priority_work_waiting() -> bool:
     """Whether a tournament's or a comparison's match, or an upload check, waits: the ladder then adds
     nothing, so that they get every worker that comes free."""
-    if Match.objects.filter(status=Match.Status.QUEUED, priority__lt=LADDER_PRIORITY).exists():
+    if Match.objects.filter(status=Match.Status.QUEUED, priority__lt=Match.Priority.LADDER).exists():
         return True
     return BotVersion.objects.filter(validation_status=BotVersion.Validation.PENDING).exists()
 
@@ -128,7 +128,7 @@ def ladder_backlog_target(*, now: datetime) -> int:
     ladders = list(Tournament.objects.filter(kind=Tournament.Kind.LADDER).values_list("id", flat=True))
     since = now - timedelta(seconds=settings.LADDER_RATE_WINDOW_S)
     finished = Match.objects.filter(tournament_id__in=ladders, finished_at__gte=since).count()
-    running = Match.objects.filter(status=Match.Status.RUNNING, priority=LADDER_PRIORITY).count()
+    running = Match.objects.filter(status=Match.Status.RUNNING, priority=Match.Priority.LADDER).count()
     paced = math.ceil(finished / settings.LADDER_RATE_WINDOW_S * settings.LADDER_LEAD_S) + running
     return max(settings.LADDER_MIN_BACKLOG, min(settings.LADDER_MAX_BACKLOG, paced))
 
@@ -226,7 +226,7 @@ def ladder_tick(*, now: datetime | None = None, rng: random.Random | None = None
         room = matches_per_game
     else:
         target = ladder_backlog_target(now=now)
-        queued = Match.objects.filter(status=Match.Status.QUEUED, priority=LADDER_PRIORITY).count()
+        queued = Match.objects.filter(status=Match.Status.QUEUED, priority=Match.Priority.LADDER).count()
         room = target - queued
         logger.info("ladder tick: %d queued of a target of %d", queued, target)
     if room <= 0:
@@ -266,7 +266,7 @@ def _schedule(field: LadderField, *, count: int, now: datetime, rng: random.Rand
         # Max is None for a ladder without matches, and 0 (falsy, but taken) after its first one.
         highest = tournament.matches.aggregate(n=Max("index"))["n"]
         first = 0 if highest is None else highest + 1
-        matches_create(tournament=tournament, seatings=groups, first_index=first, priority=LADDER_PRIORITY)
+        matches_create(tournament=tournament, seatings=groups, first_index=first, priority=Match.Priority.LADDER)
         ladder_entries_count(tournament=tournament, groups=groups, versions=field.versions, now=now)
     return len(groups)
 

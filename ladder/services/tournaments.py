@@ -37,9 +37,6 @@ from ladder.services.scheduling import (
 from ladder.services.webhook_events import tournament_finished
 from ladder.services.worker_time import match_reservation_s, matches_reserve
 
-TOURNAMENT_PRIORITY = 0
-LADDER_PRIORITY = 5
-
 
 def game_options_check(*, game: Game, players: int, options: dict | None) -> dict:
     """The options merged over the game's defaults, after the engine accepted them for ``players``."""
@@ -283,7 +280,7 @@ def tournament_create(
         else:
             seatings, deals = round_robin(bot_ids, players_per_match, games_per_pairing), None
         matches_create(
-            tournament=tournament, seatings=seatings, first_index=0, priority=TOURNAMENT_PRIORITY, deals=deals
+            tournament=tournament, seatings=seatings, first_index=0, priority=Match.Priority.TOURNAMENT, deals=deals
         )
     return tournament
 

@@ -34,7 +34,6 @@ from ladder.services.enqueue import (
     versions_validate_on_commit,
     webhook_deliveries_send_now,
 )
-from ladder.services.tournaments import LADDER_PRIORITY, TOURNAMENT_PRIORITY
 from tests.factories import BotFactory, BotVersionFactory, MatchFactory
 
 pytestmark = pytest.mark.django_db
@@ -58,10 +57,10 @@ def queues(private_queue, settings):
 
 
 def test_each_match_goes_to_the_queue_of_its_priority_and_is_marked_sent(queues):
-    tournament_matches = [MatchFactory(priority=TOURNAMENT_PRIORITY) for _ in range(2)]
-    ladder_match = MatchFactory(priority=LADDER_PRIORITY)
-    assert match_queue(TOURNAMENT_PRIORITY) == queues.MATCH_QUEUE
-    assert match_queue(LADDER_PRIORITY) == match_queue(LADDER_PRIORITY + 1) == queues.LADDER_QUEUE
+    tournament_matches = [MatchFactory(priority=Match.Priority.TOURNAMENT) for _ in range(2)]
+    ladder_match = MatchFactory(priority=Match.Priority.LADDER)
+    assert match_queue(Match.Priority.TOURNAMENT) == queues.MATCH_QUEUE
+    assert match_queue(Match.Priority.LADDER) == match_queue(Match.Priority.LADDER + 1) == queues.LADDER_QUEUE
     assert match_queues() == [queues.MATCH_QUEUE, queues.LADDER_QUEUE]
     ids = [m.pk for m in [*tournament_matches, ladder_match]]
     assert matches_send_now(ids) == 3
@@ -232,7 +231,7 @@ def test_a_send_is_sized_by_how_long_its_games_recent_matches_took(queues, setti
             MatchFactory(tournament__game=game, players=2, status=Match.Status.FINISHED, finished_at=timezone.now(),
                          duration_s=seconds)
     # Three-player Kingdomino has no recent match: spread as if long.
-    sends = {(game.slug, players): [MatchFactory(tournament__game=game, players=players, priority=TOURNAMENT_PRIORITY).pk
+    sends = {(game.slug, players): [MatchFactory(tournament__game=game, players=players, priority=Match.Priority.TOURNAMENT).pk
                                     for _ in range(20)]
              for game, players in ((short, 2), (long, 2), (short, 3))}
     assert matches_send_now([match_id for ids in sends.values() for match_id in ids]) == 60
@@ -252,7 +251,7 @@ def test_many_matches_go_out_several_to_a_message_and_are_listed_by_match(queues
     if not on_redis():
         pytest.skip("several matches to a message only where the broker lists its messages (Redis)")
     settings.MATCHES_PER_MESSAGE, settings.MATCH_MESSAGES_MIN = 4, 3
-    matches = [MatchFactory(priority=TOURNAMENT_PRIORITY) for _ in range(10)]
+    matches = [MatchFactory(priority=Match.Priority.TOURNAMENT) for _ in range(10)]
     ids = sorted(m.pk for m in matches)
     assert matches_send_now(ids) == 10
     seen = broker_match_messages()
