@@ -15,8 +15,7 @@ from django.db.models import F, Q
 from django.db.models.functions import Lower
 
 from ladder import packed_actions, seat_logs
-
-INITIAL_ELO = 1500.0
+from ladder.ratings.elo import INITIAL_RATING
 
 
 class TimeStampedModel(models.Model):
@@ -567,7 +566,7 @@ class Rating(TimeStampedModel):
 
     bot = models.ForeignKey(Bot, on_delete=models.CASCADE, related_name="ratings")
     game = models.ForeignKey(Game, on_delete=models.PROTECT, related_name="ratings")
-    elo = models.FloatField(default=INITIAL_ELO)
+    elo = models.FloatField(default=INITIAL_RATING)
     games = models.PositiveIntegerField(default=0)
     wins = models.PositiveIntegerField(default=0)
     draws = models.PositiveIntegerField(default=0)

@@ -66,8 +66,9 @@ from ladder.ratings.sequential import ELO_SCALE
 INITIAL_RATING = 1500.0
 
 
-def expected_score(rating: float, opponent: float) -> float:
-    """Expected score (win = 1, draw = 1/2) of a bot rated ``rating`` against one rated ``opponent``."""
+def expected_score(rating, opponent):
+    """Expected score (win = 1, draw = 1/2) of a bot rated ``rating`` against one rated ``opponent``; floats,
+    or numpy arrays element by element."""
     return 1.0 / (1.0 + 10.0 ** ((opponent - rating) / ELO_SCALE))
 
 

@@ -41,6 +41,8 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.special import ndtr
 
+from ladder.ratings.elo import expected_score
+
 ELO_SCALE = 400.0
 # Information per Elo point squared of one game with expected score p is NAT_PER_ELO^2 * p * (1 - p).
 NAT_PER_ELO = math.log(10.0) / ELO_SCALE
@@ -67,11 +69,6 @@ class Candidate:
     waited_s: float = 0.0
     seat_counts: tuple[int, ...] = ()
     games: int = 0
-
-
-def expected_score(elo: float | np.ndarray, opponent: float | np.ndarray):
-    """The Elo expected score of ``elo`` against ``opponent``."""
-    return 1.0 / (1.0 + 10.0 ** ((opponent - elo) / ELO_SCALE))
 
 
 def deviation_from_information(information: float, *, prior_deviation: float = PRIOR_DEVIATION) -> float:
