@@ -116,6 +116,22 @@ def _remove_sqlite_test_files():
 
 
 @pytest.fixture(scope="session")
+def django_db_setup(django_db_setup, django_db_blocker):
+    """The test database with autovacuum off on its tables (as the CI machine's server has it everywhere):
+    a background ANALYZE that lands while a table is empty between two tests would change the plans of the
+    tests after it, which assert what their statements read. Statistics change only where a test asks."""
+    from django.db import connection
+
+    with django_db_blocker.unblock():
+        if connection.vendor == "postgresql":
+            with connection.cursor() as cursor:
+                cursor.execute("SELECT format('ALTER TABLE %I.%I SET (autovacuum_enabled = off)', schemaname, tablename) "
+                               "FROM pg_tables WHERE schemaname = current_schema()")
+                for (statement,) in cursor.fetchall():
+                    cursor.execute(statement)
+
+
+@pytest.fixture(scope="session")
 def bots_allow_unsafe() -> bool:
     available = sandbox_is_available()
     if not available and os.environ.get("CI"):

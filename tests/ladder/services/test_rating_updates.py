@@ -302,7 +302,11 @@ def test_a_rebuild_applies_rated_matches_that_were_never_applied_after_the_rest(
     assert_history_is_one_sequential_chain(rated.game_id)
 
 
-def test_the_applier_reads_the_seats_of_its_batch_and_not_every_seat_of_their_bots():
+@pytest.mark.parametrize("stale", [False, pytest.param(True, marks=pytest.mark.xfail(
+    strict=True, reason="known: with statistics taken while the tables were empty, the generic plan of the batch's "
+                        "read (prepared statements, force_generic_plan) reads every seat"))],
+    ids=["unanalyzed", "analyzed-when-empty"])
+def test_the_applier_reads_the_seats_of_its_batch_and_not_every_seat_of_their_bots(stale):
     """Twenty bots with a long history (3,000 finished matches, applied long ago) and one match pending:
     the applier's reads fetch that match's seats, whatever the tables' statistics say (here none were
     taken since the history was written, as when the tables grow faster than autovacuum analyzes them):
@@ -316,6 +320,11 @@ def test_the_applier_reads_the_seats_of_its_batch_and_not_every_seat_of_their_bo
     tournament = RatedTournamentFactory(game=first.game, bots=bots)
     pending = MatchFactory(tournament=tournament, players=2)
     now = timezone.now()
+    if stale:
+        # Statistics taken while the tables were empty, as an analyze early in a ladder's life leaves them.
+        with connection.cursor() as cursor:
+            for model in (Seat, Match, Rating, PendingRating):
+                cursor.execute(f"ANALYZE {model._meta.db_table}")
     history = Match.objects.bulk_create([
         Match(game=first.game, tournament=tournament, index=1000 + i, players=2, seed=i,
               rules_version=pending.rules_version, status="finished", started_at=now, finished_at=now)
