@@ -483,7 +483,7 @@ def bench_sandbox(*, repeats: int = 40) -> dict:
                 fresh_ms.append(_start_ms(fresh, code))
                 _settle(fresh, zygote)
                 zygote_ms.append(_start_ms(zygote, code))
-                # And as they came before: right after a fresh start, its clean-up running meanwhile.
+                # ``after_fresh``: right after a fresh start, its clean-up running meanwhile.
                 _settle(fresh, zygote)
                 _start_ms(fresh, code)
                 after_fresh_ms.append(_start_ms(zygote, code))

@@ -28,11 +28,11 @@ _LOG_CHUNKS_PER_DRAIN = 16
 def encode_line(message: dict) -> bytes:
     """One protocol line: compact JSON in UTF-8 and a newline.
 
-    orjson writes the same compact JSON as the standard library, six times faster: every decision sends
-    the whole observation, and encoding it is the referee's largest cost per decision. (Engine views are
-    plain JSON trees; non-string keys, which ``json`` would turn into strings, are turned likewise. orjson
-    refuses them unless told to accept them, which costs a third more on every message: so it is told
-    only for a message that has one.)
+    orjson writes the same compact JSON as the standard library, faster: every decision sends the whole
+    observation, and encoding it is the referee's largest cost per decision. (Engine views are plain JSON
+    trees; non-string keys, which ``json`` would turn into strings, are turned likewise. orjson refuses
+    them unless told to accept them, which slows every message: so it is told only for a message that has
+    one.)
     """
     try:
         return orjson.dumps(message, option=orjson.OPT_APPEND_NEWLINE)

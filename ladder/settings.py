@@ -1,7 +1,7 @@
 """Django settings for the bot ladder, read from the environment in this one place.
 
 Every setting has a typed default and a comment. Production differs from the embedded default only
-through environment variables (every one is listed in docs/operations.md):
+through environment variables (every one is listed in docs/settings.md):
 
 * embedded default (``make demo``, ``make test``): a private PostgreSQL server that ``python -m
   ladder.private_postgres`` starts for the command (its data under ``var/``) and names in ``DATABASE_URL``,
@@ -386,8 +386,7 @@ if RESULTS_GROUP_BATCH < 1 or RESULTS_GROUP_WAIT_S <= 0:
 # of play: long matches go out one a message to every free process. Only where the broker can list its
 # messages (Redis), which the reconciler needs to tell which matches a message carries; elsewhere one
 # match a message. A message's fixed costs (Celery's hand-over, the claim, the recording's round trips)
-# come to about 11 ms on a 2-core machine, against about 17 ms a match: 16 to a message keeps them near a
-# twentieth of a worker's time.
+# are shared by its matches (docs/benchmarks.md).
 MATCHES_PER_MESSAGE: int = env.int("MATCHES_PER_MESSAGE", default=16)
 MATCH_MESSAGES_MIN: int = env.int("MATCH_MESSAGES_MIN", default=8)
 MATCH_MESSAGE_WORK_S: float = env.float("MATCH_MESSAGE_WORK_S", default=0.5)
@@ -433,7 +432,7 @@ COMPARISON_MAX_GAMES: int = env.int("COMPARISON_MAX_GAMES", default=5000)
 COMPARISON_PAIRS_IN_FLIGHT: int = env.int("COMPARISON_PAIRS_IN_FLIGHT", default=6)
 # The most matches one response of the bulk export streams (ladder/api/exports.py): a client asks again
 # with ?after= for the next ones. Small enough that a response ends well inside gunicorn's WEB_TIMEOUT_S,
-# which stops a sync worker whose request lasts longer (docs/operations.md has the rate measured).
+# which stops a sync worker whose request lasts longer (docs/benchmarks.md has the rate measured).
 EXPORT_MATCHES_PER_RESPONSE: int = env.int("EXPORT_MATCHES_PER_RESPONSE", default=5000)
 
 # The continuous ladder (ladder/services/ladder.py): every LADDER_INTERVAL_S the beat task tops the ladder's

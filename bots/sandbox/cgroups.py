@@ -26,8 +26,8 @@ microseconds. A task blocked in a system call (a bot waiting on its stdin) stops
 restarts untouched once thawed, so nothing written to it meanwhile is lost. In v1 a frozen task does not
 act on SIGKILL until it is thawed: whatever kills a bot thaws its group after sending the signal, and
 groups are thawed before they are emptied or removed. On v1 (kernels from 6.1) the first group frozen on
-the machine and the last one thawed also switch a static key, which patches kernel text on every CPU
-(about 100 us each way); a worker therefore keeps one empty group of its own frozen for its whole life
+the machine and the last one thawed also switch a static key, which patches kernel text on every CPU;
+a worker therefore keeps one empty group of its own frozen for its whole life
 (``freezer-pin``), and freezing a bot then costs a few microseconds.
 """
 

@@ -66,7 +66,7 @@ FACTS = GameFacts(
     information=Information.IMPERFECT,  # the draw order and the set-aside dominoes are secret (ED-6)
     # A game asks at most 4 initial picks and a place and a pick per domino (48 at most); Dynasty plays 3.
     max_game_length=DYNASTY_GAMES * (4 + 2 * 48),
-    rules_version=2,  # 2: the deals come from named chance streams (ChanceStreams), no longer one stream
+    rules_version=2,  # 2: the deals come from named chance streams (ChanceStreams)
 )
 
 
