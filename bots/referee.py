@@ -48,7 +48,7 @@ import orjson
 
 import engines
 from bots.log_capture import DecisionLog
-from bots.match_result import NO_ANSWER, OUTCOMES, BotSpec, MatchResult, Recording, SeatResult
+from bots.match_result import NO_ANSWER, OUTCOMES, BotSpec, MatchResult, ReplayScript, SeatResult
 from bots.sandbox.errors import SandboxFault, SandboxUnavailable
 from bots.sandbox.policy import Limits
 from bots.seat_io import Forfeit, Seat, encode_line
@@ -61,7 +61,7 @@ __all__ = [
     "DecisionLog",
     "Limits",
     "MatchResult",
-    "Recording",
+    "ReplayScript",
     "SandboxFault",
     "SandboxUnavailable",
     "SeatResult",
@@ -84,12 +84,12 @@ def _places(engine_ranking: list[int], faulted: list[bool]) -> list[int]:
 
 def play_match(game: str, bots: list[BotSpec], *, seed: int, options: dict | None = None,
                limits: Limits | None = None, allow_unsafe: bool = False, sandbox=None,
-               recording: Recording | None = None) -> MatchResult:
+               recording: ReplayScript | None = None) -> MatchResult:
     """Play one match of ``game`` between ``bots`` (seat order as given), each in its own sandbox.
 
     ``sandbox`` defaults to this process's shared sandbox (see :func:`bots.sandbox.get_sandbox`); a bot's
     faults are results, while :class:`SandboxFault` means the match should be retried. ``recording``
-    replays a recorded match, in part or whole (:class:`Recording`). ``ValueError`` for a bad player count
+    replays a recorded match, in part or whole (:class:`ReplayScript`). ``ValueError`` for a bad player count
     or options, a seat without code but no recording, and a recording that does not fit the engine.
     """
     from bots.sandbox import get_sandbox
