@@ -31,7 +31,7 @@ all read-only, its own code at ``/bot`` (read-only), a small private ``/tmp`` an
 nodes; it pivots into it and detaches the host's tree, so there is nothing else to read (no project, no
 other package, no settings, no ``/proc`` or ``/sys``, no other bot). As root that root is a copy in
 memory (a ramfs; the few large libraries bound from the host with their pages locked in memory:
-:func:`~bots.sandbox.launch.build_memory_root`), and the pages of every file the zygote maps are locked
+:func:`~bots.sandbox.root_filesystem.build_memory_root`), and the pages of every file the zygote maps are locked
 in memory too: a read, a lookup or a page fault in the runtime costs the same whoever did it before, so
 the machine's page and dentry caches tell a bot nothing of the others. The bot is pid 1 of its namespace: it sees no other process and can
 signal none, and when it dies the kernel kills everything it started. The network namespace is empty, not
