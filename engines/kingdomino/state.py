@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from engines.base import State, competition_ranking
 from engines.chance import ChanceStreams
 from engines.kingdomino.dominoes import NUMBERS, domino_json
-from engines.kingdomino.kingdom import Frame, Kingdom
+from engines.kingdomino.kingdom import GridGeometry, Kingdom
 
 INITIAL_PICK, PLACE, PICK, GAME_OVER = "initial_pick", "place", "pick", "game_over"
 DYNASTY_GAMES = 3
@@ -71,7 +71,7 @@ class KingdominoState(State):
         self.players = players
         self.options = options
         self.setup = Setup.of(players, options["mighty_duel"])
-        self.frame = Frame.of(self.setup.grid_size)
+        self.frame = GridGeometry.of(self.setup.grid_size)
         self.streams = ChanceStreams(seed)
         self.game_index = 0
         self.match_scores = [0] * players
