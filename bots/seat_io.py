@@ -1,5 +1,5 @@
 """One seat's end of the protocol, on the referee's side: writing protocol lines to a sandboxed bot and
-reading its answers within a deadline (:class:`Seat`), parsing them through :mod:`bots.untrusted`
+reading its answers within a deadline (:class:`SeatedBot`), parsing them through :mod:`bots.untrusted`
 (:func:`parse_reply`), and the fault that forfeits the seat (:class:`Forfeit`). A fault of the sandbox
 itself is a :class:`~bots.sandbox.errors.SandboxFault`, never a forfeit."""
 
@@ -48,7 +48,10 @@ class Forfeit(Exception):
 
 
 @dataclass
-class Seat:
+class SeatedBot:
+    """A bot in its seat, as the referee sees it: its process and pipes, its log and decision records, its
+    clock and its outcome."""
+
     index: int
     spec: BotSpec
     limits: Limits

@@ -321,7 +321,7 @@ if CELERY_BROKER_URL.startswith("redis://"):
     CELERY_BROKER_TRANSPORT_OPTIONS["queue_order"] = [VALIDATION_QUEUE, MATCH_QUEUE, LADDER_QUEUE]
 # Seconds a version may stay pending before the reconciler sends its check again (a lost message).
 VALIDATION_REQUEUE_AFTER_S: int = env.int("VALIDATION_REQUEUE_AFTER_S", default=120)
-# The most of a worker process's time that upload checks may take while matches wait (workers/check_share.py):
+# The most of a worker process's time that upload checks may take while matches wait (workers/time_share.py):
 # past it, a check the process takes plays a waiting match instead and goes back to its queue. 1 turns
 # the bound off (checks always first).
 VALIDATION_MAX_SHARE: float = env.float("VALIDATION_MAX_SHARE", default=0.25)

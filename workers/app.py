@@ -50,6 +50,6 @@ def _close_sandboxes(**_) -> None:
     every ordinary end of the process: the warm shutdown, ``--max-tasks-per-child``, and SIGTERM, which
     billiard turns into ``SystemExit`` in a pool process (what a supervisor stopping the whole process
     group sends)."""
-    from bots.sandbox import close_all
+    from bots.sandbox import close_sandboxes
 
-    close_all()
+    close_sandboxes()

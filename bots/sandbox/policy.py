@@ -4,8 +4,8 @@
 per tournament).
 :class:`Policy` is the machine's fixed confinement: the folders shown read-only in every bot's root
 (the Python runtime and the allowed packages, resolved once from the running interpreter; as root a copy
-of them in memory, see :func:`bots.sandbox.launch.build_memory_root`), the size of the private writable
-``/tmp``, the namespaces, the syscalls the seccomp filter allows and the uid range bots run under.
+of them in memory, see :func:`bots.sandbox.root_filesystem.build_memory_root`), the size of the private
+writable ``/tmp``, the namespaces, the syscalls the seccomp filter allows and the uid range bots run under.
 :func:`default_policy` builds it; nothing else in the package invents paths or limits.
 """
 

@@ -52,7 +52,7 @@ once the game is over, plus earlier Dynasty games. Ties break on largest propert
 from __future__ import annotations
 
 import engines
-from engines.base import Game, GameFacts, Information
+from engines.base import GameEngine, GameFacts, Information
 from engines.kingdomino.state import DYNASTY_GAMES, KingdominoState
 
 FACTS = GameFacts(
@@ -70,7 +70,7 @@ FACTS = GameFacts(
 )
 
 
-class Kingdomino(Game):
+class Kingdomino(GameEngine):
     """The Kingdomino game (Blue Orange, 2016) with its rulebook variants."""
 
     facts = FACTS

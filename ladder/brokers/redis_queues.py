@@ -6,7 +6,7 @@ seed: one worker started without ``-Q`` takes the upload checks first, the next 
 there the checks wait behind the whole backlog of matches. Here the list follows the transport option
 ``queue_order`` (the settings give the checks' queue, then the matches'), and queues it does not name come
 after them, by name. How much of a worker's time the checks then take is bounded in the workers
-(``workers.check_share``).
+(``workers.time_share``).
 
 It also lets the reconciler see what the broker really holds for a queue (:func:`reserved_messages`,
 :func:`waiting_messages`): Kombu moves a delivered message from the queue's list into its ``unacked``
