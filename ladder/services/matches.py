@@ -339,7 +339,7 @@ def matches_reconcile(*, now: datetime | None = None) -> ReconcileReport:
 
 def matches_waiting(*, limit: int) -> list[int]:
     """Up to ``limit`` queued matches, in the order workers should take them (priority, then age): what a
-    worker that owes matches time plays instead of an upload check (``workers.check_share``)."""
+    worker that owes matches time plays instead of an upload check (``workers.time_share``)."""
     return list(Match.objects.filter(status=Match.Status.QUEUED).order_by("priority", "id")
                 .values_list("id", flat=True)[:limit])
 
