@@ -1,5 +1,5 @@
 """How fast rated results that share bots get their ratings, measured side by side in one run (``manage.py
-bench``), on PostgreSQL (where workers record at once; elsewhere there are no figures).
+bench``).
 
 ``threads`` threads, each with its own connection, finish synthetic rated two-player results (no sandbox,
 no referee) among ``bots`` bots, so that nearly every pair of results in flight shares a bot:
@@ -36,9 +36,7 @@ BENCH_GAME = "kingdomino"
 
 
 def bench_ratings(*, matches: int = 600, threads: int = 8, bots: int = 6) -> dict:
-    """The ratings figures as a flat dict (module docstring); {} where the database is not PostgreSQL."""
-    if connection.vendor != "postgresql":
-        return {}
+    """The ratings figures as a flat dict (module docstring)."""
     figures: dict = {}
     with scratch_database():
         field = _Field(bots=bots)

@@ -12,9 +12,9 @@ the game's applier. One applier per game at a time (an advisory lock,
 ``rating_sql.APPLY_LOCK``) takes the pending matches in their order and applies them in batches of up to
 ``RATING_APPLY_BATCH``: the lock tried and the batch's seats and ratings read in one round trip, the exact
 sequential Elo in Python, then the ratings, the history, the seats' ``rating_before``/``rating_after``, the
-pair records and the pending rows' removal, in one statement of data-modifying WITH queries on PostgreSQL
-(``match_sql.execute_combined``; one multi-row statement each elsewhere), sent with the COMMIT in a second
-round trip, and with them the look for results left pending meanwhile (:class:`PendingLook`).
+pair records and the pending rows' removal, in one statement of data-modifying WITH queries
+(``database.execute_combined``), sent with the COMMIT in a second round trip, and with them the look for
+results left pending meanwhile (:class:`PendingLook`).
 The history rows are inserted in the order of application, so their ids are the order
 ``ratings_rebuild`` replays.
 """
@@ -30,9 +30,10 @@ from django.conf import settings
 from django.db import OperationalError, connection, transaction
 from django.utils import timezone
 
+from ladder.core import database
 from ladder.models import Match, Rating, RatingChange, Seat, Tournament
 from ladder.ratings.elo import BotRating, KFactors, RatedSeat, rate_match
-from ladder.services import match_sql, pair_records, rating_sql, tournament_records
+from ladder.services import pair_records, rating_sql, tournament_records
 from ladder.services.games import game_get
 from ladder.services.rated_play import RATED_MATCHES, held_out, rating_matches
 
@@ -47,19 +48,15 @@ def k_factors() -> KFactors:
 
 def pending_add(*, match_id: int, game_id: int) -> None:
     """Mark a recorded rated match pending, inside the recording's transaction (and its batch: reads
-    nothing back). On PostgreSQL the statement also takes the game's recording lock shared, which only
-    the rebuild's standings rebuild (:func:`rebuild_sums`) ever waits for."""
-    with match_sql.statement_cursor() as cursor:
-        cursor.execute(rating_sql.pending_insert_sql(), rating_sql.pending_insert_params(match_id, game_id))
+    nothing back). The statement also takes the game's recording lock shared, which only the rebuild's
+    standings rebuild (:func:`rebuild_sums`) ever waits for."""
+    with database.statement_cursor() as cursor:
+        cursor.execute(rating_sql.pending_insert_sql(), [match_id, game_id, game_id])
 
 
 def pending_add_many(*, match_ids: list[int], game_id: int) -> None:
-    """:func:`pending_add` for many matches of one game: one statement where advisory locks exist."""
-    if not rating_sql.has_advisory_locks():
-        for match_id in match_ids:
-            pending_add(match_id=match_id, game_id=game_id)
-        return
-    with match_sql.statement_cursor() as cursor:
+    """:func:`pending_add` for many matches of one game, in one statement."""
+    with database.statement_cursor() as cursor:
         cursor.execute(rating_sql.pending_insert_many_sql(), [game_id, game_id, list(match_ids)])
 
 
@@ -69,8 +66,7 @@ def ratings_apply_pending(*, game_id: int) -> int:
 
     Call it after the commit that made a match pending. It loops, a batch per transaction, until it finds
     nothing pending once the lock is released: a result committed while this applier held the lock, whose
-    own recorder therefore failed to take it, is always picked up here. Where there are no advisory locks
-    (SQLite, which has one writer at a time anyway) it simply applies what is pending.
+    own recorder therefore failed to take it, is always picked up here.
     """
     applied = 0
     batch = settings.RATING_APPLY_BATCH
@@ -145,8 +141,8 @@ class InlineRatings:
         limit = settings.RATING_APPLY_BATCH
         games = sorted(self.behind)
         with contextlib.ExitStack() as cursors:
-            batches = [cursors.enter_context(match_sql.statement_cursor()) for _ in games]
-            with match_sql.statements_batched():
+            batches = [cursors.enter_context(database.statement_cursor()) for _ in games]
+            with database.statements_batched():
                 for game_id, cursor in zip(games, batches, strict=True):
                     cursor.execute(rating_sql.pending_batch_sql(), [game_id, limit + 1])
             read = {game_id: PendingBatch.from_rows(cursor.fetchall())
@@ -168,7 +164,7 @@ def ratings_inline_parts(*, game_id: int, matches: list[list[tuple[int, int, int
                          read: dict[int, tuple[int, BotRating]], now,
                          pending: PendingBatch | None = None) -> tuple[list[tuple[str, list]], dict]:
     """The rating writes of ``matches`` of ``game_id`` applied in their order, after the ``pending``
-    results if any (:meth:`InlineRatings.read_pending`), as parts for ``match_sql.execute_combined``, and
+    results if any (:meth:`InlineRatings.read_pending`), as parts for ``database.execute_combined``, and
     each of the recording's seats' ``(rating_before, rating_after)`` by seat id (the recording writes
     them with the seat's result). ``matches``: each match's seats in seat order, as ``(seat id, match id,
     bot id, place, forfeited)``; ``read``: the rating rows of every bot of both (:class:`InlineRatings`),
@@ -196,7 +192,7 @@ def ratings_inline_parts(*, game_id: int, matches: list[list[tuple[int, int, int
 
 class PendingLook:
     """Which of ``game_ids`` have results pending, asked right after a COMMIT, in the same round trip
-    (:meth:`send`, inside ``match_sql.statements_batched`` after ``match_sql.commit_batched``): the server
+    (:meth:`send`, inside ``database.statements_batched`` after ``database.commit_batched``): the server
     runs it once the commit is done, so it sees what a look of its own after the commit would see, one
     round trip earlier. :meth:`games` reads the answer after the batch."""
 
@@ -205,12 +201,13 @@ class PendingLook:
         self._cursor = None
 
     def send(self) -> None:
-        if self.game_ids and rating_sql.has_advisory_locks():
-            self._cursor = match_sql.statement_cursor()
+        if self.game_ids:
+            self._cursor = database.statement_cursor()
             self._cursor.execute(rating_sql.pending_games_among_sql(), [self.game_ids])
 
     def games(self) -> set[int] | None:
-        """The games with results pending; None where it was not sent (the caller looks itself)."""
+        """The games with results pending; None where it was not sent (no game, or no COMMIT went with the
+        batch: the caller looks itself)."""
         if self._cursor is None:
             return None
         with self._cursor as cursor:
@@ -229,7 +226,7 @@ def ratings_apply_held(*, game_id: int, pending: bool | None = None) -> None:
 
 
 def _pending_exists(game_id: int) -> bool:
-    with match_sql.statement_cursor() as cursor:
+    with database.statement_cursor() as cursor:
         cursor.execute(rating_sql.pending_exists_sql(), [game_id])
         return cursor.fetchone() is not None
 
@@ -304,7 +301,7 @@ def _ratings_read(game_id: int, bot_ids: list[int]) -> dict[int, tuple[int, BotR
     """The bots' rating rows, ``{bot id: (rating id, BotRating)}``; a missing row (deleted by hand: every
     bot gets one when it is created) is created first."""
     def read() -> dict[int, tuple[int, BotRating]]:
-        with match_sql.statement_cursor() as cursor:
+        with database.statement_cursor() as cursor:
             cursor.execute(rating_sql.ratings_read_sql(len(bot_ids)), [game_id, *bot_ids])
             return {bot_id: (rating_id, BotRating(elo, games, wins, draws, losses))
                     for rating_id, bot_id, elo, games, wins, draws, losses in cursor.fetchall()}
@@ -318,7 +315,7 @@ def _ratings_read(game_id: int, bot_ids: list[int]) -> dict[int, tuple[int, BotR
 
 
 def _execute(statements: Iterable[tuple[str, list]]) -> None:
-    with match_sql.statement_cursor() as cursor:
+    with database.statement_cursor() as cursor:
         for sql, params in statements:
             cursor.execute(sql, params)
 
@@ -329,14 +326,14 @@ def _apply_batch(game_id: int, *, limit: int, commit: bool = False, try_lock: bo
     it applied. ``try_lock``: first try to take the game's applier lock (in the same round trip as the
     reads), and return None, changing nothing, if another applier holds it; otherwise the caller holds it.
     ``commit``: the transaction is the caller's own, ended with the batch's writes
-    (:func:`match_sql.commit_batched`), and ``look`` (if given) sent after the COMMIT where it went with
+    (:func:`database.commit_batched`), and ``look`` (if given) sent after the COMMIT where it went with
     them."""
-    with match_sql.statement_cursor() as lock, match_sql.statement_cursor() as batch:
-        with match_sql.statements_batched():
-            if try_lock and rating_sql.has_advisory_locks():
+    with database.statement_cursor() as lock, database.statement_cursor() as batch:
+        with database.statements_batched():
+            if try_lock:
                 lock.execute(rating_sql.try_apply_lock_sql(), [game_id])
             batch.execute(rating_sql.pending_batch_sql(), [game_id, limit])
-        if try_lock and rating_sql.has_advisory_locks() and not lock.fetchone()[0]:
+        if try_lock and not lock.fetchone()[0]:
             return None
         rows = batch.fetchall()
     if not rows:
@@ -347,7 +344,7 @@ def _apply_batch(game_id: int, *, limit: int, commit: bool = False, try_lock: bo
         read = _ratings_read(game_id, sorted({seat.bot_id for seat in seats}))
     ratings = {bot_id: rating for bot_id, (_id, rating) in read.items()}
     _replay(matches, ratings, k_factors())
-    now = match_sql.db_datetime(timezone.now())
+    now = database.db_datetime(timezone.now())
     pairs = [row for match in matches for row in _pair_rows(game_id, match, now)]
     writes = [
         *rating_sql.ratings_update(
@@ -355,18 +352,13 @@ def _apply_batch(game_id: int, *, limit: int, commit: bool = False, try_lock: bo
         *rating_sql.changes_insert([(s.seat_id, s.match_id, s.bot_id, game_id, *s.step, now) for s in seats]),
         *rating_sql.seats_update([(s.seat_id, s.step[0], s.step[1]) for s in seats]),
     ]
-    with match_sql.statements_batched(), connection.cursor() as end:
-        if match_sql.combined():
-            # One statement for the batch's writes, in this order (the locks they take too), as a
-            # recording's own (``recording._write``): each statement of its own cost the applier's
-            # process as much as the server's work on its rows.
-            match_sql.execute_combined(writes + pair_records.pair_records_parts(pairs)
-                                       + rating_sql.pending_delete(pending_ids))
-        else:
-            _execute(writes)
-            pair_records.pair_records_write(pairs)
-            _execute(rating_sql.pending_delete(pending_ids))
-        if commit and match_sql.commit_batched(end) and look is not None:
+    with database.statements_batched(), connection.cursor() as end:
+        # One statement for the batch's writes, in this order (the locks they take too), as a recording's
+        # own (``recording._write``): each statement of its own cost the applier's process as much as the
+        # server's work on its rows.
+        database.execute_combined(writes + pair_records.pair_records_parts(pairs)
+                                  + rating_sql.pending_delete(pending_ids))
+        if commit and database.commit_batched(end) and look is not None:
             look.send()
     return len(pending_ids)
 
@@ -399,8 +391,8 @@ def ratings_rebuild(*, game_slug: str) -> int:
     by finish time. Seats of unrated matches lose any rating they carry (from before the rule), and
     their history goes. Returns the matches replayed.
 
-    Built aside, then swapped in: the history is read and replayed without a lock (on PostgreSQL in one
-    repeatable-read snapshot), while results keep being recorded and applied (:func:`rebuild_aside`). The
+    Built aside, then swapped in: the history is read and replayed without a lock (in one repeatable-read
+    snapshot), while results keep being recorded and applied (:func:`rebuild_aside`). The
     swap (:func:`rebuild_swap`) is one short transaction under the game's applier lock (results are still
     recorded meanwhile, and applied after it): it replays
     on top what was applied since the snapshot, writes the ratings and only the history rows and seats
@@ -439,7 +431,7 @@ def rebuild_aside(*, game_id: int) -> RebuildPlan:
     """The first half of :func:`ratings_rebuild`: read the game's history (one snapshot, no lock) and replay
     it from the initial ratings."""
     with transaction.atomic():
-        if rating_sql.has_advisory_locks() and len(connection.atomic_blocks) == 1:
+        if len(connection.atomic_blocks) == 1:
             with connection.cursor() as cursor:
                 cursor.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY")
         upto = RatingChange.objects.filter(game_id=game_id).order_by("-id").values_list("id", flat=True).first() or 0
@@ -469,16 +461,15 @@ def rebuild_swap(plan: RebuildPlan) -> int:
     brings the plan up to date and writes it. Returns the matches replayed."""
     game_id, ratings, ks = plan.game_id, plan.ratings, k_factors()
     with transaction.atomic():
-        if rating_sql.has_advisory_locks():
-            with connection.cursor() as cursor:
-                cursor.execute(rating_sql.apply_lock_sql(), [game_id])
+        with connection.cursor() as cursor:
+            cursor.execute(rating_sql.apply_lock_sql(), [game_id])
         since = _not_held(game_id, _history(game_id, change_id=plan.upto, after=True))
         for seats in since:
             for seat in seats:
                 ratings.setdefault(seat.bot_id, BotRating())
         _replay(since, ratings, ks)
         replayed = [seat for seats in (*plan.applied, *since) for seat in seats]
-        now = match_sql.db_datetime(timezone.now())
+        now = database.db_datetime(timezone.now())
         stored = _ratings_read(game_id, sorted(ratings))
         _execute(rating_sql.ratings_update(
             [(stored[bot_id][0], r.elo, r.games, r.wins, r.draws, r.losses) for bot_id, r in ratings.items()
@@ -503,17 +494,15 @@ def rebuild_sums(*, game_id: int) -> None:
     applied after), the standings under the recording lock (the game's rated recordings wait: they write
     the standings)."""
     with transaction.atomic():
-        if rating_sql.has_advisory_locks():
-            with connection.cursor() as cursor:
-                cursor.execute(rating_sql.apply_lock_sql(), [game_id])
+        with connection.cursor() as cursor:
+            cursor.execute(rating_sql.apply_lock_sql(), [game_id])
         # Summed over every finished rated match: the batches' additions are replaced.
         pair_records.pair_records_rebuild(game_id=game_id, now=timezone.now())
     # Results recorded while this held the applier lock were left to it by their recorders: applied now.
     ratings_apply_pending(game_id=game_id)
     with transaction.atomic():
-        if rating_sql.has_advisory_locks():
-            with connection.cursor() as cursor:
-                cursor.execute(rating_sql.record_lock_sql(), [game_id])
+        with connection.cursor() as cursor:
+            cursor.execute(rating_sql.record_lock_sql(), [game_id])
         # The standings read the same results: recomputed with them, so a history changed by hand is read
         # the same way by every table.
         tournament_records.records_rebuild(

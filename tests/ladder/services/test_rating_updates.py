@@ -153,18 +153,12 @@ def rated_round_robin(bot_factory, bots=6, players=2, games=2):
                              bot_ids=[b.id for b in entrants], players_per_match=players, games_per_pairing=games)
 
 
-def postgresql_only():
-    if connection.vendor != "postgresql":
-        pytest.skip("concurrent recordings and advisory locks need PostgreSQL")
-
-
 @pytest.mark.django_db(transaction=True)
 @pytest.mark.parametrize("players", [2, 3])
 def test_results_recorded_at_once_by_many_workers_keep_the_exact_sequential_elo(bot_factory, settings, players):
     """Four workers record rated results that share bots at once (and a rebuild runs among them): every
     result is applied exactly once, every bot's chain of rating_before/rating_after is unbroken, and the
     ratings equal the sequential Elo replayed in the order the results were applied."""
-    postgresql_only()
     settings.RATING_PROVISIONAL_GAMES = 3
     settings.RATING_APPLY_BATCH = 4
     tournament = rated_round_robin(bot_factory, bots=6, players=players, games=2)
@@ -206,7 +200,6 @@ def test_results_recorded_at_once_by_many_workers_keep_the_exact_sequential_elo(
 def test_a_recording_takes_no_rating_lock_and_leaves_its_result_to_the_applier_holding_the_game(bot_factory):
     """The rating rows locked elsewhere and the game's applier busy: a rated result is still recorded at
     once (no wait: a lock timeout would fail it), pending; the next applier applies it."""
-    postgresql_only()
     tournament = rated_round_robin(bot_factory, bots=2, games=1)
     (match_id, token, result), = claimed_results(tournament, random.Random(1))
     with apply_lock_held(tournament.game_id), held_meanwhile(
@@ -228,7 +221,6 @@ def test_a_recording_takes_no_rating_lock_and_leaves_its_result_to_the_applier_h
 
 @pytest.mark.django_db(transaction=True)
 def test_the_reconciler_applies_results_a_dead_worker_left_pending(bot_factory):
-    postgresql_only()
     tournament = rated_round_robin(bot_factory, bots=3, games=1)
     work = claimed_results(tournament, random.Random(2))
     with apply_lock_held(tournament.game_id):  # the holder "dies" without applying them
@@ -246,7 +238,6 @@ def test_results_recorded_during_a_rebuild_are_neither_lost_nor_applied_twice(bo
     """Between the rebuild's read of the history and its swap, one result is applied and another waits
     pending (its applier busy): the swap replays the first on top of the rebuilt ratings and applies the
     second, each once, in order."""
-    postgresql_only()
     settings.RATING_PROVISIONAL_GAMES = 2
     tournament = rated_round_robin(bot_factory, bots=4, games=2)
     work = claimed_results(tournament, random.Random(3))
@@ -312,7 +303,6 @@ def test_the_applier_reads_the_seats_of_its_batch_and_not_every_seat_of_their_bo
     taken since the history was written, as when the tables grow faster than autovacuum analyzes them):
     read from the pending rows to their seats, never from the bots to all their seats (the rows read grew
     with every match the bots had played, and made the applier the recording's slowest part)."""
-    postgresql_only()
     from tests.factories import BotFactory, MatchFactory, RatedTournamentFactory, SeatFactory
 
     first = BotFactory()
@@ -335,7 +325,7 @@ def test_the_applier_reads_the_seats_of_its_batch_and_not_every_seat_of_their_bo
     for position, bot in enumerate(bots[:2]):
         SeatFactory(match=pending, position=position, bot=bot, place=position + 1, outcome="ok")
     with connection.cursor() as cursor:
-        cursor.execute(rating_sql.pending_insert_sql(), rating_sql.pending_insert_params(pending.id, first.game_id))
+        cursor.execute(rating_sql.pending_insert_sql(), [pending.id, first.game_id, first.game_id])
 
     def seat_rows_read() -> int:
         with connection.cursor() as cursor:
@@ -353,7 +343,6 @@ def test_the_applier_reads_the_seats_of_its_batch_and_not_every_seat_of_their_bo
 def test_a_recording_with_nothing_pending_applies_its_own_ratings_and_marks_nothing_pending(bot_factory):
     """The game's applier free and nothing pending: the recording takes the applier's lock and applies
     the match to the ratings in its own transaction; no pending mark is written, or read back later."""
-    postgresql_only()
     tournament = rated_round_robin(bot_factory, bots=3, games=1)
     work = claimed_results(tournament, random.Random(6))
 
@@ -377,7 +366,6 @@ def test_a_recording_with_nothing_pending_applies_its_own_ratings_and_marks_noth
 def test_a_recording_queues_behind_results_already_pending_and_they_are_applied_in_order(bot_factory):
     """A result left pending (its applier busy when it was recorded): the next recording does not apply
     its own match ahead of it but marks it pending behind it, and its applier applies both, in order."""
-    postgresql_only()
     tournament = rated_round_robin(bot_factory, bots=3, games=1)
     (first_id, first_token, first), (second_id, second_token, second), *_ = claimed_results(
         tournament, random.Random(7))
@@ -408,7 +396,6 @@ def test_a_recording_that_takes_the_applier_lock_applies_the_results_pending_bef
     transaction, its match never marked pending. With more pending than the applier takes in one batch
     it leaves them to the applier and marks its own match pending behind them. Either way nothing is
     pending once it returns, and the history is in order."""
-    postgresql_only()
     if batch is not None:
         settings.RATING_APPLY_BATCH = batch
     tournament = rated_round_robin(bot_factory, bots=4, games=1)
@@ -437,7 +424,6 @@ def test_a_result_left_pending_while_a_recording_held_the_applier_lock_is_applie
     with the COMMIT, which goes with the writes (matches of the round robin left queued), or in a read
     of its own (every match claimed: the last one's recording looks whether the round robin is done
     before it commits)."""
-    postgresql_only()
     from ladder.services import recording
 
     tournament = rated_round_robin(bot_factory, bots=4, games=1)
@@ -477,7 +463,6 @@ def test_a_pending_result_whose_rating_row_was_deleted_by_hand_goes_through_the_
     """A pending result seating a bot whose rating row was deleted by hand: the recording that takes the
     lock leaves it, and its own match behind it, to the applier, which recreates the row; all applied in
     order."""
-    postgresql_only()
     tournament = rated_round_robin(bot_factory, bots=4, games=1)
     work = claimed_results(tournament, random.Random(10))
     (first_id, first_token, first), (last_id, last_token, last) = work[0], work[1]
@@ -498,7 +483,6 @@ def test_a_result_left_to_the_rebuild_while_it_held_the_applier_lock_is_applied_
     """A recorder that finds the game's applier lock taken leaves its result pending to the lock's holder.
     Each part of a rebuild that holds that lock (the swap, the pair records' sums) is such a holder: a
     result committed while it held the lock is applied once it lets go, not left for the reconciler."""
-    postgresql_only()
     tournament = rated_round_robin(bot_factory, bots=2, games=1)
     (match_id, token, result), = claimed_results(tournament, random.Random(3))
     with apply_lock_held(tournament.game_id):
