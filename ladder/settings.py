@@ -501,12 +501,12 @@ if COLLUSION_SCREEN_INTERVAL_S > 0:
                                                 "schedule": COLLUSION_SCREEN_INTERVAL_S}
 CELERY_BEAT_SCHEDULE_FILENAME: str = str(VAR_DIR / "celerybeat-schedule")
 
-# --- Ratings (the Elo step of ladder.ratings.elo, applied by ladder.services.rating_updates) -------
+# --- Ratings (the Elo step of ladder.ratings.elo, applied by ladder.services.rating_applier) -------
 
 RATING_K: float = env.float("RATING_K", default=32.0)  # Elo K once a bot is established
 RATING_PROVISIONAL_K: float = env.float("RATING_PROVISIONAL_K", default=48.0)  # K for a new bot
 RATING_PROVISIONAL_GAMES: int = env.int("RATING_PROVISIONAL_GAMES", default=10)  # games at that K
-# Most pending rated matches the game's applier applies in one transaction (ladder.services.rating_updates).
+# Most pending rated matches the game's applier applies in one transaction (ladder.services.rating_applier).
 RATING_APPLY_BATCH: int = env.int("RATING_APPLY_BATCH", default=500)
 if RATING_APPLY_BATCH < 1:
     raise ImproperlyConfigured(f"RATING_APPLY_BATCH ({RATING_APPLY_BATCH}) must be at least 1")

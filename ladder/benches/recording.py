@@ -34,7 +34,7 @@ game's engine, a decision record per decision of each seat; no sandbox, no broke
 * ``recording.statements_per_match``: the SQL statements of one recording's transaction (Django's own
   log of the connection, COMMIT excluded: a transaction's BEGIN is implicit, never sent as a statement),
   and ``recording.rating_statements_per_match`` those its game's rating applier sends after the commit
-  (the ratings, the history, the pair records: ``rating_updates``);
+  (the ratings, the history, the pair records: ``rating_applier``);
 * ``recording.bytes_per_match``: the tables a recording writes (matches, seats, rating history,
   ratings, pair records, the tournament's standings, head to head and tally) with their indexes and
   TOAST, after a VACUUM, over the matches (what the field's bots take before the first match is left
@@ -595,7 +595,7 @@ def recording_statements(captured: list[dict]) -> tuple[list[str], list[str]]:
     control (COMMIT, and any explicit BEGIN, SAVEPOINT, RELEASE or ROLLBACK) left out, split in two: those
     of the transaction that records the result (up to its first COMMIT, or inside an enclosing transaction
     the release of its savepoint), and those sent after it (a rated
-    match's rating applier, ``rating_updates.ratings_apply_after_recording``)."""
+    match's rating applier, ``rating_applier.ratings_apply_after_recording``)."""
     control = ("COMMIT", "BEGIN", "ROLLBACK", "SAVEPOINT", "RELEASE")
     recording, after, committed, outermost = [], [], False, None
     for query in captured:

@@ -12,7 +12,7 @@ interrupt by three rules:
    worker that died is played again within seconds, and a long match that is alive keeps it.
 3. :func:`match_record_result` writes the actions, the seats and the tournament's standings
    (``tournament_records``) in one transaction, with a rated match marked pending for its game's rating
-   applier (``rating_updates``), which applies it once the transaction committed,
+   applier (``rating_applier``), which applies it once the transaction committed,
    and only if the match is still running under the same token: a worker whose lease was taken over
    cannot record a stale result, and a result is never recorded twice.
 
@@ -50,7 +50,7 @@ from ladder.models import Match
 from ladder.services import match_sql
 from ladder.services.comparisons import comparison_advance, comparison_decided
 from ladder.services.enqueue import broker_match_messages, broker_waiting_match_ids, matches_enqueue_on_commit
-from ladder.services.rating_updates import ratings_apply_stranded
+from ladder.services.rating_applier import ratings_apply_stranded
 from ladder.services.recording import result_pack, results_record
 from ladder.services.rotations import rotation_held, rotation_release_next
 from ladder.services.tournaments import tournament_finish_if_done
@@ -220,7 +220,7 @@ def match_record_result(*, match_id: int, token: str, result) -> bool:
     Only a rated match changes ratings (``ladder.services.rated_play``); an unrated one leaves every
     rating, its history and its seats' ``rating_before``/``rating_after`` alone. A rated one is marked
     pending in the transaction (no rating row is locked there), and after the commit this caller tries to
-    become its game's rating applier (``rating_updates.ratings_apply_pending``): when it returns, the
+    become its game's rating applier (``rating_applier.ratings_apply_pending``): when it returns, the
     match is applied, by this caller or by the applier that held the game meanwhile.
 
     Returns False, changing nothing, unless the match is running under ``token``: the caller lost its
@@ -297,7 +297,7 @@ def matches_reconcile(*, now: datetime | None = None) -> ReconcileReport:
     many attempts); queued matches get their message again when the broker holds none for them
     (``_queued_without_message``; duplicates are harmless, the claim skips them), and in any case once
     they have waited ``MATCH_REQUEUE_AFTER_S`` unclaimed. Rated results left pending by a worker that died
-    after recording them are applied (``rating_updates.ratings_apply_stranded``). A held rotation of a rated deal
+    after recording them are applied (``rating_applier.ratings_apply_stranded``). A held rotation of a rated deal
     (``rotations.rotation_held``) has no message to lose: it is neither counted nor sent."""
     now = now or timezone.now()
     stranded = ratings_apply_stranded()

@@ -82,7 +82,7 @@ def _upsert_sql(source: str) -> str:
 def pair_records_rebuild(*, game_id: int, now) -> int:
     """Replace the game's pair records with the sums over its finished rated matches, in one INSERT ...
     SELECT (seconds for a million matches, where reading them into Python would take minutes). Returns
-    the pairs written. Run inside the caller's transaction (``rating_updates.ratings_rebuild``'s swap)."""
+    the pairs written. Run inside the caller's transaction (``rating_rebuild.rebuild_sums``)."""
     rated_sql, rated_params = rating_matches(game_id=game_id).query.sql_with_params()
     PairRecord.objects.filter(game_id=game_id).delete()
     with connection.cursor() as cursor:

@@ -1,4 +1,4 @@
-"""The statements of the rating applier (``ladder.services.rating_updates``) as plain SQL: the game's
+"""The statements of the rating applier (``ladder.services.rating_applier``) as plain SQL: the game's
 locks, the read of a batch of pending matches, and the multi-row writes that apply a batch in one
 statement per table (rows travel as one array per column: ``database.rows_source``). Parameters are
 always bound, never formatted into the text.

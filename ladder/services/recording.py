@@ -11,13 +11,13 @@ same few statements whatever their number:
    (``match_sql.finish_many_sql``: the ids, tokens, actions and durations travel as arrays, so the
    text, and the prepared statement, is one), and reads the bots' ratings under the locks it took; where
    it took a game's lock with results of the game pending, one more round trip reads those (up to an
-   applier's batch: ``rating_updates.InlineRatings.read_pending``);
+   applier's batch: ``rating_applier.InlineRatings.read_pending``);
 2. one statement writes every seat's result and what the matches add to their tournaments' standings,
    head to head and tally (``tournament_records``: the rows of matches that share a bot or a pair are
    summed first, as one multi-row upsert touches a row once), and, where it holds their game's applier
    lock, the ratings, history and pair records of the results that were pending and then of its own rated
-   matches, in that order (``rating_updates.ratings_inline_parts``); the other rated matches are marked
-   pending first (``rating_updates.pending_add_many``, one statement per game); the COMMIT goes in the
+   matches, in that order (``rating_applier.ratings_inline_parts``); the other rated matches are marked
+   pending first (``rating_applier.pending_add_many``, one statement per game); the COMMIT goes in the
    same round trip unless a match has follow-ups;
 3. the follow-ups, in match order: a rated deal's next rotation (``rotations``), a round robin that may
    be done (``tournaments``), a comparison's count (``comparisons``; a comparison's matches are recorded
@@ -25,7 +25,7 @@ same few statements whatever their number:
 
 After the commit each game's rating applier applies the rated matches left pending, in order with the
 others (and a recording that held the lock looks once for results left pending meanwhile, in the round
-trip of its COMMIT: ``rating_updates.PendingLook``). A match
+trip of its COMMIT: ``rating_applier.PendingLook``). A match
 is recorded once: a result whose claim was lost (lease expired and taken over, or already recorded)
 changes nothing and is reported False.
 
@@ -54,7 +54,7 @@ from ladder.core.database import (
 from ladder.models import Match, Seat, Tournament
 from ladder.services import match_sql, rating_sql, tournament_records
 from ladder.services.comparisons import comparison_advance
-from ladder.services.rating_updates import (
+from ladder.services.rating_applier import (
     InlineRatings,
     PendingLook,
     pending_add_many,

@@ -16,7 +16,7 @@ from ladder.core import database
 from ladder.models import Match, Rating, RatingChange, Seat, Tournament, TournamentTally
 from ladder.services import match_sql
 from ladder.services.matches import match_claim
-from ladder.services.rating_updates import ratings_rebuild
+from ladder.services.rating_rebuild import ratings_rebuild
 from ladder.services.recording import result_pack, results_record
 from ladder.services.tournament_records import records_rebuild
 from tests.factories import BotFactory, MatchFactory, RatedTournamentFactory, SeatFactory, TournamentFactory
