@@ -36,11 +36,9 @@ def name_connections() -> None:
 
     from django.db import DEFAULT_DB_ALIAS, connections
 
-    conf = connections.settings[DEFAULT_DB_ALIAS]
-    if conf["ENGINE"].endswith("postgresql"):
-        # PostgreSQL keeps the first 63 bytes; the pid, which tells processes apart, goes last.
-        name = f"ladder-worker:{socket.gethostname()[:40]}:{os.getpid()}"
-        conf.setdefault("OPTIONS", {})["application_name"] = name
+    # PostgreSQL keeps the first 63 bytes; the pid, which tells processes apart, goes last.
+    name = f"ladder-worker:{socket.gethostname()[:40]}:{os.getpid()}"
+    connections.settings[DEFAULT_DB_ALIAS].setdefault("OPTIONS", {})["application_name"] = name
 
 
 @worker_process_shutdown.connect

@@ -178,15 +178,6 @@ def commit_batched(cursor) -> bool:
     return True
 
 
-def execute_many(sql: str, params: list[tuple]) -> None:
-    """One parametrised statement for each of a few rows. Executed one by one rather than with
-    ``executemany``: inside :func:`statements_batched` they then join the caller's batch, while psycopg's
-    ``executemany`` opens a pipeline of its own whose end waits for the server."""
-    with statement_cursor() as cursor:
-        for row in params:
-            cursor.execute(sql, row)
-
-
 def execute_combined(parts: list[tuple[str, list]]) -> None:
     """Run data-modifying statements (``(sql, params)``, none with a RETURNING of its own) as one statement
     (each one a WITH query), in the order given: each is read by the outer SELECT in turn, so rows are

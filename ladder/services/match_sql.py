@@ -124,8 +124,9 @@ def tournament_hold_sql() -> str:
     """Params: tournament id, tournament id, queued. Locks the tournament's row unless one of its matches is
     queued (a queued match cannot finish behind the caller's back, so there is nothing to hold it for)."""
     return (
-        f"SELECT t.id FROM {table_name(Tournament)} t WHERE t.id = %s AND NOT EXISTS (SELECT 1 FROM {table_name(Match)} m "
-        "WHERE m.tournament_id = %s AND m.status = %s) FOR UPDATE OF t"
+        f"SELECT t.id FROM {table_name(Tournament)} t WHERE t.id = %s "
+        f"AND NOT EXISTS (SELECT 1 FROM {table_name(Match)} m WHERE m.tournament_id = %s AND m.status = %s) "
+        "FOR UPDATE OF t"
     )
 
 

@@ -191,9 +191,9 @@ CHANGE_COLUMNS = ("seat_id", "match_id", "bot_id", "game_id", "before", "after",
 
 def changes_insert(rows: Sequence[tuple]) -> list[tuple[str, list]]:
     """``rows`` of :data:`CHANGE_COLUMNS`, inserted in their order (so their ids follow it)."""
-    names = ", ".join(column_name(name) for name in CHANGE_COLUMNS)
-    return [(f"WITH {source} INSERT INTO {table_name(RatingChange)} ({names}) SELECT {', '.join(CHANGE_COLUMNS)} FROM v",
-             params) for source, params in _sources(RatingChange, CHANGE_COLUMNS, rows)]
+    names, table = ", ".join(column_name(name) for name in CHANGE_COLUMNS), table_name(RatingChange)
+    return [(f"WITH {source} INSERT INTO {table} ({names}) SELECT {', '.join(CHANGE_COLUMNS)} FROM v", params)
+            for source, params in _sources(RatingChange, CHANGE_COLUMNS, rows)]
 
 
 def changes_update(rows: Sequence[tuple]) -> list[tuple[str, list]]:

@@ -58,7 +58,8 @@ def test_the_outermost_transaction_commits_with_its_batch_and_errors_surface_as_
     seats = database.table_name(Seat)
     with pytest.raises(IntegrityError), transaction.atomic():
         with database.statements_batched():
-            database.execute_many(f"UPDATE {seats} SET score = %s WHERE id = %s", [(1, seat.id)])
+            with database.statement_cursor() as batched:
+                batched.execute(f"UPDATE {seats} SET score = %s WHERE id = %s", [1, seat.id])
             execute(f"UPDATE {seats} SET match_id = NULL WHERE id = %s", [seat.id])
     seat.refresh_from_db()
     assert seat.score is None  # the batch rolled back as a whole
