@@ -108,22 +108,13 @@ TEMPLATES = [
 
 # --- Database ---------------------------------------------------------------------------------------
 
-# The database URL: postgres://user:pw@host:port/db. ``make demo`` and ``make test`` set it to a private
-# server of their own (ladder.private_postgres); unset, a PostgreSQL on this machine's standard port. A
-# sqlite:///PATH URL still works for now, but nothing runs or tests that way by default.
+# The database URL: postgres://user:pw@host:port/db (PostgreSQL only). ``make demo`` and ``make test`` set it
+# to a private server of their own (ladder.private_postgres); unset, a PostgreSQL on this machine's standard
+# port.
 DATABASES = {"default": env.db_url("DATABASE_URL", default="postgres://postgres@127.0.0.1:5432/ladder")}
-if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
-    # Workers and the web server write concurrently: WAL lets readers run beside the writer, and
-    # IMMEDIATE transactions take the write lock up front instead of failing on a lock upgrade.
-    DATABASES["default"].setdefault("OPTIONS", {}).update(
-        {
-            "timeout": 30,
-            "transaction_mode": "IMMEDIATE",
-            "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
-        }
-    )
-    # A file (not an in-memory database) so that worker subprocesses started by tests can share it.
-    DATABASES["default"]["TEST"] = {"NAME": str(VAR_DIR / "test_ladder.sqlite3")}
+if DATABASES["default"]["ENGINE"] != "django.db.backends.postgresql":
+    raise ImproperlyConfigured("DATABASE_URL must be a PostgreSQL URL (postgres://...); without it, `make demo` "
+                               "and `make test` start a private PostgreSQL")
 # Reuse connections between requests and tasks (seconds); 0 closes them after each one.
 DATABASES["default"]["CONN_MAX_AGE"] = env.int("DATABASE_CONN_MAX_AGE", default=60)
 # What sits between the project and PostgreSQL: "" (nothing, or a pooler in session mode) or "transaction"
@@ -134,11 +125,10 @@ DATABASES["default"]["CONN_MAX_AGE"] = env.int("DATABASE_CONN_MAX_AGE", default=
 DATABASE_POOLER: str = env.str("DATABASE_POOLER", default="")
 if DATABASE_POOLER not in ("", "transaction"):
     raise ImproperlyConfigured(f"DATABASE_POOLER must be empty or 'transaction', not {DATABASE_POOLER!r}")
-if DATABASES["default"]["ENGINE"].endswith("postgresql"):
-    # The hot statements of claiming and recording matches (ladder.services.match_sql.statement_cursor) are
-    # prepared the second time a connection sends them; Django's own queries, bound on the client, never are.
-    DATABASES["default"].setdefault("OPTIONS", {})["prepare_threshold"] = 2
-if DATABASE_POOLER == "transaction" and DATABASES["default"]["ENGINE"].endswith("postgresql"):
+# The hot statements of claiming and recording matches (ladder.core.database.statement_cursor) are prepared
+# the second time a connection sends them; Django's own queries, bound on the client, never are.
+DATABASES["default"].setdefault("OPTIONS", {})["prepare_threshold"] = 2
+if DATABASE_POOLER == "transaction":
     DATABASES["default"]["DISABLE_SERVER_SIDE_CURSORS"] = True
     DATABASES["default"]["OPTIONS"]["prepare_threshold"] = None
 
@@ -510,12 +500,12 @@ if COLLUSION_SCREEN_INTERVAL_S > 0:
                                                 "schedule": COLLUSION_SCREEN_INTERVAL_S}
 CELERY_BEAT_SCHEDULE_FILENAME: str = str(VAR_DIR / "celerybeat-schedule")
 
-# --- Ratings (the Elo step of ladder.ratings.elo, applied by ladder.services.rating_updates) -------
+# --- Ratings (the Elo step of ladder.ratings.elo, applied by ladder.services.rating_applier) -------
 
 RATING_K: float = env.float("RATING_K", default=32.0)  # Elo K once a bot is established
 RATING_PROVISIONAL_K: float = env.float("RATING_PROVISIONAL_K", default=48.0)  # K for a new bot
 RATING_PROVISIONAL_GAMES: int = env.int("RATING_PROVISIONAL_GAMES", default=10)  # games at that K
-# Most pending rated matches the game's applier applies in one transaction (ladder.services.rating_updates).
+# Most pending rated matches the game's applier applies in one transaction (ladder.services.rating_applier).
 RATING_APPLY_BATCH: int = env.int("RATING_APPLY_BATCH", default=500)
 if RATING_APPLY_BATCH < 1:
     raise ImproperlyConfigured(f"RATING_APPLY_BATCH ({RATING_APPLY_BATCH}) must be at least 1")

@@ -28,7 +28,7 @@ from ladder.models import Game, Match, PairFlag, PairRecord, RatingChange, Tourn
 from ladder.ratings.collusion import PairTotal, pair_departures
 from ladder.services.errors import ServiceError
 from ladder.services.rated_play import HELD_FLAGS, HOUSE_BOTS, held_out
-from ladder.services.rating_updates import ratings_rebuild
+from ladder.services.rating_rebuild import ratings_rebuild
 
 logger = logging.getLogger(__name__)
 

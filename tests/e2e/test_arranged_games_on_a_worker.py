@@ -15,7 +15,7 @@ from ladder.models import Game, Match, PairFlag, Rating, RatingChange, Seat
 from ladder.ratings.elo import BotRating, RatedSeat, rate_match
 from ladder.services.collusion import collusion_screen
 from ladder.services.ladder import ladder_tick
-from ladder.services.rating_updates import k_factors
+from ladder.services.rating_applier import k_factors
 from tests.arranged_bots import CLIMBER, GREEDY, THROWER
 from tests.conftest import wait_until
 from tests.factories import BotFactory, UserFactory

@@ -10,7 +10,7 @@ from ladder.models import Game, Match, PairFlag, PairRecord, Rating, RatingChang
 from ladder.services.collusion import collusion_screen, held_pairs, pair_flag_review
 from ladder.services.errors import ServiceError
 from ladder.services.ladder import ladder_field, ladder_tournament_get
-from ladder.services.rating_updates import ratings_rebuild
+from ladder.services.rating_rebuild import ratings_rebuild
 from tests.factories import (
     BotFactory,
     MatchFactory,
