@@ -134,7 +134,7 @@ class WebhookFactory(factory.django.DjangoModelFactory):
 
 
 def _sealed(secret: str) -> str:
-    from ladder.services.webhooks import secret_seal
+    from ladder.services.webhook_subscriptions import secret_seal
 
     return secret_seal(secret)
 

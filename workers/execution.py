@@ -16,7 +16,7 @@ from collections.abc import Callable, Sequence
 from celery.exceptions import SoftTimeLimitExceeded
 from django.conf import settings
 
-from ladder.services.bots import sandbox_limits
+from ladder.services.limits import sandbox_limits
 from ladder.services.matches import ClaimedMatch, match_claim, match_claim_many, match_release_after_fault
 from ladder.services.recording import PackedResult, result_pack
 from ladder.services.result_group import result_record, results_record_guarded

@@ -84,7 +84,7 @@ def deliver_webhook(delivery_id: int) -> str:
     another attempt is left alone). The retry is a new message due later, and the delivery row is the
     record: an attempt lost with its worker is sent again by the reconciler's sweep. Runs on the webhook
     workers (``WEBHOOKS_QUEUE``), never on a match worker."""
-    from ladder.services.webhooks import webhook_delivery_attempt
+    from ladder.services.webhook_deliveries import webhook_delivery_attempt
 
     status = webhook_delivery_attempt(delivery_id=delivery_id)
     logger.info("webhook delivery %s: %s", delivery_id, status)
@@ -97,7 +97,7 @@ def reconcile() -> dict:
     uploads left pending and the webhook deliveries whose message or attempt was lost."""
     from ladder.services.matches import matches_reconcile
     from ladder.services.validation import versions_reconcile
-    from ladder.services.webhooks import webhook_deliveries_sweep
+    from ladder.services.webhook_deliveries import webhook_deliveries_sweep
 
     report = matches_reconcile().to_json()
     report["validations_resent"] = versions_reconcile()

@@ -360,7 +360,7 @@ def _ladder_rate(seconds: float) -> tuple[float, bool]:
 def _referee_rate(tournament) -> float:
     """Matches per second for the same matches played in a loop by the referee alone."""
     from bots.referee import BotSpec, play_match
-    from ladder.services.bots import sandbox_limits
+    from ladder.services.limits import sandbox_limits
 
     jobs = []
     matches = tournament.matches.select_related("setup").prefetch_related("seats__bot", "seats__bot_version")

@@ -3,51 +3,22 @@ version, the bot's rating row. Workers accept or reject each version (``ladder.s
 
 from __future__ import annotations
 
-import dataclasses
 import hashlib
 import re
-from collections.abc import Mapping
 
 from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import IntegrityError, transaction
 from django.db.models import Max
 
-import engines
 from ladder.models import Bot, BotVersion, Rating
 from ladder.services.enqueue import versions_validate_on_commit
 from ladder.services.errors import ServiceError
 from ladder.services.games import game_get
-from ladder.services.limits import limit_cap, limits_global, limits_playable, limits_resolve
 from ladder.services.quotas import write_rate_check
 from ladder.services.webhook_events import bot_deactivated
 
 BOT_NAME_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
-
-
-def sandbox_limits(*, game: str | None = None, overrides: Mapping[str, int] | None = None):
-    """The referee's ``Limits`` for a match of ``game``: the settings (the game's own over the global
-    ones), under ``overrides`` (a match's stored limits; ``{}`` for a match stored without them).
-
-    Without a game, the global settings alone. Stored names this version does not know are ignored
-    (``limits_playable``); ImproperlyConfigured for unusable limit settings.
-    """
-    from bots.limits import Limits
-
-    if game is None:
-        return Limits(**limits_global())
-    return Limits(**limits_resolve(game_slug=game, overrides=limits_playable(overrides or {})))
-
-
-def sandbox_limit_caps():
-    """The most a match on this server may be given, as the referee's ``Limits``: the server's cap
-    (``BOTS_MAX_*``) of each limit a tournament may set, and of every other limit the largest the settings
-    give any game (no match is played with more). What a bundle played locally is held to."""
-    from bots.limits import Limits
-
-    resolved = [dataclasses.asdict(sandbox_limits(game=game)) for game in engines.names()]
-    resolved.append(dataclasses.asdict(sandbox_limits()))
-    return Limits(**{name: limit_cap(name) or max(limits[name] for limits in resolved) for name in resolved[0]})
 
 
 def bot_code_check(*, data: bytes, filename: str) -> str:

@@ -22,6 +22,13 @@ from celery import Celery
 from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
+from kombu.exceptions import ChannelError
+from kombu.transport import filesystem as kombu_filesystem
+from kombu.transport import redis as kombu_redis
+
+from ladder.brokers import filesystem, redis_queues
+from ladder.models import BotVersion, Match
+from ladder.services.match_durations import match_seconds
 
 logger = logging.getLogger(__name__)
 
@@ -116,10 +123,6 @@ def broker_match_messages(queue: str | None = None) -> BrokerMatchMessages | Non
             return None
         reserved = None if any(v.reserved is None for v in views) else frozenset().union(*(v.reserved for v in views))
         return BrokerMatchMessages(waiting=sum(v.waiting for v in views), reserved=reserved)
-    from kombu.transport import redis as kombu_redis
-
-    from ladder.brokers import redis_queues
-
     try:
         with _broker_channel() as channel:
             waiting = _message_count(channel, queue)
@@ -142,11 +145,6 @@ def broker_waiting_match_ids(queue: str | None = None) -> frozenset[int] | None:
     if queue is None:
         listed = [broker_waiting_match_ids(name) for name in match_queues()]
         return None if None in listed else frozenset().union(*listed)
-    from kombu.transport import filesystem as kombu_filesystem
-    from kombu.transport import redis as kombu_redis
-
-    from ladder.brokers import filesystem, redis_queues
-
     try:
         with _broker_channel() as channel:
             if isinstance(channel, kombu_redis.Channel):
@@ -160,8 +158,6 @@ def broker_waiting_match_ids(queue: str | None = None) -> frozenset[int] | None:
 
 
 def _message_count(channel, queue: str) -> int:
-    from kombu.exceptions import ChannelError
-
     try:
         return int(channel.queue_declare(queue=queue, passive=True).message_count)
     except ChannelError:
@@ -201,8 +197,6 @@ def _publish_after_commit(send, ids: list[int], what: str) -> None:
 def match_queue(priority: int) -> str:
     """The queue of a match of ``priority``: the ladder's own (``LADDER_QUEUE``, taken last) for ladder
     matches, ``MATCH_QUEUE`` for every other match."""
-    from ladder.models import Match
-
     return settings.LADDER_QUEUE if priority >= Match.Priority.LADDER else settings.MATCH_QUEUE
 
 
@@ -252,9 +246,6 @@ def matches_send_now(match_ids: Iterable[int], *, stamp: bool = True) -> int:
     """Publish the matches on their queues (:func:`match_queue`), several to a message where they are
     many (:func:`match_message_sizes`), and mark them sent (``enqueued_at``) unless ``stamp`` is False
     (:func:`matches_enqueue_on_commit` marked them in their transaction); returns how many were sent."""
-    from ladder.models import Match
-    from ladder.services.match_durations import match_seconds
-
     ids = list(match_ids)
     if not ids:
         return 0
@@ -279,8 +270,6 @@ def matches_enqueue_on_commit(match_ids: Iterable[int], *, stamped: bool = False
     cost every match a second row version and hold the rows a worker may be claiming already."""
     ids = list(match_ids)
     if ids and not stamped:
-        from ladder.models import Match
-
         Match.objects.filter(id__in=ids).update(enqueued_at=timezone.now())
     _publish_after_commit(functools.partial(matches_send_now, stamp=False), ids, "match messages")
 
@@ -288,8 +277,6 @@ def matches_enqueue_on_commit(match_ids: Iterable[int], *, stamped: bool = False
 def versions_validate_now(version_ids: Iterable[int]) -> int:
     """Publish one ``validate_version`` message per id on ``settings.VALIDATION_QUEUE``; returns how many
     were sent."""
-    from ladder.models import BotVersion
-
     ids = list(version_ids)
     if not ids:
         return 0

@@ -5,9 +5,10 @@ Each bot's games spread over many opponents (``LADDER_PAIR_SHARE``), and a pair 
 
 Ladder matches are played under their game's sandbox limits (``BOTS_LIMITS_BY_GAME`` over the global
 settings): the ladder tournament sets no overrides of its own. They are rated, so no ladder match seats
-two bots of one owner (``ladder.services.rated_play``); :func:`bot_ladder_status` says why a bot gets no
-ladder games, that rule among the reasons. An upload's smoke match is played as a ladder match of its
-game is (:func:`ladder_match_setup`): a bot must not be able to behave only where it is checked.
+two bots of one owner (``ladder.services.rated_play``); ``ladder.selectors.ladder.bot_ladder_status``
+says why a bot gets no ladder games, that rule among the reasons. An upload's smoke match is played as a
+ladder match of its game is (:func:`ladder_match_setup`): a bot must not be able to behave only where it
+is checked.
 """
 
 from __future__ import annotations
@@ -22,10 +23,10 @@ from datetime import datetime, timedelta
 import numpy as np
 from django.conf import settings
 from django.db import transaction
-from django.db.models import Count, Exists, Max, OuterRef, Q, QuerySet
+from django.db.models import Max
 from django.utils import timezone
 
-from ladder.models import Bot, BotVersion, Game, LadderEntry, Match, PairRecord, Rating, Seat, Tournament
+from ladder.models import BotVersion, Game, LadderEntry, Match, PairRecord, Rating, Seat, Tournament
 from ladder.ratings.confidence import SETTLED_P
 from ladder.ratings.pairing import (
     Candidate,
@@ -34,17 +35,13 @@ from ladder.ratings.pairing import (
     misorder_probabilities,
     select_groups,
 )
+from ladder.selectors.ladder import RECENT_STEP_S, RECENT_STEPS, ladder_entrants, ladder_players
 from ladder.services.collusion import held_pairs
 from ladder.services.limits import limits_resolve
-from ladder.services.rated_play import HOUSE_BOTS, rated_owner_keys
+from ladder.services.rated_play import rated_owner_keys
 from ladder.services.tournaments import current_versions, matches_create
 
 logger = logging.getLogger(__name__)
-
-
-def _ladder_players(game: Game) -> int:
-    """Players per match of a new ladder of ``game``: its fewest, and at least two where it allows."""
-    return game.min_players if game.min_players >= 2 else min(2, game.max_players)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -62,17 +59,10 @@ def ladder_match_setup(*, game: Game) -> LadderMatchSetup:
     that exists, those it will be made with (:func:`ladder_tournament_get`), without making it."""
     ladder = Tournament.objects.filter(game=game, kind=Tournament.Kind.LADDER).first()
     if ladder is None:
-        return LadderMatchSetup(players=_ladder_players(game), options=dict(game.default_options),
+        return LadderMatchSetup(players=ladder_players(game), options=dict(game.default_options),
                                 limits=limits_resolve(game_slug=game.slug))
     return LadderMatchSetup(players=ladder.players_per_match, options=dict(ladder.options),
                             limits=limits_resolve(game_slug=game.slug, overrides=ladder.limits))
-
-
-def ladder_entrants(*, game: Game | int) -> QuerySet[Bot]:
-    """The bots the ladder of ``game`` pairs: active, with an accepted version and a rating row in the game."""
-    accepted = BotVersion.objects.filter(bot=OuterRef("pk"), validation_status=BotVersion.Validation.ACCEPTED)
-    rated = Rating.objects.filter(bot=OuterRef("pk"), game=OuterRef("game"))
-    return Bot.objects.filter(game=game, active=True).filter(Exists(accepted), Exists(rated))
 
 
 def ladder_tournament_get(*, game: Game) -> Tournament:
@@ -82,7 +72,7 @@ def ladder_tournament_get(*, game: Game) -> Tournament:
         kind=Tournament.Kind.LADDER,
         defaults={
             "name": f"{game.title} ladder",
-            "players_per_match": _ladder_players(game),
+            "players_per_match": ladder_players(game),
             "options": game.default_options,
             # The server chose these games: they move leaderboard ratings, each with a secret seed.
             "rated": True,
@@ -302,78 +292,3 @@ def ladder_entries_count(*, tournament: Tournament, groups: list[tuple[int, ...]
     LadderEntry.objects.bulk_update([e for e in entries.values() if e not in fresh],
                                     ["seat_counts", "scheduled", "last_scheduled_at", "version", "version_games",
                                      "recent"])
-
-
-#: The ladder games a bot's page shows are counted in steps of ten minutes, for a day.
-RECENT_STEP_S = 600
-RECENT_STEPS = 86400 // RECENT_STEP_S
-
-
-def ladder_games_recent(entry: LadderEntry | None, *, now: datetime) -> dict[str, int]:
-    """``{"last_hour": n, "last_day": n}``: ladder games scheduled for the entry's bot in the ten-minute steps
-    that overlap the last hour and the last day (0 without an entry)."""
-    if entry is None:
-        return {"last_hour": 0, "last_day": 0}
-    current = int(now.timestamp()) // RECENT_STEP_S
-    hour = sum(n for key, n in entry.recent.items() if int(key) > current - 3600 // RECENT_STEP_S)
-    day = sum(n for key, n in entry.recent.items() if int(key) > current - RECENT_STEPS)
-    return {"last_hour": hour, "last_day": day}
-
-
-def bot_ladder_games(*, bot: Bot, now: datetime | None = None) -> dict[str, int]:
-    """:func:`ladder_games_recent` of ``bot`` on its game's ladder: one query."""
-    entry = LadderEntry.objects.filter(bot=bot, tournament__game_id=bot.game_id,
-                                       tournament__kind=Tournament.Kind.LADDER).only("recent").first()
-    return ladder_games_recent(entry, now=now or timezone.now())
-
-
-@dataclasses.dataclass(frozen=True)
-class LadderStatus:
-    """Whether a bot plays on its game's ladder, and if not why, in words its owner can act on."""
-
-    #: ``playing``; or why not: ``off`` (no ladder on this server), ``unavailable`` (its game is no longer
-    #: installed), ``inactive``, ``no_accepted_version``, ``own_bots_only`` (every possible opponent is
-    #: its owner's, or too few owners for a match), ``too_few_bots``.
-    state: str
-    message: str
-
-
-def bot_ladder_status(*, bot: Bot) -> LadderStatus:
-    """Whether the ladder pairs ``bot`` (with ``game`` loaded), and if not why. Two queries at most (the
-    ladder's players per match, and a count of the bot's possible opponents by owner)."""
-    game = bot.game
-    if not settings.LADDER_ENABLED:
-        return LadderStatus("off", "This server runs no ladder: bots play in tournaments only.")
-    if not game.available:
-        return LadderStatus("unavailable", f"{game.title} is no longer installed here: no new games are scheduled.")
-    if not bot.active:
-        return LadderStatus("inactive", "No ladder games: the bot is inactive. Reactivate it to play again.")
-    players = (Tournament.objects.filter(game=game, kind=Tournament.Kind.LADDER)
-               .values_list("players_per_match", flat=True).first()) or _ladder_players(game)
-    others = ~Q(id=bot.id)
-    counts = ladder_entrants(game=game).aggregate(
-        entered=Count("id", filter=Q(id=bot.id)),
-        others=Count("id", filter=others),
-        # House bots answer to no owner: each is an opponent of its own.
-        house=Count("id", filter=others & HOUSE_BOTS),
-        owners=Count("owner", distinct=True, filter=others & ~HOUSE_BOTS & ~Q(owner=bot.owner_id)),
-    )
-    if not counts["entered"]:
-        return LadderStatus("no_accepted_version", "No ladder games yet: the bot has no accepted version. A new "
-                                                   "upload plays once a worker has checked and accepted it.")
-    needed = players - 1
-    if counts["owners"] + counts["house"] >= needed:
-        return LadderStatus("playing", f"Plays on the {game.title} ladder: each round pairs it with bots of other "
-                                       "owners close to its rating.")
-    if counts["others"] >= needed:
-        opponents = counts["owners"] + counts["house"]
-        if opponents == 0:
-            why = "its only possible opponents are its owner's other bots"
-        else:
-            why = (f"a {players}-player ladder match seats bots of {players} different owners, and besides its "
-                   f"owner's bots there are only {opponents} of other owners")
-        return LadderStatus("own_bots_only", f"No ladder games: {why}, and a rated match never seats two bots of "
-                                             "one owner (they could trade games). It plays once bots of other "
-                                             f"owners join the {game.title} ladder.")
-    return LadderStatus("too_few_bots", f"No ladder games yet: a {game.title} ladder match needs {players} active "
-                                        f"bots, and {counts['others'] + 1} are there.")

@@ -37,6 +37,7 @@ from django.conf import settings
 from django.core.exceptions import ImproperlyConfigured
 
 import engines
+from bots.limits import Limits
 from ladder.services.errors import ServiceError
 
 logger = logging.getLogger(__name__)
@@ -87,15 +88,11 @@ def match_worst_case_s(*, players: int, limits: Mapping[str, int]) -> float:
 @cache
 def limit_names() -> tuple[str, ...]:
     """Every field of the referee's ``Limits``, in declaration order."""
-    from bots.limits import Limits
-
     return tuple(field.name for field in dataclasses.fields(Limits))
 
 
 @cache
 def _referee_defaults() -> dict[str, int]:
-    from bots.limits import Limits
-
     return dataclasses.asdict(Limits())
 
 
@@ -212,6 +209,27 @@ def limits_playable(stored: Mapping[str, int]) -> dict[str, int]:
     if dropped:
         logger.warning("ignoring stored limits this version does not know: %s", ", ".join(dropped))
     return {name: value for name, value in stored.items() if name in known}
+
+
+def sandbox_limits(*, game: str | None = None, overrides: Mapping[str, int] | None = None):
+    """The referee's ``Limits`` for a match of ``game``: the settings (the game's own over the global
+    ones), under ``overrides`` (a match's stored limits; ``{}`` for a match stored without them).
+
+    Without a game, the global settings alone. Stored names this version does not know are ignored
+    (``limits_playable``); ImproperlyConfigured for unusable limit settings.
+    """
+    if game is None:
+        return Limits(**limits_global())
+    return Limits(**limits_resolve(game_slug=game, overrides=limits_playable(overrides or {})))
+
+
+def sandbox_limit_caps():
+    """The most a match on this server may be given, as the referee's ``Limits``: the server's cap
+    (``BOTS_MAX_*``) of each limit a tournament may set, and of every other limit the largest the settings
+    give any game (no match is played with more). What a bundle played locally is held to."""
+    resolved = [dataclasses.asdict(sandbox_limits(game=game)) for game in engines.names()]
+    resolved.append(dataclasses.asdict(sandbox_limits()))
+    return Limits(**{name: limit_cap(name) or max(limits[name] for limits in resolved) for name in resolved[0]})
 
 
 def tournament_limits_check(*, limits: object, game_slug: str | None = None, staff: bool = True) -> dict[str, int]:

@@ -2,7 +2,7 @@
 owner, the comparison's bot's owner, the tournament's creator. docs/webhooks.md shows every payload.
 
 Each function is called by the service where the thing happens, inside its transaction
-(:func:`ladder.services.webhooks.webhooks_emit`), and reads nothing the caller has not loaded but the
+(:func:`ladder.services.webhook_deliveries.webhooks_emit`), and reads nothing the caller has not loaded but the
 owner's webhooks (one query; none is written for an owner without a subscribed webhook).
 """
 
@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 
 from ladder.models import Bot, BotVersion, Comparison, Tournament
-from ladder.services.webhooks import webhooks_emit
+from ladder.services.webhook_deliveries import webhooks_emit
 
 
 def _bot(bot: Bot) -> dict:

@@ -22,7 +22,7 @@ from schemathesis.specs.openapi.checks import (
 )
 
 from ladder.services.tokens import token_create
-from ladder.services.webhooks import webhook_create
+from ladder.services.webhook_subscriptions import webhook_create
 from tests.api.helpers import token_client
 from tests.factories import BotFactory, TournamentFactory, UserFactory, finished_match
 

@@ -12,7 +12,7 @@ import pytest
 
 import engines
 from ladder.models import Game
-from ladder.services.bots import sandbox_limits
+from ladder.services.limits import sandbox_limits
 from tests.api.helpers import error_of, token_client
 from tests.factories import (
     LAST_LEGAL_BOT,

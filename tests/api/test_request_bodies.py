@@ -18,7 +18,7 @@ from rest_framework.test import APIClient
 
 from ladder.services.comparisons import comparison_create
 from ladder.services.tokens import token_create
-from ladder.services.webhooks import webhook_create
+from ladder.services.webhook_subscriptions import webhook_create
 from tests.api.helpers import token_client
 from tests.factories import (
     BotFactory,

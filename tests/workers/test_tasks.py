@@ -18,7 +18,8 @@ from ladder.services.enqueue import (
     RUN_MATCHES_TASK,
     VALIDATE_VERSION_TASK,
 )
-from ladder.services.webhooks import attempt_lease_s, webhook_create, webhooks_emit
+from ladder.services.webhook_deliveries import attempt_lease_s, webhooks_emit
+from ladder.services.webhook_subscriptions import webhook_create
 from tests.factories import UserFactory
 from tests.webhook_receiver import Receiver
 from workers import tasks

@@ -1,12 +1,10 @@
 """``ladder.services.bots``: an upload becomes a bot with a pending version 1 and its rating row, a later
 upload a numbered pending version; the checks that run no code (size, kind, name, a name taken in any
 case) refuse with the field at fault and store nothing; deactivating tells the owner once; code is found
-by checksum; and the referee's limits are built from the settings. The checks' messages go to the
-workers on commit, which these tests never reach."""
+by checksum. The checks' messages go to the workers on commit, which these tests never reach."""
 
 from __future__ import annotations
 
-import dataclasses
 import hashlib
 
 import pytest
@@ -18,12 +16,10 @@ from ladder.services.bots import (
     bot_create,
     bot_set_active,
     bot_version_create,
-    sandbox_limit_caps,
-    sandbox_limits,
 )
 from ladder.services.errors import ServiceError
 from ladder.services.quotas import QuotaExceeded
-from ladder.services.webhooks import webhook_create
+from ladder.services.webhook_subscriptions import webhook_create
 from tests.factories import FIRST_LEGAL_BOT, LAST_LEGAL_BOT, BotFactory, UserFactory, make_zip
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("fresh_cache")]
@@ -136,12 +132,3 @@ def test_code_is_found_by_checksum_for_what_is_stored():
     assert bot_code_by_sha256(sha256s=[stored, stored, "0" * 64]) == {stored: LAST_LEGAL_BOT}
     assert bot_code_by_sha256(sha256s=[]) == {}
     assert bot.versions.get().sha256 == stored
-
-
-def test_the_referees_limits_come_from_the_settings_under_a_matchs_overrides(settings):
-    settings.BOTS_MOVE_MS = 700
-    assert sandbox_limits().move_ms == 700
-    assert sandbox_limits(game="kingdomino", overrides={"move_ms": 300, "unknown_limit": 1}).move_ms == 300
-    caps = dataclasses.asdict(sandbox_limit_caps())
-    assert caps["move_ms"] == settings.BOTS_MAX_MOVE_MS
-    assert all(caps[name] >= value for name, value in dataclasses.asdict(sandbox_limits()).items())

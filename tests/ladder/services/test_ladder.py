@@ -9,10 +9,10 @@ import pytest
 from django.utils import timezone
 
 from ladder.models import BotVersion, LadderEntry, Match, PairRecord, Seat, Tournament
+from ladder.selectors.ladder import ladder_games_recent
 from ladder.services.ladder import (
     ladder_backlog_target,
     ladder_field,
-    ladder_games_recent,
     ladder_tick,
     ladder_tournament_get,
 )

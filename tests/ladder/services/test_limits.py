@@ -1,6 +1,6 @@
-"""Sandbox limits: resolution (defaults <- global settings <- per game <- tournament), what matches store
-and workers claim, and the service's refusals (the system check over the limit settings is
-``tests/ladder/test_checks.py``)."""
+"""Sandbox limits: resolution (defaults <- global settings <- per game <- tournament), the referee's
+``Limits`` built from it, what matches store and workers claim, and the service's refusals (the system
+check over the limit settings is ``tests/ladder/test_checks.py``)."""
 
 import dataclasses
 import random
@@ -10,12 +10,13 @@ from django.core.exceptions import ImproperlyConfigured
 
 from bots.referee import Limits
 from ladder.models import Match, Tournament
-from ladder.services.bots import sandbox_limits
 from ladder.services.errors import ServiceError
 from ladder.services.ladder import ladder_tick
 from ladder.services.limits import (
     limits_playable,
     limits_resolve,
+    sandbox_limit_caps,
+    sandbox_limits,
     tournament_limits_allowed,
     tournament_limits_check,
 )
@@ -202,3 +203,12 @@ def test_staff_and_the_server_may_loosen_up_to_the_caps(limit_settings):
         "move_ms": 400, "bank_ms": 9000, "match_ms": 20000, "memory_mb": 300, "log_bytes": 4096}
     assert tournament_limits_allowed(game_slug="kingdomino", staff=True)["log_bytes"] == \
         limit_settings.BOTS_MAX_LOG_BYTES
+
+
+def test_the_referees_limits_come_from_the_settings_under_a_matchs_overrides(settings):
+    settings.BOTS_MOVE_MS = 700
+    assert sandbox_limits().move_ms == 700
+    assert sandbox_limits(game="kingdomino", overrides={"move_ms": 300, "unknown_limit": 1}).move_ms == 300
+    caps = dataclasses.asdict(sandbox_limit_caps())
+    assert caps["move_ms"] == settings.BOTS_MAX_MOVE_MS
+    assert all(caps[name] >= value for name, value in dataclasses.asdict(sandbox_limits()).items())

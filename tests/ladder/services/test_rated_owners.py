@@ -1,6 +1,7 @@
 """Rated play never seats two bots of one owner in one match: the rule itself, the ladder's pairing, a
 staff round robin refused with the bots named, the last guard where rated matches are stored, the house's
-example bots as the one exception, and the status that tells a bot's page why it gets no ladder games."""
+example bots as the one exception (a bot's page says why the rule leaves a bot without ladder games:
+``tests/ladder/selectors/test_selector_ladder.py``)."""
 
 import random
 
@@ -10,10 +11,10 @@ from django.contrib.auth.hashers import make_password
 from ladder.models import Game, Match, Tournament
 from ladder.services.errors import ServiceError
 from ladder.services.examples import examples_owner
-from ladder.services.ladder import bot_ladder_status, ladder_tick, ladder_tournament_get
+from ladder.services.ladder import ladder_tick, ladder_tournament_get
 from ladder.services.rated_play import bots_sharing_an_owner, rated_owner_keys, seating_owners_distinct
 from ladder.services.tournaments import matches_create, tournament_create
-from tests.factories import BotVersionFactory, StaffFactory
+from tests.factories import StaffFactory
 
 pytestmark = pytest.mark.django_db
 
@@ -137,42 +138,3 @@ def test_no_rated_match_of_two_bots_of_one_owner_is_ever_stored(bot_factory, use
     with pytest.raises(ValueError, match="two bots of one owner"):
         matches_create(tournament=ladder, seatings=[(a1.id, a2.id)], first_index=0, priority=5)
     assert not Match.objects.exists()
-
-
-# --- Why a bot gets no ladder games -------------------------------------------------------------------------
-
-
-def test_the_status_of_a_bot_whose_only_opponents_are_its_owners_bots(bot_factory, user_factory):
-    ada = user_factory()
-    mine = bot_factory(owner=ada)
-    assert bot_ladder_status(bot=mine).state == "too_few_bots"
-    bot_factory(owner=ada)
-    status = bot_ladder_status(bot=mine)
-    assert status.state == "own_bots_only"
-    assert "its only possible opponents are its owner's other bots" in status.message
-    assert "never seats two bots of one owner" in status.message
-    bot_factory()
-    assert bot_ladder_status(bot=mine).state == "playing"
-
-
-def test_the_status_in_a_three_player_ladder_counts_owners_not_bots(bot_factory, user_factory):
-    game = Game.objects.get(slug="draftosaurus")
-    Tournament.objects.filter(pk=ladder_tournament_get(game=game).pk).update(players_per_match=3)
-    ada, bob = user_factory(), user_factory()
-    mine = bot_factory(owner=ada, game=game)
-    bot_factory(owner=bob, game=game)
-    bot_factory(owner=bob, game=game)
-    status = bot_ladder_status(bot=mine)
-    assert status.state == "own_bots_only" and "bots of 3 different owners" in status.message
-    bot_factory(game=game)
-    assert bot_ladder_status(bot=mine).state == "playing"
-
-
-def test_the_status_of_an_inactive_bot_and_of_one_without_an_accepted_version(bot_factory, user_factory):
-    bots = [bot_factory() for _ in range(3)]
-    bots[0].active = False
-    assert bot_ladder_status(bot=bots[0]).state == "inactive"
-    bots[1].versions.update(validation_status="pending")
-    assert bot_ladder_status(bot=bots[1]).state == "no_accepted_version"
-    BotVersionFactory(bot=bots[1])
-    assert bot_ladder_status(bot=bots[1]).state == "playing"

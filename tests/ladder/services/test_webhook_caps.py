@@ -13,10 +13,11 @@ from django.db import connection
 from django.utils import timezone
 
 from ladder.models import WebhookAttempt, WebhookDelivery
-from ladder.services.webhooks import webhook_create, webhook_delivery_attempt
+from ladder.services.webhook_deliveries import webhook_delivery_attempt
+from ladder.services.webhook_subscriptions import webhook_create
 from tests.conftest import broker_queue_purge, wait_until
 from tests.factories import UserFactory
-from tests.ladder.services.test_webhooks_deliveries import emit_one, make_due
+from tests.ladder.services.test_webhook_deliveries import emit_one, make_due
 from tests.webhook_receiver import Receiver
 
 

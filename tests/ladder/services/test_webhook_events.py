@@ -16,7 +16,7 @@ from ladder.services.webhook_events import (
     comparison_finished,
     tournament_finished,
 )
-from ladder.services.webhooks import EVENTS, webhook_create
+from ladder.services.webhook_subscriptions import EVENTS, webhook_create
 from tests.factories import BotFactory, BotVersionFactory, TournamentFactory, UserFactory
 
 pytestmark = pytest.mark.django_db

@@ -19,12 +19,12 @@ from django.utils import timezone
 from ladder.models import Bot, BotVersion, Webhook, WebhookAttempt, WebhookDelivery
 from ladder.services import webhook_targets
 from ladder.services.tournaments import tournament_finish_if_done
-from ladder.services.webhooks import (
-    webhook_create,
+from ladder.services.webhook_deliveries import (
     webhook_deliveries_sweep,
     webhook_delivery_attempt,
     webhooks_emit,
 )
+from ladder.services.webhook_subscriptions import webhook_create
 from tests.api.helpers import check_pending_uploads, token_client, upload
 from tests.conftest import broker_queue_purge
 from tests.factories import TournamentFactory, UserFactory
@@ -411,9 +411,9 @@ def test_a_delivery_is_claimed_while_another_transaction_writes_a_delivery_of_it
 
 
 def test_a_webhook_keeps_its_newest_deliveries_only(allow_private, monkeypatch):
-    from ladder.services import webhooks
+    from ladder.services import webhook_deliveries
 
-    monkeypatch.setattr(webhooks, "DELIVERIES_KEPT", 3)
+    monkeypatch.setattr(webhook_deliveries, "DELIVERIES_KEPT", 3)
     owner = UserFactory()
     webhook, _ = webhook_create(owner=owner, url="http://127.0.0.1:9/", events=["bot.deactivated"])
     emitted = [emit_one(owner).id for _ in range(5)]
