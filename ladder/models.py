@@ -113,7 +113,7 @@ class BotVersion(TimeStampedModel):
 class Tournament(TimeStampedModel):
     """A set of matches between chosen bots: a round robin, or the continuous ladder of one game.
 
-    ``rated`` says whether its matches move leaderboard ratings (``ladder.services.rated_play``): the
+    ``rated`` says whether its matches move leaderboard ratings (``ladder.core.rated_play``): the
     ladder always does, a round robin only when staff marked it. A rated tournament has no ``seed``: each
     of its matches draws its own secret seed; an unrated one derives its matches' seeds from ``seed``.
     """
@@ -135,7 +135,7 @@ class Tournament(TimeStampedModel):
     games_per_pairing = models.PositiveSmallIntegerField(default=1)
     options = models.JSONField(default=dict, blank=True)
     # Overrides of the user-facing sandbox limits for this tournament's matches ({}: none); checked against
-    # the server's caps when the tournament is created (ladder.services.limits).
+    # the server's caps when the tournament is created (ladder.core.limits).
     limits = models.JSONField(default=dict, blank=True, db_default={})
     rated = models.BooleanField(default=False, db_default=False)
     # A duplicate round robin plays every deal (seed) of a pairing once in each seat rotation of its bots;
@@ -176,7 +176,7 @@ class Comparison(TimeStampedModel):
     field of ``opponents``, the candidate and the baseline each meet the pair's opponent from the same
     seat on the same deal. A pair scores 0, 1/2, 1, 3/2 or 2 for the candidate, and ``pairs`` counts the
     pairs of each score (the pentanomial counts), with ``llr_history`` the SPRT's log-likelihood ratio
-    after each complete pair (``ladder.services.comparisons``). Never rated: its matches leave the
+    after each complete pair (``ladder.services.tournaments.comparisons``). Never rated: its matches leave the
     leaderboard alone. ``verdict`` is null while running and set once done.
     """
 
@@ -360,7 +360,7 @@ class Match(TimeStampedModel):
     duration_s = models.FloatField(null=True, blank=True)
     # The worker seconds this match may take at worst under its limits (limits.match_worst_case_s), fixed
     # when it was scheduled: what its creator's budget holds for it until it is played and settles at
-    # duration_s (ladder.services.worker_time). Null for matches scheduled before budgets existed.
+    # duration_s (ladder.core.worker_time). Null for matches scheduled before budgets existed.
     reserved_s = models.FloatField(null=True, blank=True)
     worker = models.CharField(max_length=200, blank=True, default="")
     failure_reason = models.TextField(blank=True, default="")
@@ -588,7 +588,7 @@ class Rating(TimeStampedModel):
 class RatingChange(models.Model):
     """The rating history: one row per rated seat. Unique per seat, so a match is rated at most once.
 
-    Rows are inserted by the game's one applier (``ladder.services.rating_updates``), in the order it
+    Rows are inserted by the game's one applier (``ladder.services.ratings.rating_updates``), in the order it
     applies the matches, so their ids are the order of application that ``rebuild_ratings`` replays.
     """
 
@@ -612,9 +612,9 @@ class RatingChange(models.Model):
 
 class PendingRating(models.Model):
     """A rated match recorded and not yet applied to the ratings: the recorder inserts it with the result
-    (``ladder.services.matches.match_record_result``), and the game's applier
-    (``ladder.services.rating_updates.ratings_apply_pending``) applies the game's pending matches in ``id``
-    order, in batches, and deletes them in the same transaction. Empty but for the moments between a
+    (``ladder.services.play.matches.match_record_result``), and the game's applier
+    (``ladder.services.ratings.rating_updates.ratings_apply_pending``) applies the game's pending matches in
+    ``id`` order, in batches, and deletes them in the same transaction. Empty but for the moments between a
     recording and its application, or after a worker died between the two (the reconciler applies those).
     """
 
@@ -633,7 +633,7 @@ class PairRecord(models.Model):
     (``ladder.ratings.confidence``) reads instead of the whole history, so that it costs the same
     after a million matches as after a hundred. One row per game and pair of bots, the lower bot id first;
     the counts are that bot's. Added to in the transaction that rates a match
-    (``ladder.services.rating_updates``), rebuilt with the ratings by ``rebuild_ratings``.
+    (``ladder.services.ratings.rating_updates``), rebuilt with the ratings by ``rebuild_ratings``.
     """
 
     game = models.ForeignKey(Game, on_delete=models.PROTECT, related_name="+")
@@ -661,7 +661,7 @@ class PairRecord(models.Model):
 
 class PairFlag(models.Model):
     """A pair of bots whose rated results against each other depart from what their results against the
-    rest of the field predict (``ladder.services.collusion``): the sign of games arranged between two
+    rest of the field predict (``ladder.services.ratings.collusion``): the sign of games arranged between two
     accounts. While ``held`` (and once ``confirmed``), the pair's rated matches are held out of the ratings,
     the pair records and the ladder's pairing; ``cleared`` by staff, they count again. The figures are the
     screen's when it flagged the pair, from ``bot_low``'s side."""
@@ -697,8 +697,8 @@ class PairFlag(models.Model):
 
 class LadderEntry(models.Model):
     """A bot's place in its game's ladder schedule: what the ladder's tick reads of it instead of the
-    history (``ladder.services.ladder``), so that a tick costs the same after ten million matches as
-    after ten. Written by the tick in the transaction that schedules the bot's matches; counts are of
+    history (``ladder.services.tournaments.ladder``), so that a tick costs the same after ten million matches
+    as after ten. Written by the tick in the transaction that schedules the bot's matches; counts are of
     scheduled ladder games, which all but a failed few go on to be played.
     """
 
@@ -726,7 +726,7 @@ class TournamentStanding(models.Model):
     """One bot's line of a tournament's table, summed over the tournament's finished matches of two or more
     seats: what the tournament's pages and routes read (``ladder.selectors.tournaments``) instead of every
     match, so that they cost the same after a million matches as after ten. Added to in the transaction
-    that records a match (``ladder.services.tournament_records``), rebuilt from the history by that
+    that records a match (``ladder.services.ratings.tournament_records``), rebuilt from the history by that
     module's rebuild. The counts are those of ``ladder.ratings.tables.standings``.
     """
 
@@ -882,8 +882,8 @@ class WebhookAttempt(models.Model):
 
 class ApiToken(models.Model):
     """An API token of an account, for scripts (``Authorization: Token <key>``). Only the SHA-256 of the
-    key is stored: the key itself is shown once, when the token is made (``ladder.services.tokens``). An
-    account may hold several (one per script or machine), each revocable alone; ``expires_at`` null: it
+    key is stored: the key itself is shown once, when the token is made (``ladder.services.accounts.tokens``).
+    An account may hold several (one per script or machine), each revocable alone; ``expires_at`` null: it
     never expires. Revoking or rotating deletes or replaces the digest, so the old key is refused at once."""
 
     user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="api_tokens")

@@ -6,12 +6,12 @@ from __future__ import annotations
 from django.db.models import Exists, F, OuterRef, Prefetch, Q, QuerySet, Subquery
 from django.db.models.functions import Lower
 
+from ladder.core.errors import ServiceError
 from ladder.models import Bot, BotVersion, Game, Match, PairFlag, Rating, RatingChange, Seat
 from ladder.ratings.tables import HeadToHead, crosstable
 from ladder.selectors import access
 from ladder.selectors.ladder import bot_ladder_games, bot_ladder_status
 from ladder.selectors.matches import RECENT_MATCHES, finished_matches_with_seats, seat_results
-from ladder.services.errors import ServiceError
 
 # Matches of a bot that its page's head-to-head table is computed over (the newest ones).
 HEAD_TO_HEAD_MATCHES = 1000

@@ -10,8 +10,8 @@ from django.conf import settings
 from django.db.models import Count, Exists, OuterRef, Q, QuerySet
 from django.utils import timezone
 
+from ladder.core.rated_play import HOUSE_BOTS
 from ladder.models import Bot, BotVersion, Game, LadderEntry, Rating, Tournament
-from ladder.services.rated_play import HOUSE_BOTS
 
 
 def ladder_players(game: Game) -> int:

@@ -20,12 +20,12 @@ from django.db.models import Prefetch, Q, QuerySet
 import engines
 from bots.bundle_format import BUNDLE_FORMAT, BUNDLE_FORMAT_VERSION
 from ladder import seat_logs
+from ladder.core.errors import ServiceError
+from ladder.core.limits import sandbox_limits
+from ladder.core.rated_play import match_seed_visible
 from ladder.models import Game, Match, Seat, Tournament
 from ladder.ratings.tables import PlacedSeat
 from ladder.selectors import access
-from ladder.services.errors import ServiceError
-from ladder.services.limits import sandbox_limits
-from ladder.services.rated_play import match_seed_visible
 
 T = TypeVar("T")
 

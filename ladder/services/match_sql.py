@@ -263,7 +263,7 @@ def claim_sql() -> str:
     """Params: running, token, lease end, now, worker, now, match id, queued, running, now, queued,
     running. The database serialises concurrent claims on the row; the second one matches no row. A
     held rotation of a rated deal (an earlier rotation of its deal still queued or running:
-    ``ladder.services.rotations``) matches no row either, whatever message brought the claim; the
+    ``ladder.services.tournaments.rotations``) matches no row either, whatever message brought the claim; the
     ``deal IS NULL`` test first keeps that look off every other match."""
     match, index = _table(Match), _column("index")
     return (

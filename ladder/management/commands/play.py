@@ -9,7 +9,7 @@ import sys
 from django.conf import settings
 from django.core.management.base import BaseCommand
 
-from ladder.services.limits import sandbox_limit_caps, sandbox_limits
+from ladder.core.limits import sandbox_limit_caps, sandbox_limits
 
 
 class Command(BaseCommand):

@@ -9,7 +9,7 @@ from django.utils import timezone
 
 from ladder.models import Game, LadderEntry, Tournament
 from ladder.selectors.ladder import RECENT_STEP_S, bot_ladder_games, bot_ladder_status, ladder_games_recent
-from ladder.services.ladder import ladder_tournament_get
+from ladder.services.tournaments.ladder import ladder_tournament_get
 from tests.factories import BotVersionFactory
 
 pytestmark = pytest.mark.django_db

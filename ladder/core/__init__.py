@@ -1,0 +1,1 @@
+"""The shared base of the services and selectors: what every domain uses."""
