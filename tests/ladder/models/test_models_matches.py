@@ -1,22 +1,18 @@
-"""The ladder's models (``ladder.models``): a match's actions kept packed and read from either column, saved
-and updated through the property, a seat's log and decisions kept in one packed column, the forfeit rule,
-and the database constraints that hold the rows' invariants whoever writes them."""
+"""The matches' models (``ladder.models.matches``): a match's actions kept packed and read from either column,
+saved and updated through the property, a seat's log and decisions kept in one packed column, the forfeit
+rule, and the database constraints that hold a match's and a seat's invariants whoever writes them. The
+shared setups are ``tests/ladder/test_match_setups.py``."""
 
 from __future__ import annotations
 
 import pytest
 from django.db import IntegrityError, transaction
-from django.utils import timezone
 
 from ladder import packed_actions
-from ladder.models import Bot, Game, Match, Seat
+from ladder.models import Game, Match, Seat
 from tests.factories import (
-    BotFactory,
-    BotVersionFactory,
     MatchFactory,
-    RatedTournamentFactory,
     SeatFactory,
-    TournamentFactory,
 )
 
 pytestmark = pytest.mark.django_db
@@ -81,28 +77,6 @@ def test_any_outcome_but_ok_or_not_played_forfeits(outcome, forfeits):
 def refused(make) -> None:
     with pytest.raises(IntegrityError), transaction.atomic():
         make()
-
-
-def test_a_bot_name_is_unique_per_game_in_any_case_and_not_empty():
-    bot = BotFactory(name="Greedy")
-    refused(lambda: BotFactory(name="greedy", game=bot.game))
-    refused(lambda: BotFactory(name=""))
-    BotFactory(name="greedy", game=Game.objects.get(slug="dice_king"))
-    assert Bot.objects.filter(name__iexact="greedy").count() == 2
-
-
-def test_version_numbers_are_unique_and_positive_and_code_not_empty():
-    bot = BotFactory()
-    refused(lambda: BotVersionFactory(bot=bot, number=1))
-    refused(lambda: BotVersionFactory(bot=bot, number=0))
-    refused(lambda: BotVersionFactory(bot=bot, size=0))
-
-
-def test_a_tournaments_seed_goes_with_unrated_and_a_finished_one_has_a_time():
-    refused(lambda: RatedTournamentFactory(seed=5))
-    refused(lambda: TournamentFactory(seed=None))
-    refused(lambda: TournamentFactory(status="finished", finished_at=None))
-    assert TournamentFactory(status="finished", finished_at=timezone.now()).pk
 
 
 def test_a_match_belongs_to_a_tournament_and_a_done_or_running_one_has_its_times():
