@@ -308,9 +308,10 @@ VALIDATION_QUEUE: str = env.str("VALIDATION_QUEUE", default=f"{MATCH_QUEUE}.vali
 # Queue of the ladder's matches, taken only when the other two are empty: the ladder keeps seconds of work
 # queued so that no worker idles, and a tournament scheduled meanwhile must not wait behind it.
 LADDER_QUEUE: str = env.str("LADDER_QUEUE", default=f"{MATCH_QUEUE}.ladder")
-# Queue of webhook deliveries (ladder/services/webhooks.py): HTTP posts that mostly wait on somebody else's
-# server, consumed only by the webhook workers (celery worker -Q <this> -P threads, docs/operations.md). It
-# is not among the match workers' queues (CELERY_TASK_QUEUES): a delivery never takes a match worker's time.
+# Queue of webhook deliveries (ladder/services/webhooks/deliveries.py): HTTP posts that mostly wait on
+# somebody else's server, consumed only by the webhook workers (celery worker -Q <this> -P threads,
+# docs/operations.md). It is not among the match workers' queues (CELERY_TASK_QUEUES): a delivery never takes
+# a match worker's time.
 WEBHOOKS_QUEUE: str = env.str("WEBHOOKS_QUEUE", default=f"{MATCH_QUEUE}.webhooks")
 # What a worker started without -Q consumes: the match workers' queues, in the order they are taken.
 CELERY_TASK_QUEUES = (Queue(VALIDATION_QUEUE), Queue(MATCH_QUEUE), Queue(LADDER_QUEUE))
@@ -481,7 +482,7 @@ if LADDER_MIN_BACKLOG < 1 or LADDER_MAX_BACKLOG < LADDER_MIN_BACKLOG:
     raise ImproperlyConfigured(f"LADDER_MIN_BACKLOG ({LADDER_MIN_BACKLOG}) must be at least 1 and at most "
                                f"LADDER_MAX_BACKLOG ({LADDER_MAX_BACKLOG})")
 
-# Webhooks (ladder/services/webhooks.py, docs/webhooks.md). Targets that resolve to a private, loopback,
+# Webhooks (ladder/services/webhooks/, docs/webhooks.md). Targets that resolve to a private, loopback,
 # link-local or other non-global address are refused, at creation and again at each delivery, unless
 # WEBHOOKS_ALLOW_PRIVATE is on (a closed network whose receivers are all trusted; the tests).
 WEBHOOKS_ALLOW_PRIVATE: bool = env.bool("WEBHOOKS_ALLOW_PRIVATE", default=False)

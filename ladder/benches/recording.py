@@ -211,7 +211,7 @@ class RecordingField:
         now = timezone.now()
         for _ in range(count):
             bot_ids = self.rng.sample(self.bots, self.players)
-            # As ``tournaments.matches_create`` schedules a ladder match, without the broker's message.
+            # As ``round_robins.matches_create`` schedules a ladder match, without the broker's message.
             matches.append(Match(game=self.game, tournament=self.tournament, index=self.next_index,
                                  players=self.players, seed=self.rng.getrandbits(48), setup=self.setup,
                                  rules_version=self.rules_version,

@@ -20,7 +20,7 @@ PostgreSQL in the same few statements whatever their number:
    pending first (``rating_updates.pending_add_many``, one statement per game); the COMMIT goes in the
    same round trip unless a match has follow-ups;
 3. the follow-ups, in match order: a rated deal's next rotation (``rotations``), a round robin that may
-   be done (``tournaments``), a comparison's count (``comparisons``; a comparison's matches are recorded
+   be done (``round_robins``), a comparison's count (``comparisons``; a comparison's matches are recorded
    one per transaction, since its count of a pair looks at whether the pair's other game is finished).
 
 After the commit each game's rating applier applies the rated matches left pending, in order with the
