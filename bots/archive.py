@@ -137,7 +137,8 @@ def member_parts(name: str, *, strict: bool = True) -> tuple[str, ...]:
     characters (no control, format or line-separator characters, which a terminal, a log or a page would
     interpret). Refusing ``./a`` and ``a//b`` rather than normalising them means that two members can only
     name one path by being spelled alike, up to case (see :func:`_check_tree`). Not strict, ``.`` and empty
-    components are dropped, as every release before did: the member ``.`` has no components then.
+    components are dropped, as stored code was read when it was accepted: the member ``.`` has no
+    components then.
     """
     if not name:
         raise UnsafeArchive("a zip member has an empty name: build the zip again with your zip tool")

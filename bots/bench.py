@@ -50,7 +50,7 @@ from bots.match_result import MatchResult, SeatResult
 from bots.referee import BotSpec, Limits, _await_ready, play_match
 from bots.sandbox import launch
 from bots.sandbox.zygote import ZygoteSandbox, _read_line
-from bots.seat_io import Seat, encode_line, parse_reply
+from bots.seat_io import SeatedBot, encode_line, parse_reply
 from bots.validate import random_bot_path
 
 BENCH_GAME = "kingdomino"
@@ -299,7 +299,7 @@ def decision_breakdown(sandbox: ZygoteSandbox, repeats: int) -> dict:
     for seed in range(repeats):
         steps = _recorded_decisions(seed)
         all_steps.extend(steps)
-        seats = [Seat(index, BotSpec("random", code), limits) for index in range(2)]
+        seats = [SeatedBot(index, BotSpec("random", code), limits) for index in range(2)]
         try:
             for seat in seats:
                 seat.process = sandbox.spawn(code, limits)
@@ -483,7 +483,7 @@ def bench_sandbox(*, repeats: int = 40) -> dict:
                 fresh_ms.append(_start_ms(fresh, code))
                 _settle(fresh, zygote)
                 zygote_ms.append(_start_ms(zygote, code))
-                # And as they came before: right after a fresh start, its clean-up running meanwhile.
+                # ``after_fresh``: right after a fresh start, its clean-up running meanwhile.
                 _settle(fresh, zygote)
                 _start_ms(fresh, code)
                 after_fresh_ms.append(_start_ms(zygote, code))

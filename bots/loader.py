@@ -81,7 +81,7 @@ def wants_time_left(act: ActFn) -> bool:
 
     The answer is what :func:`inspect.signature` says. A plain function or a method bound to it (nearly
     every bot) is read straight from its code object instead: the SDK asks at every start, on the bot's
-    clock, where building a signature costs some 100 us."""
+    clock, and building a signature is slow."""
     quick = _time_left_from_code(act)
     if quick is not None:
         return quick

@@ -1,5 +1,5 @@
 """What a match is asked to be and what it was, as plain data: the seats' bots (:class:`BotSpec`), a
-recorded match to follow (:class:`Recording`), and the results (:class:`SeatResult`,
+recorded match to follow (:class:`ReplayScript`), and the results (:class:`SeatResult`,
 :class:`MatchResult`) that :func:`bots.referee.play_match` returns and the ladder stores."""
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ OUTCOMES = ("ok", "timeout", "crash", "memory", "illegal_action", "bad_output")
 @dataclass(frozen=True)
 class BotSpec:
     """One seat's bot: ``name`` is shown in results, ``code`` is ``bot.py`` source or a zip with it.
-    ``code`` None (only with a :class:`Recording`): no bot, the seat plays the recorded actions."""
+    ``code`` None (only with a :class:`ReplayScript`): no bot, the seat plays the recorded actions."""
 
     name: str
     code: bytes | None
@@ -25,7 +25,7 @@ NO_ANSWER = object()
 
 
 @dataclass
-class Recording:
+class ReplayScript:
     """A recorded match's ``actions`` for :func:`play_match` to follow, given with the same game, players,
     seed and options.
 

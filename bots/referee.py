@@ -48,10 +48,10 @@ import orjson
 
 import engines
 from bots.log_capture import DecisionLog
-from bots.match_result import NO_ANSWER, OUTCOMES, BotSpec, MatchResult, Recording, SeatResult
+from bots.match_result import NO_ANSWER, OUTCOMES, BotSpec, MatchResult, ReplayScript, SeatResult
 from bots.sandbox.errors import SandboxFault, SandboxUnavailable
 from bots.sandbox.policy import Limits
-from bots.seat_io import Forfeit, Seat, encode_line
+from bots.seat_io import Forfeit, SeatedBot, encode_line
 from bots.untrusted import storable_text
 
 # The referee's public face: what callers play a match with and get back.
@@ -61,7 +61,7 @@ __all__ = [
     "DecisionLog",
     "Limits",
     "MatchResult",
-    "Recording",
+    "ReplayScript",
     "SandboxFault",
     "SandboxUnavailable",
     "SeatResult",
@@ -84,12 +84,12 @@ def _places(engine_ranking: list[int], faulted: list[bool]) -> list[int]:
 
 def play_match(game: str, bots: list[BotSpec], *, seed: int, options: dict | None = None,
                limits: Limits | None = None, allow_unsafe: bool = False, sandbox=None,
-               recording: Recording | None = None) -> MatchResult:
+               recording: ReplayScript | None = None) -> MatchResult:
     """Play one match of ``game`` between ``bots`` (seat order as given), each in its own sandbox.
 
     ``sandbox`` defaults to this process's shared sandbox (see :func:`bots.sandbox.get_sandbox`); a bot's
     faults are results, while :class:`SandboxFault` means the match should be retried. ``recording``
-    replays a recorded match, in part or whole (:class:`Recording`). ``ValueError`` for a bad player count
+    replays a recorded match, in part or whole (:class:`ReplayScript`). ``ValueError`` for a bad player count
     or options, a seat without code but no recording, and a recording that does not fit the engine.
     """
     from bots.sandbox import get_sandbox
@@ -103,7 +103,7 @@ def play_match(game: str, bots: list[BotSpec], *, seed: int, options: dict | Non
     resolved_options = engine.resolve_options(options)
     if sandbox is None:
         sandbox = get_sandbox(allow_unsafe=allow_unsafe)
-    seats = [Seat(index, spec, limits) for index, spec in enumerate(bots)]
+    seats = [SeatedBot(index, spec, limits) for index, spec in enumerate(bots)]
     actions: list = []
     try:
         for seat in seats:
@@ -155,7 +155,7 @@ def play_match(game: str, bots: list[BotSpec], *, seed: int, options: dict | Non
     )
 
 
-def _send_start(seat: Seat, game: str, players: int, options: dict) -> None:
+def _send_start(seat: SeatedBot, game: str, players: int, options: dict) -> None:
     """Send ``start`` to a spawned bot; its ``start_ms`` runs from now. :class:`Forfeit` on a fault."""
     seat.start_deadline = time.monotonic() + seat.limits.start_ms / 1000
     message = {"type": "start", "game": game, "seat": seat.index, "players": players, "options": options,
@@ -163,7 +163,7 @@ def _send_start(seat: Seat, game: str, players: int, options: dict) -> None:
     seat.send(message, seat.start_deadline)
 
 
-def _await_ready(seats: list[Seat], game: str, options: dict) -> None:
+def _await_ready(seats: list[SeatedBot], game: str, options: dict) -> None:
     """Start the bots one after another: ``start`` to a seat, its ``ready``, then the next seat.
 
     Each seat's ``start_ms`` runs only while it alone is loading, so a bot that stalls (or burns the CPU)
@@ -194,7 +194,7 @@ def _quote_reply(reply: dict) -> str:
         return "a reply that cannot be shown"
 
 
-def _allowance(seat: Seat) -> tuple[float, str]:
+def _allowance(seat: SeatedBot) -> tuple[float, str]:
     """What ``seat`` may spend on its next decision, in seconds, and the timeout reason if it spends it
     all: ``move_ms`` plus the bank left, but never more than the match time left."""
     clock_s = (seat.limits.move_ms + seat.bank_left_ms) / 1000
@@ -204,7 +204,7 @@ def _allowance(seat: Seat) -> tuple[float, str]:
     return clock_s, f"no answer within {seat.limits.move_ms} ms plus a bank of {seat.bank_left_ms} ms"
 
 
-def _decide(seat: Seat, observation: dict, legal: list, *, step: int):
+def _decide(seat: SeatedBot, observation: dict, legal: list, *, step: int):
     """Ask ``seat`` for its action at ``step`` within :func:`_allowance`; charge the clocks and record the
     decision (:class:`DecisionLog`); :class:`Forfeit` for any fault (a seat with less than a millisecond
     of match time left forfeits without being asked, and without a record)."""
@@ -250,7 +250,7 @@ def _decide(seat: Seat, observation: dict, legal: list, *, step: int):
         raise Forfeit("illegal_action", storable_text(str(exc), limit=300)) from None
 
 
-def _end_all(seats: list[Seat], state) -> None:
+def _end_all(seats: list[SeatedBot], state) -> None:
     """Tell the live bots the result (the SDK exits on it) and collect what is left of their logs."""
     message = {"type": "end", "scores": state.scores(), "ranking": state.ranking()}
     deadline = time.monotonic() + _END_GRACE_S

@@ -1,5 +1,5 @@
 """One seat's end of the protocol, on the referee's side: writing protocol lines to a sandboxed bot and
-reading its answers within a deadline (:class:`Seat`), parsing them through :mod:`bots.untrusted`
+reading its answers within a deadline (:class:`SeatedBot`), parsing them through :mod:`bots.untrusted`
 (:func:`parse_reply`), and the fault that forfeits the seat (:class:`Forfeit`). A fault of the sandbox
 itself is a :class:`~bots.sandbox.errors.SandboxFault`, never a forfeit."""
 
@@ -28,11 +28,11 @@ _LOG_CHUNKS_PER_DRAIN = 16
 def encode_line(message: dict) -> bytes:
     """One protocol line: compact JSON in UTF-8 and a newline.
 
-    orjson writes the same compact JSON as the standard library, six times faster: every decision sends
-    the whole observation, and encoding it is the referee's largest cost per decision. (Engine views are
-    plain JSON trees; non-string keys, which ``json`` would turn into strings, are turned likewise. orjson
-    refuses them unless told to accept them, which costs a third more on every message: so it is told
-    only for a message that has one.)
+    orjson writes the same compact JSON as the standard library, faster: every decision sends the whole
+    observation, and encoding it is the referee's largest cost per decision. (Engine views are plain JSON
+    trees; non-string keys, which ``json`` would turn into strings, are turned likewise. orjson refuses
+    them unless told to accept them, which slows every message: so it is told only for a message that has
+    one.)
     """
     try:
         return orjson.dumps(message, option=orjson.OPT_APPEND_NEWLINE)
@@ -48,7 +48,10 @@ class Forfeit(Exception):
 
 
 @dataclass
-class Seat:
+class SeatedBot:
+    """A bot in its seat, as the referee sees it: its process and pipes, its log and decision records, its
+    clock and its outcome."""
+
     index: int
     spec: BotSpec
     limits: Limits

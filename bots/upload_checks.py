@@ -30,7 +30,7 @@ MESSAGE_CHARS = 2000
 LOG_TAIL_CHARS = 4000
 
 
-class ValidationError(Exception):
+class UploadRejected(Exception):
     """The upload is refused; ``message`` says what to fix, ``log_tail`` is the smoke match's log if any.
 
     Both may quote the upload (names inside a zip, the bot's error, its log), so both are made storable
@@ -47,36 +47,36 @@ class ValidationError(Exception):
 def check_static(data: bytes, filename: str, caps: ArchiveCaps = DEFAULT_CAPS) -> str:
     """Every check that runs none of the upload's code; returns ``"py"`` or ``"zip"``."""
     if not data:
-        raise ValidationError("the upload is empty: send a bot.py file or a zip with bot.py at its root")
+        raise UploadRejected("the upload is empty: send a bot.py file or a zip with bot.py at its root")
     if len(data) > caps.max_upload_bytes:
-        raise ValidationError(f"the upload is {len(data)} bytes; at most {caps.max_upload_bytes} are allowed")
+        raise UploadRejected(f"the upload is {len(data)} bytes; at most {caps.max_upload_bytes} are allowed")
     name = (filename or "").lower()
     if name.endswith(".zip") and not is_zip(data):
-        raise ValidationError(f"{filename!r} is named as a zip but is not a zip archive: upload a zip with "
+        raise UploadRejected(f"{filename!r} is named as a zip but is not a zip archive: upload a zip with "
                               "bot.py at its root, or the bot.py file itself")
     if name.endswith(".zip") or is_zip(data):
         python_sources(data, caps)
         return "zip"
     if not name.endswith(".py"):
-        raise ValidationError(f"{filename!r} is neither a .py file nor a .zip: upload bot.py or a zip")
+        raise UploadRejected(f"{filename!r} is neither a .py file nor a .zip: upload bot.py or a zip")
     _source_text(data, "bot.py")
     return "py"
 
 
 def check_compiles(data: bytes, caps: ArchiveCaps = DEFAULT_CAPS) -> None:
-    """Compile every module of an upload that passed :func:`check_static`; :class:`ValidationError` with
+    """Compile every module of an upload that passed :func:`check_static`; :class:`UploadRejected` with
     the file and line for any module the compiler refuses, whatever it raises (a syntax error, or a
     MemoryError or RecursionError for source nested too deeply for it)."""
     for name, text in python_sources(data, caps):
         try:
             compile(text, name, "exec", dont_inherit=True)
         except SyntaxError as exc:
-            raise ValidationError(f"syntax error in {name}, line {exc.lineno}: {exc.msg}") from None
+            raise UploadRejected(f"syntax error in {name}, line {exc.lineno}: {exc.msg}") from None
         except (MemoryError, RecursionError):
-            raise ValidationError(f"{name} is nested too deeply for the Python compiler: flatten its "
+            raise UploadRejected(f"{name} is nested too deeply for the Python compiler: flatten its "
                                   "expressions or blocks") from None
         except (ValueError, OverflowError) as exc:
-            raise ValidationError(f"{name} is not Python source: {exc}") from None
+            raise UploadRejected(f"{name} is not Python source: {exc}") from None
 
 
 def python_sources(data: bytes, caps: ArchiveCaps = DEFAULT_CAPS) -> list[tuple[str, str]]:
@@ -87,18 +87,18 @@ def python_sources(data: bytes, caps: ArchiveCaps = DEFAULT_CAPS) -> list[tuple[
     try:
         archive = open_zip(data)
     except UnsafeArchive as exc:
-        raise ValidationError(f"{exc}: upload bot.py or a valid zip") from None
+        raise UploadRejected(f"{exc}: upload bot.py or a valid zip") from None
     sources = []
     with archive:
         try:
             members = archive_members(archive, caps)
         except UnsafeArchive as exc:
-            raise ValidationError(str(exc)) from None
+            raise UploadRejected(str(exc)) from None
         names = [info.filename for info in members]
         if "bot.py" not in names:
             nested = [name for name in names if PurePosixPath(name).name == "bot.py"]
             hint = (f" (found {nested[0]}: zip the folder's contents, not the folder)" if nested else "")
-            raise ValidationError(f"the zip has no bot.py at its root{hint}")
+            raise UploadRejected(f"the zip has no bot.py at its root{hint}")
         total = 0
         for info in members:
             # Counted while reading, because the sizes a zip declares can lie.
@@ -107,12 +107,12 @@ def python_sources(data: bytes, caps: ArchiveCaps = DEFAULT_CAPS) -> list[tuple[
                 for chunk in member_chunks(archive, info):
                     total += len(chunk)
                     if total > caps.max_unpacked_bytes:
-                        raise ValidationError(f"the zip unpacks to more than {caps.max_unpacked_bytes} "
+                        raise UploadRejected(f"the zip unpacks to more than {caps.max_unpacked_bytes} "
                                               "bytes: this looks like a zip bomb")
                     if info.filename.endswith(".py"):
                         content += chunk
             except UnsafeArchive as exc:
-                raise ValidationError(str(exc)) from None
+                raise UploadRejected(str(exc)) from None
             if info.filename.endswith(".py"):
                 sources.append((info.filename, _source_text(bytes(content), info.filename)))
     return sources
@@ -120,9 +120,9 @@ def python_sources(data: bytes, caps: ArchiveCaps = DEFAULT_CAPS) -> list[tuple[
 
 def _source_text(source: bytes, name: str) -> str:
     if b"\x00" in source:
-        raise ValidationError(f"{name} is not Python source (it contains NUL bytes)")
+        raise UploadRejected(f"{name} is not Python source (it contains NUL bytes)")
     try:
         return source.decode("utf-8")
     except UnicodeDecodeError as exc:
-        raise ValidationError(f"{name} is not Python source: not UTF-8 text ({exc.reason} at byte "
+        raise UploadRejected(f"{name} is not Python source: not UTF-8 text ({exc.reason} at byte "
                               f"{exc.start})") from None

@@ -24,9 +24,9 @@ from pathlib import Path
 from bots.archive import DEFAULT_CAPS, ArchiveCaps, sha256_of
 from bots.examples import EXAMPLES_DIR
 from bots.limits import Limits
-from bots.upload_checks import LOG_TAIL_CHARS, ValidationError, check_compiles, check_static
+from bots.upload_checks import LOG_TAIL_CHARS, UploadRejected, check_compiles, check_static
 
-__all__ = ["ValidatedBot", "ValidationError", "random_bot_path", "smoke_match",
+__all__ = ["UploadRejected", "ValidatedBot", "random_bot_path", "smoke_match",
            "smoke_seat", "smoke_seed", "validate_upload"]
 
 
@@ -42,7 +42,7 @@ class ValidatedBot:
 def validate_upload(data: bytes, filename: str, *, game: str, limits: Limits | None = None,
                     players: int = 2, options: dict | None = None, allow_unsafe: bool = False,
                     caps: ArchiveCaps = DEFAULT_CAPS, smoke: bool = True) -> ValidatedBot:
-    """Check an upload, compile it and play its smoke match; :class:`ValidationError` if it may not be
+    """Check an upload, compile it and play its smoke match; :class:`UploadRejected` if it may not be
     activated, with a message that says what to fix (never an exception of the compiler).
 
     ``limits``, ``players`` and ``options`` are the smoke match's: those of a rated match of ``game``.
@@ -77,12 +77,12 @@ def random_bot_path(game: str) -> Path:
 def smoke_match(data: bytes, *, game: str, limits: Limits | None = None, players: int = 2,
                 options: dict | None = None, seat: int | None = None, allow_unsafe: bool = False) -> str:
     """Play the upload in seat ``seat`` (:func:`smoke_seat` when None) of a ``players`` match, the game's
-    random bot in every other seat; the message for the version, or ValidationError."""
+    random bot in every other seat; the message for the version, or UploadRejected."""
     from bots.referee import BotSpec, play_match
 
     opponent = random_bot_path(game)
     if not opponent.is_file():
-        raise ValidationError(f"no random bot for {game!r} to play the smoke match against "
+        raise UploadRejected(f"no random bot for {game!r} to play the smoke match against "
                               f"(expected {opponent.relative_to(EXAMPLES_DIR.parent.parent)})")
     limits = limits or Limits()
     upload_seat = smoke_seat(players) if seat is None else seat
@@ -94,7 +94,7 @@ def smoke_match(data: bytes, *, game: str, limits: Limits | None = None, players
         return (f"smoke match against the random bot: {len(seat.decisions)} decisions answered legally until "
                 f"the match's {limits.match_ms} ms of thinking were spent")
     if seat.outcome != "ok":
-        raise ValidationError(f"the smoke match against the random bot failed: {seat.outcome}: {seat.reason}",
+        raise UploadRejected(f"the smoke match against the random bot failed: {seat.outcome}: {seat.reason}",
                               log_tail=seat.log[-LOG_TAIL_CHARS:])
     return (f"smoke match against the random bot: finished in {len(result.actions)} actions, "
             f"place {seat.place}, score {seat.score}")

@@ -1,10 +1,11 @@
-"""Pure game rules: one package per game behind the small API of :mod:`engines.base`.
+"""Pure game rules: one package per game behind the small API of :mod:`engines.base` and
+:mod:`engines.chance`.
 
-``engines.get(name)`` returns a :class:`~engines.base.Game`; ``engines.names()`` lists the games that are
-installed. Each game package registers itself when imported; the registry imports the known packages on
-first use, so adding a game means writing its package (its :class:`~engines.base.GameFacts`, a
-:class:`~engines.base.Game` and a :class:`~engines.base.State` that implements the rules' hooks) and adding
-its name to ``_PACKAGES``.
+``engines.get(name)`` returns a :class:`~engines.base.GameEngine`; ``engines.names()`` lists the games that
+are installed. Each game package registers itself when imported; the registry imports the known packages
+on first use, so adding a game means writing its package (its :class:`~engines.base.GameFacts`, a
+:class:`~engines.base.GameEngine` and a :class:`~engines.base.State` that implements the rules' hooks) and
+adding its name to ``_PACKAGES``.
 """
 
 from __future__ import annotations
@@ -12,24 +13,21 @@ from __future__ import annotations
 import importlib
 
 from engines.base import (
-    Chance,
-    ChanceStreams,
-    Game,
+    GameEngine,
     GameFacts,
     IllegalAction,
     Information,
     State,
-    StreamBlocks,
     competition_ranking,
     find_action,
     same_action,
-    stream_seed,
 )
+from engines.chance import Chance, ChanceStreams, StreamBlocks, stream_seed
 
 __all__ = [
     "Chance",
     "ChanceStreams",
-    "Game",
+    "GameEngine",
     "GameFacts",
     "IllegalAction",
     "Information",
@@ -49,11 +47,11 @@ __all__ = [
 # checkout with only some engines still works.
 _PACKAGES = ("kingdomino", "draftosaurus", "carcassonne_dice", "dice_king")
 
-_registry: dict[str, Game] = {}
+_registry: dict[str, GameEngine] = {}
 _loaded = False
 
 
-def register(game: Game) -> Game:
+def register(game: GameEngine) -> GameEngine:
     """Add ``game`` to the registry under ``game.name`` (called by each game package on import)."""
     if not game.name:
         raise ValueError("a game needs a name to be registered")
@@ -84,7 +82,7 @@ def names() -> list[str]:
     return known + sorted(set(_registry) - set(known))
 
 
-def get(name: str) -> Game:
+def get(name: str) -> GameEngine:
     """The game called ``name``; ``KeyError`` with the list of games if there is none."""
     _load()
     try:

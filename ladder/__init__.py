@@ -3,7 +3,7 @@
 import os
 
 # The ratings' linear algebra (numpy over OpenBLAS) works on matrices of a few hundred rows at most, where
-# BLAS threads cost more than they save: on a busy 2-core machine a 100 x 100 solve took 8 ms with two
-# threads and 0.3 ms with one. Each web and worker process serves one request at a time; the processes are
-# the parallelism. Set here, before anything imports numpy; an operator's own setting wins.
+# BLAS threads cost more than they save (docs/benchmarks.md). Each web and worker process serves one
+# request at a time; the processes are the parallelism. Set here, before anything imports numpy; an
+# operator's own setting wins.
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")

@@ -1,9 +1,9 @@
 """System checks of the ladder's settings, run by ``manage.py check``, ``migrate`` and ``runserver``.
 
 A deployment whose sandbox limits, match time limits or lease do not fit together is refused before it
-plays a match, with a message naming the setting to change (ids ``ladder.E001`` to ``ladder.E006``;
-``ladder.E007`` was ``SMOKE_LIMITS``'s, retired with it: an upload check's smoke match is played under its
-game's own limits, so E004 bounds it as one match of the game, which is what the check's task may take).
+plays a match, with a message naming the setting to change (ids ``ladder.E001`` to ``ladder.E006``; an
+upload check's smoke match is played under its game's own limits, so E004 bounds it as one match of the
+game, which is what the check's task may take).
 """
 
 from __future__ import annotations

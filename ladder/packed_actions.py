@@ -30,7 +30,7 @@ def pack(actions: list) -> bytes | None:
 
 def _compact_json(actions: list) -> bytes:
     """``actions`` as compact JSON in UTF-8: orjson's (the same text as ``json.dumps`` with these separators
-    for what an engine plays, 25 times faster: a worker packs every match it plays), else ``json``'s for
+    for what an engine plays, and faster: a worker packs every match it plays), else ``json``'s for
     what orjson refuses (integers past 64 bits, lone surrogates, keys that are not text)."""
     try:
         return orjson.dumps(actions)

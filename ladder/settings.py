@@ -1,7 +1,7 @@
 """Django settings for the bot ladder, read from the environment in this one place.
 
 Every setting has a typed default and a comment. Production differs from the embedded default only
-through environment variables (every one is listed in docs/operations.md):
+through environment variables (every one is listed in docs/settings.md):
 
 * embedded default (``make demo``, ``make test``): a private PostgreSQL server that ``python -m
   ladder.private_postgres`` starts for the command (its data under ``var/``) and names in ``DATABASE_URL``,
@@ -108,22 +108,13 @@ TEMPLATES = [
 
 # --- Database ---------------------------------------------------------------------------------------
 
-# The database URL: postgres://user:pw@host:port/db. ``make demo`` and ``make test`` set it to a private
-# server of their own (ladder.private_postgres); unset, a PostgreSQL on this machine's standard port. A
-# sqlite:///PATH URL still works for now, but nothing runs or tests that way by default.
+# The database URL: postgres://user:pw@host:port/db (PostgreSQL only). ``make demo`` and ``make test`` set it
+# to a private server of their own (ladder.private_postgres); unset, a PostgreSQL on this machine's standard
+# port.
 DATABASES = {"default": env.db_url("DATABASE_URL", default="postgres://postgres@127.0.0.1:5432/ladder")}
-if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
-    # Workers and the web server write concurrently: WAL lets readers run beside the writer, and
-    # IMMEDIATE transactions take the write lock up front instead of failing on a lock upgrade.
-    DATABASES["default"].setdefault("OPTIONS", {}).update(
-        {
-            "timeout": 30,
-            "transaction_mode": "IMMEDIATE",
-            "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
-        }
-    )
-    # A file (not an in-memory database) so that worker subprocesses started by tests can share it.
-    DATABASES["default"]["TEST"] = {"NAME": str(VAR_DIR / "test_ladder.sqlite3")}
+if DATABASES["default"]["ENGINE"] != "django.db.backends.postgresql":
+    raise ImproperlyConfigured("DATABASE_URL must be a PostgreSQL URL (postgres://...); without it, `make demo` "
+                               "and `make test` start a private PostgreSQL")
 # Reuse connections between requests and tasks (seconds); 0 closes them after each one.
 DATABASES["default"]["CONN_MAX_AGE"] = env.int("DATABASE_CONN_MAX_AGE", default=60)
 # What sits between the project and PostgreSQL: "" (nothing, or a pooler in session mode) or "transaction"
@@ -134,11 +125,10 @@ DATABASES["default"]["CONN_MAX_AGE"] = env.int("DATABASE_CONN_MAX_AGE", default=
 DATABASE_POOLER: str = env.str("DATABASE_POOLER", default="")
 if DATABASE_POOLER not in ("", "transaction"):
     raise ImproperlyConfigured(f"DATABASE_POOLER must be empty or 'transaction', not {DATABASE_POOLER!r}")
-if DATABASES["default"]["ENGINE"].endswith("postgresql"):
-    # The hot statements of claiming and recording matches (ladder.services.match_sql.statement_cursor) are
-    # prepared the second time a connection sends them; Django's own queries, bound on the client, never are.
-    DATABASES["default"].setdefault("OPTIONS", {})["prepare_threshold"] = 2
-if DATABASE_POOLER == "transaction" and DATABASES["default"]["ENGINE"].endswith("postgresql"):
+# The hot statements of claiming and recording matches (ladder.core.database.statement_cursor) are prepared
+# the second time a connection sends them; Django's own queries, bound on the client, never are.
+DATABASES["default"].setdefault("OPTIONS", {})["prepare_threshold"] = 2
+if DATABASE_POOLER == "transaction":
     DATABASES["default"]["DISABLE_SERVER_SIDE_CURSORS"] = True
     DATABASES["default"]["OPTIONS"]["prepare_threshold"] = None
 
@@ -322,7 +312,7 @@ if CELERY_BROKER_URL.startswith("redis://"):
     CELERY_BROKER_TRANSPORT_OPTIONS["queue_order"] = [VALIDATION_QUEUE, MATCH_QUEUE, LADDER_QUEUE]
 # Seconds a version may stay pending before the reconciler sends its check again (a lost message).
 VALIDATION_REQUEUE_AFTER_S: int = env.int("VALIDATION_REQUEUE_AFTER_S", default=120)
-# The most of a worker process's time that upload checks may take while matches wait (workers/check_share.py):
+# The most of a worker process's time that upload checks may take while matches wait (workers/time_share.py):
 # past it, a check the process takes plays a waiting match instead and goes back to its queue. 1 turns
 # the bound off (checks always first).
 VALIDATION_MAX_SHARE: float = env.float("VALIDATION_MAX_SHARE", default=0.25)
@@ -388,8 +378,7 @@ if RESULTS_GROUP_BATCH < 1 or RESULTS_GROUP_WAIT_S <= 0:
 # of play: long matches go out one a message to every free process. Only where the broker can list its
 # messages (Redis), which the reconciler needs to tell which matches a message carries; elsewhere one
 # match a message. A message's fixed costs (Celery's hand-over, the claim, the recording's round trips)
-# come to about 11 ms on a 2-core machine, against about 17 ms a match: 16 to a message keeps them near a
-# twentieth of a worker's time.
+# are shared by its matches (docs/benchmarks.md).
 MATCHES_PER_MESSAGE: int = env.int("MATCHES_PER_MESSAGE", default=16)
 MATCH_MESSAGES_MIN: int = env.int("MATCH_MESSAGES_MIN", default=8)
 MATCH_MESSAGE_WORK_S: float = env.float("MATCH_MESSAGE_WORK_S", default=0.5)
@@ -435,7 +424,7 @@ COMPARISON_MAX_GAMES: int = env.int("COMPARISON_MAX_GAMES", default=5000)
 COMPARISON_PAIRS_IN_FLIGHT: int = env.int("COMPARISON_PAIRS_IN_FLIGHT", default=6)
 # The most matches one response of the bulk export streams (ladder/api/exports.py): a client asks again
 # with ?after= for the next ones. Small enough that a response ends well inside gunicorn's WEB_TIMEOUT_S,
-# which stops a sync worker whose request lasts longer (docs/operations.md has the rate measured).
+# which stops a sync worker whose request lasts longer (docs/benchmarks.md has the rate measured).
 EXPORT_MATCHES_PER_RESPONSE: int = env.int("EXPORT_MATCHES_PER_RESPONSE", default=5000)
 
 # The continuous ladder (ladder/services/tournaments/ladder.py): every LADDER_INTERVAL_S the beat task tops
@@ -514,13 +503,13 @@ if COLLUSION_SCREEN_INTERVAL_S > 0:
                                                 "schedule": COLLUSION_SCREEN_INTERVAL_S}
 CELERY_BEAT_SCHEDULE_FILENAME: str = str(VAR_DIR / "celerybeat-schedule")
 
-# --- Ratings (the Elo step of ladder.ratings.elo, applied by ladder.services.ratings.rating_updates) -------
+# --- Ratings (the Elo step of ladder.ratings.elo, applied by ladder.services.ratings.rating_applier) -------
 
 RATING_K: float = env.float("RATING_K", default=32.0)  # Elo K once a bot is established
 RATING_PROVISIONAL_K: float = env.float("RATING_PROVISIONAL_K", default=48.0)  # K for a new bot
 RATING_PROVISIONAL_GAMES: int = env.int("RATING_PROVISIONAL_GAMES", default=10)  # games at that K
 # Most pending rated matches the game's applier applies in one transaction
-# (ladder.services.ratings.rating_updates).
+# (ladder.services.ratings.rating_applier).
 RATING_APPLY_BATCH: int = env.int("RATING_APPLY_BATCH", default=500)
 if RATING_APPLY_BATCH < 1:
     raise ImproperlyConfigured(f"RATING_APPLY_BATCH ({RATING_APPLY_BATCH}) must be at least 1")

@@ -19,12 +19,5 @@ PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 STORAGES = {**STORAGES, "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"}}
 WHITENOISE_USE_FINDERS = True
 
-if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
-    # One SQLite file per test session: concurrent sessions never share it, and a stale write-ahead log
-    # left by a worker killed on purpose cannot meet a freshly created database.
-    _test_dir = VAR_DIR / "test-databases"
-    _test_dir.mkdir(exist_ok=True)
-    DATABASES["default"]["TEST"] = {"NAME": str(_test_dir / f"test_ladder_{os.getpid()}.sqlite3")}
-
 # Whitenoise warns on every request when the collected-static folder does not exist yet.
 STATIC_ROOT.mkdir(parents=True, exist_ok=True)  # noqa: F405

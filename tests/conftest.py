@@ -3,8 +3,8 @@ worker processes.
 
 Rows are built through factories (``tests/factories.py``, never ``Model.objects.create`` in a test).
 Worker processes are real ``celery worker`` subprocesses on the configured broker (Kombu's filesystem
-transport by default, Redis in CI) and the configured database; the test database is a file (SQLite) or a server database
-(PostgreSQL), so the workers see exactly what the test committed.
+transport by default, Redis in CI) and the configured database (the test database on the PostgreSQL
+server), so the workers see exactly what the test committed.
 """
 
 from __future__ import annotations
@@ -103,18 +103,6 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(pytest.mark.sandbox)
 
 
-@pytest.fixture(scope="session", autouse=True)
-def _remove_sqlite_test_files():
-    """Delete this session's SQLite test database with its write-ahead log once the session ends."""
-    yield
-    from django.conf import settings
-
-    name = settings.DATABASES["default"].get("TEST", {}).get("NAME")
-    if name and settings.DATABASES["default"]["ENGINE"].endswith("sqlite3"):
-        for suffix in ("", "-wal", "-shm", "-journal"):
-            Path(name + suffix).unlink(missing_ok=True)
-
-
 @pytest.fixture(scope="session")
 def django_db_setup(django_db_setup, django_db_blocker):
     """The test database with autovacuum off on its tables (as the CI machine's server has it everywhere):
@@ -122,13 +110,11 @@ def django_db_setup(django_db_setup, django_db_blocker):
     tests after it, which assert what their statements read. Statistics change only where a test asks."""
     from django.db import connection
 
-    with django_db_blocker.unblock():
-        if connection.vendor == "postgresql":
-            with connection.cursor() as cursor:
-                cursor.execute("SELECT format('ALTER TABLE %I.%I SET (autovacuum_enabled = off)', schemaname, tablename) "
-                               "FROM pg_tables WHERE schemaname = current_schema()")
-                for (statement,) in cursor.fetchall():
-                    cursor.execute(statement)
+    with django_db_blocker.unblock(), connection.cursor() as cursor:
+        cursor.execute("SELECT format('ALTER TABLE %I.%I SET (autovacuum_enabled = off)', schemaname, tablename) "
+                       "FROM pg_tables WHERE schemaname = current_schema()")
+        for (statement,) in cursor.fetchall():
+            cursor.execute(statement)
 
 
 @pytest.fixture(scope="session")
@@ -174,9 +160,8 @@ def big_history(db):
 @pytest.fixture(autouse=True)
 def _no_counters_from_earlier_tests():
     """Every test starts with this process's in-memory cache empty: the quotas and throttles count in the
-    cache by user, and a database that gives ids again after a rollback (SQLite) would hand one test's
-    counts to the next test's user of the same id. (A shared cache is emptied only by
-    :func:`fresh_cache`, where a test asks for it.)"""
+    cache by user and by client address, and one test's counts must not reach the next test's. (A shared
+    cache is emptied only by :func:`fresh_cache`, where a test asks for it.)"""
     from django.core.cache import caches
     from django.core.cache.backends.locmem import LocMemCache
 
@@ -244,8 +229,6 @@ def database_url() -> str:
     from django.db import connection
 
     conf = connection.settings_dict
-    if conf["ENGINE"].endswith("sqlite3"):
-        return f"sqlite:///{conf['NAME']}"
     auth = conf["USER"] or ""
     if conf.get("PASSWORD"):
         auth += f":{conf['PASSWORD']}"

@@ -290,13 +290,13 @@ class FinishedMatchFactory(factory.django.DjangoModelFactory):
 
 def bulk_insert(model, objects: list) -> list:
     """Save ``objects`` (unsaved instances of ``model``) as ``bulk_create`` would, and return them with their
-    ids. On PostgreSQL by COPY, with ids drawn from the table's sequence first: for tens of thousands of
-    rows, building and binding one INSERT's text costs far more than the rows themselves."""
+    ids. By COPY, with ids drawn from the table's sequence first: for tens of thousands of rows, building
+    and binding one INSERT's text costs far more than the rows themselves."""
     from django.db import DEFAULT_DB_ALIAS, connections
 
     connection = connections[DEFAULT_DB_ALIAS]  # the connection itself: the proxy's lookups add up here
-    if connection.vendor != "postgresql" or not objects:
-        return model.objects.bulk_create(objects, batch_size=2000)
+    if not objects:
+        return objects
     table = model._meta.db_table
     fields = list(model._meta.concrete_fields)
     with connection.cursor() as cursor:

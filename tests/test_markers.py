@@ -18,13 +18,14 @@ def _collected(*arguments: str) -> set[str]:
 
 
 def test_the_sandbox_marker_finds_fixtures_helpers_and_commands_and_spares_pure_tests():
-    marked = _collected("-m", "sandbox", "tests/bots/test_play_bundle.py", "tests/ladder/test_play_from_bundle.py",
-                        "tests/workers/test_execution.py", "tests/bots/sandbox/test_hostile.py",
+    marked = _collected("-m", "sandbox", "tests/bots/test_bundle_replay.py",
+                        "tests/ladder/test_play_from_bundle.py", "tests/workers/test_execution.py",
+                        "tests/bots/sandbox/test_hostile.py",
                         "tests/engines/dice_king/test_dice_king_bots.py", "tests/bots/test_archive_paths.py")
     files = {test.split("::")[0] for test in marked}
     # The referee's sandboxed play_match through a helper, manage.py play through a helper, match_execute,
     # and the module-scoped sandbox fixture.
-    assert {"tests/bots/test_play_bundle.py", "tests/ladder/test_play_from_bundle.py",
+    assert {"tests/bots/test_bundle_replay.py", "tests/ladder/test_play_from_bundle.py",
             "tests/workers/test_execution.py", "tests/bots/sandbox/test_hostile.py"} <= files
     # An in-process helper that happens to be called play_match, and archive checks, start no sandbox.
     assert not files & {"tests/engines/dice_king/test_dice_king_bots.py", "tests/bots/test_archive_paths.py"}

@@ -17,12 +17,12 @@ app.config_from_object("django.conf:settings", namespace="CELERY")
 @worker_process_init.connect
 def _configure_worker_connections(**_) -> None:
     """In each worker process, unless ``MATCH_SYNCHRONOUS_COMMIT`` is set, commit without waiting for
-    PostgreSQL's WAL flush (see ``ladder.services.match_sql.commit_without_flush_wait``); and name the
+    PostgreSQL's WAL flush (see ``ladder.core.database.commit_without_flush_wait``); and name the
     process's PostgreSQL connection after it (:func:`name_connections`)."""
     from django.conf import settings
     from django.db.backends.signals import connection_created
 
-    from ladder.services.match_sql import commit_without_flush_wait
+    from ladder.core.database import commit_without_flush_wait
 
     if not settings.MATCH_SYNCHRONOUS_COMMIT:
         connection_created.connect(commit_without_flush_wait, weak=False)
@@ -36,11 +36,9 @@ def name_connections() -> None:
 
     from django.db import DEFAULT_DB_ALIAS, connections
 
-    conf = connections.settings[DEFAULT_DB_ALIAS]
-    if conf["ENGINE"].endswith("postgresql"):
-        # PostgreSQL keeps the first 63 bytes; the pid, which tells processes apart, goes last.
-        name = f"ladder-worker:{socket.gethostname()[:40]}:{os.getpid()}"
-        conf.setdefault("OPTIONS", {})["application_name"] = name
+    # PostgreSQL keeps the first 63 bytes; the pid, which tells processes apart, goes last.
+    name = f"ladder-worker:{socket.gethostname()[:40]}:{os.getpid()}"
+    connections.settings[DEFAULT_DB_ALIAS].setdefault("OPTIONS", {})["application_name"] = name
 
 
 @worker_process_shutdown.connect
@@ -50,6 +48,6 @@ def _close_sandboxes(**_) -> None:
     every ordinary end of the process: the warm shutdown, ``--max-tasks-per-child``, and SIGTERM, which
     billiard turns into ``SystemExit`` in a pool process (what a supervisor stopping the whole process
     group sends)."""
-    from bots.sandbox import close_all
+    from bots.sandbox import close_sandboxes
 
-    close_all()
+    close_sandboxes()

@@ -27,7 +27,7 @@ def ladder_task(name: str, **options):
 )
 def run_match(match_id: int) -> str:
     """Play one match; idempotent (a finished, running or missing match is left alone)."""
-    from workers.check_share import match_timed
+    from workers.time_share import match_timed
 
     outcome = match_timed(match_id=match_id, worker=run_match.request.hostname or "")
     logger.info("match %s: %s", match_id, outcome)
@@ -42,7 +42,7 @@ def run_match(match_id: int) -> str:
 def run_matches(match_ids: list[int]) -> str:
     """Play the matches of one message, claimed together and recorded together; idempotent as
     ``run_match`` (each match finished, running elsewhere or missing is left alone)."""
-    from workers.check_share import matches_timed
+    from workers.time_share import matches_timed
 
     outcomes = matches_timed(match_ids=match_ids, worker=run_matches.request.hostname or "")
     summary = ", ".join(f"{match_id}: {outcome}" for match_id, outcome in outcomes.items())
@@ -63,8 +63,8 @@ def validate_version(version_id: int) -> str:
     retried: it says nothing about the upload, which stays pending meanwhile. Any other failure of the check
     rejects the version (the service logs why), so that it is not checked again and again. While matches
     wait and this process's checks have had their share of its time, it plays one of them instead and sends
-    the check back to its queue (``workers.check_share``)."""
-    from workers.check_share import validation_run
+    the check back to its queue (``workers.time_share``)."""
+    from workers.time_share import validation_run
 
     status = validation_run(version_id=version_id, worker=validate_version.request.hostname or "")
     logger.info("bot version %s: %s", version_id, status)

@@ -31,7 +31,7 @@ all read-only, its own code at ``/bot`` (read-only), a small private ``/tmp`` an
 nodes; it pivots into it and detaches the host's tree, so there is nothing else to read (no project, no
 other package, no settings, no ``/proc`` or ``/sys``, no other bot). As root that root is a copy in
 memory (a ramfs; the few large libraries bound from the host with their pages locked in memory:
-:func:`~bots.sandbox.launch.build_memory_root`), and the pages of every file the zygote maps are locked
+:func:`~bots.sandbox.root_filesystem.build_memory_root`), and the pages of every file the zygote maps are locked
 in memory too: a read, a lookup or a page fault in the runtime costs the same whoever did it before, so
 the machine's page and dentry caches tell a bot nothing of the others. The bot is pid 1 of its namespace: it sees no other process and can
 signal none, and when it dies the kernel kills everything it started. The network namespace is empty, not
@@ -86,7 +86,7 @@ through their parent-death signals. The reaper then
 waits until nothing of the bot is left in its cell's cgroups, killing stragglers, before the cell serves
 another bot; a cell that cannot be cleaned is discarded with its cgroups. The worker's cgroups are its own
 by a lock it holds, not by its pid (:mod:`bots.sandbox.cgroups`): it removes them whenever it stops
-(:func:`close_all`, at exit and from the Celery pool process's shutdown), and a sandbox starting removes
+(:func:`close_sandboxes`, at exit and from the Celery pool process's shutdown), and a sandbox starting removes
 those of workers that died, never a live one's, whatever pid namespace either lives in.
 """
 
@@ -102,7 +102,7 @@ from pathlib import Path
 from bots.sandbox.errors import SandboxFault, SandboxUnavailable
 from bots.sandbox.policy import Limits
 
-__all__ = ["FORBIDDEN_ENV", "Limits", "SandboxFault", "SandboxUnavailable", "close_all", "get_sandbox",
+__all__ = ["FORBIDDEN_ENV", "Limits", "SandboxFault", "SandboxUnavailable", "close_sandboxes", "get_sandbox",
            "remove_cgroups_on"]
 
 #: Set in the environment of a process that must never start bots (the web tier): :func:`get_sandbox`
@@ -166,7 +166,7 @@ def get_sandbox(*, allow_unsafe: bool = False, cache_dir: str | Path | None = No
         return _shared[unsafe_key]
 
 
-def close_all() -> None:
+def close_sandboxes() -> None:
     """Stop every shared sandbox of this process (their zygotes and cgroups)."""
     from bots.sandbox import cgroups
 
@@ -179,7 +179,7 @@ def close_all() -> None:
             _shared.clear()
         finally:
             # Whatever a sandbox that failed to close (or one of no one's sharing) left.
-            cgroups.close_all()
+            cgroups.remove_worker_groups()
 
 
 def remove_cgroups_on(signum: int) -> None:
@@ -189,8 +189,8 @@ def remove_cgroups_on(signum: int) -> None:
     For a process that would die of a signal rather than exit (``manage.py play`` on SIGTERM; a Celery
     pool process needs none, billiard turns SIGTERM into an exit there). Python runs the handler in the
     main thread between two steps of whatever it interrupted, so it takes no lock
-    (:func:`bots.sandbox.cgroups.close_all`); the zygotes and cells follow their host as they always do.
-    Main thread only; a signal that is ignored or already handled is left alone.
+    (:func:`bots.sandbox.cgroups.remove_worker_groups`); the zygotes and cells follow their host as they
+    always do. Main thread only; a signal that is ignored or already handled is left alone.
     """
     if signal.getsignal(signum) is not signal.SIG_DFL:
         return
@@ -207,7 +207,7 @@ def remove_cgroups_on(signum: int) -> None:
                         sandbox.close()
                 finally:
                     _lock.release()
-            cgroups.close_all()
+            cgroups.remove_worker_groups()
         finally:
             signal.signal(received, signal.SIG_DFL)
             signal.raise_signal(received)
@@ -215,4 +215,4 @@ def remove_cgroups_on(signum: int) -> None:
     signal.signal(signum, remove_then_die)
 
 
-atexit.register(close_all)
+atexit.register(close_sandboxes)

@@ -16,7 +16,7 @@ descriptor of the owner is closed, its death included. A sandbox starting remove
 it can take (their owner is provably gone), thawing and killing what is left in them; it never touches a
 folder whose lock is held. Folders of the older naming (``botladder-<pid>-<random>``, owned by a pid) are
 left alone: nothing proves their owner gone. A worker removes its own groups when its sandbox closes, on
-every ordinary stop (:func:`close_all`).
+every ordinary stop (:func:`remove_worker_groups`).
 Where neither is writable (an ordinary user without delegation) :func:`detect` returns None and the
 sandbox relies on rlimits and the pid namespace alone.
 
@@ -26,8 +26,8 @@ microseconds. A task blocked in a system call (a bot waiting on its stdin) stops
 restarts untouched once thawed, so nothing written to it meanwhile is lost. In v1 a frozen task does not
 act on SIGKILL until it is thawed: whatever kills a bot thaws its group after sending the signal, and
 groups are thawed before they are emptied or removed. On v1 (kernels from 6.1) the first group frozen on
-the machine and the last one thawed also switch a static key, which patches kernel text on every CPU
-(about 100 us each way); a worker therefore keeps one empty group of its own frozen for its whole life
+the machine and the last one thawed also switch a static key, which patches kernel text on every CPU;
+a worker therefore keeps one empty group of its own frozen for its whole life
 (``freezer-pin``), and freezing a bot then costs a few microseconds.
 """
 
@@ -56,7 +56,7 @@ PARENT_PREFIX = "botladder-owned-"
 # How long a starting worker waits for a stale clean-up that took its new folder for a dead one's.
 _CLAIM_TIMEOUT_S = 2.0
 _counter = itertools.count(1)
-# This process's worker groups, until closed (for :func:`close_all`).
+# This process's worker groups, until closed (for :func:`remove_worker_groups`).
 _live: list[Cgroups] = []
 
 
@@ -387,7 +387,7 @@ class Cgroups:
         return f"cgroup v{self.version} ({', '.join(c or 'unified' for c in self.parents)})"
 
 
-def close_all() -> None:
+def remove_worker_groups() -> None:
     """Remove every worker group this process made and still holds (see :meth:`Cgroups.close`): for a
     process about to stop, even from a signal handler. The sandboxes' other processes need no such help:
     they die with their host."""

@@ -4,8 +4,8 @@
 per tournament).
 :class:`Policy` is the machine's fixed confinement: the folders shown read-only in every bot's root
 (the Python runtime and the allowed packages, resolved once from the running interpreter; as root a copy
-of them in memory, see :func:`bots.sandbox.launch.build_memory_root`), the size of the private writable
-``/tmp``, the namespaces, the syscalls the seccomp filter allows and the uid range bots run under.
+of them in memory, see :func:`bots.sandbox.root_filesystem.build_memory_root`), the size of the private
+writable ``/tmp``, the namespaces, the syscalls the seccomp filter allows and the uid range bots run under.
 :func:`default_policy` builds it; nothing else in the package invents paths or limits.
 """
 
@@ -219,7 +219,7 @@ ALLOWED_SYSCALLS: tuple[Syscall, ...] = (
 # bot's own host uid (as root), dropping its capabilities, and the prctl options that set no_new_privs,
 # the dumpable flag, the parent-death signal and the last half of the filter. A bot's filter comes in two
 # stacked halves (:func:`stacked_seccomp_rules`) so that the costly one is installed while the shell
-# waits: the kernel's first filter of a process costs some 400 us, a second small one a sixth of that.
+# waits: the kernel's first filter of a process costs far more than a second, small one.
 _PR_SET_PDEATHSIG, _PR_SET_DUMPABLE, _PR_SET_SECCOMP, _PR_SET_NO_NEW_PRIVS = 1, 4, 22, 38
 _PR_CAP_AMBIENT_CLEAR_ALL = 4
 SHELL_SYSCALLS: tuple[Syscall, ...] = (

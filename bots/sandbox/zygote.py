@@ -450,8 +450,8 @@ class ZygoteSandbox:
         return bot
 
     def _limits_data(self, limits: Limits) -> dict:
-        """``limits`` as the request's plain data, made once per value (``dataclasses.asdict`` costs a
-        start some 50 us cold; the same few limits come back match after match)."""
+        """``limits`` as the request's plain data, made once per value: ``dataclasses.asdict`` is slow on
+        a start's path, and the same few limits come back match after match."""
         data = self._limits_seen.get(limits)
         if data is None:
             if len(self._limits_seen) >= 64:

@@ -20,7 +20,7 @@ import signal
 import socket
 import stat
 
-from bots.sandbox import launch, linux
+from bots.sandbox import launch, linux, root_filesystem
 from bots.sandbox.policy import (
     CONTROL_MESSAGE_BYTES,
     Mount,
@@ -128,7 +128,7 @@ def serve_forever(sock_fd: int, host_pid: int) -> None:
         request = json.loads(message)
         if request["type"] == "runtime" and not fds:
             if runtime_key is None or runtime_key == _runtime_key(request):
-                runtime_key, reply = _prepare_runtime(request, policy, launch)
+                runtime_key, reply = _prepare_runtime(request, policy)
             else:
                 reply = {"type": "error", "message": "the runtime root is already prepared for another policy"}
             send_message(sock, reply)
@@ -162,10 +162,10 @@ def _runtime_key(request: dict) -> str:
                       sort_keys=True)
 
 
-def _prepare_runtime(request: dict, current: Policy, launch) -> tuple[str | None, dict]:
+def _prepare_runtime(request: dict, current: Policy) -> tuple[str | None, dict]:
     """Answer a ``runtime`` request: as root, copy the runtime every bot enters into memory
-    (:func:`bots.sandbox.launch.build_memory_root`) in the zygote's own mount namespace, where its cells
-    find it, and lock in memory the pages of every file the zygote has mapped (the interpreter, its
+    (:func:`bots.sandbox.root_filesystem.build_memory_root`) in the zygote's own mount namespace, where its
+    cells find it, and lock in memory the pages of every file the zygote has mapped (the interpreter, its
     libraries and extension modules, which every bot forked from it runs from). As an ordinary user
     nothing is copied: each bot's root binds the host's files (:func:`bots.sandbox.launch.become_shell`).
 
@@ -176,8 +176,8 @@ def _prepare_runtime(request: dict, current: Policy, launch) -> tuple[str | None
     step = "copy the runtime into memory"
     try:
         policy = _policy_from(request["policy"], current)
-        mounts = launch.runtime_mounts(request["mode"], request["runtime_dir"], policy)
-        root = launch.build_memory_root(request["root_mount_point"], mounts, policy)
+        mounts = root_filesystem.runtime_mounts(request["mode"], request["runtime_dir"], policy)
+        root = root_filesystem.build_memory_root(request["root_mount_point"], mounts, policy)
         step = "lock the zygote's mapped files in memory (needs CAP_IPC_LOCK)"
         locked = _lock_mapped_files(set(root.bound_paths))
     except OSError as exc:

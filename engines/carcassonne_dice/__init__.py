@@ -76,7 +76,7 @@ as many turns, then the highest total wins (CD-9.4).
 from __future__ import annotations
 
 import engines
-from engines.base import Game, GameFacts, Information
+from engines.base import GameEngine, GameFacts, Information
 from engines.carcassonne_dice.state import DICE, MAX_ROLLS, ROUND_CAP, CarcassonneDiceState
 
 FACTS = GameFacts(
@@ -94,7 +94,7 @@ FACTS = GameFacts(
 )
 
 
-class CarcassonneDice(Game):
+class CarcassonneDice(GameEngine):
     """Carcassonne: The Dice Game for 2 to 5 players."""
 
     facts = FACTS

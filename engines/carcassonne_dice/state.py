@@ -6,7 +6,7 @@ the rules do by themselves (the first roll, catapults, forced stops, automatic s
 and starting the next turn) happens inside ``apply`` and ``new_state``, so every decision asked is a real
 one (ED-15).
 
-Chance (ED-11, drawn from the match's :class:`engines.base.ChanceStreams`): the dice of round ``r``
+Chance (ED-11, drawn from the match's :class:`engines.chance.ChanceStreams`): the dice of round ``r``
 (``turn_index // players``, from 0) come from stream ``("dice", r)`` alone, read as a table of 27
 numbers per seat: number ``27 * seat + 9 * (k - 1) + d`` is the face ``1 + below(6)`` die ``d`` shows if
 it is thrown in roll ``k`` (1 to 3) of that seat's turn of the round. A roll shows each pool die its own
@@ -16,7 +16,7 @@ changes what another die or a later turn shows. :class:`RoundDice` holds that ta
 
 from __future__ import annotations
 
-from engines.base import Chance, ChanceStreams, State, StreamBlocks, competition_ranking
+from engines.base import State, competition_ranking
 from engines.carcassonne_dice.faces import (
     CATAPULT,
     CITY_FACES,
@@ -28,6 +28,7 @@ from engines.carcassonne_dice.faces import (
     SIDES,
 )
 from engines.carcassonne_dice.plane import BuiltDie, City, Plane
+from engines.chance import Chance, ChanceStreams, StreamBlocks
 
 DICE = 9  # CD-1.1
 MAX_ROLLS = 3  # CD-4.2

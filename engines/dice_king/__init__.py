@@ -3,7 +3,7 @@
 What the game demonstrates: push-your-luck dice with free re-rolls, conditions that are data (a small
 grammar, :mod:`.conditions`), joker dice made from pairs of cards, and area control on a map. Chance
 (stack shuffles, removed tiles, start roll-off, dice, tile draws) comes from streams of
-:class:`engines.base.ChanceStreams` named by purpose and position (``("dice", round)`` with a block per
+:class:`engines.chance.ChanceStreams` named by purpose and position (``("dice", round)`` with a block per
 turn, ``("tile", round)`` with a block per draw, ...; :mod:`.state` lists them), so a re-roll or a longer
 effect changes no later draw. Hidden information is the two removed tiles, the supply's content and the order of the stacks below
 their display cards. The substitute components live in one module each:
@@ -58,7 +58,7 @@ Decisions with a single option outside rolling and claiming are taken by the eng
 from __future__ import annotations
 
 import engines
-from engines.base import Game, GameFacts, Information
+from engines.base import GameEngine, GameFacts, Information
 from engines.dice_king.board import TILE_COUNT
 from engines.dice_king.cards import CARDS
 from engines.dice_king.state import MAX_ROLLS, DiceKingState
@@ -81,7 +81,7 @@ FACTS = GameFacts(
 )
 
 
-class DiceKing(Game):
+class DiceKing(GameEngine):
     """King of the Dice: The Board Game, 2 to 4 players, no options."""
 
     facts = FACTS

@@ -7,7 +7,7 @@ Decisions the rules let the engine take (ED-19) are applied by :meth:`_settle` a
 observations; what a claimed card or an alarm then does is :mod:`engines.dice_king.effects`.
 
 Chance (ED-15, as amended for common random numbers): every chance event is drawn from its own stream of
-the match's :class:`engines.base.ChanceStreams`, so no choice (a re-roll, a longer effect, a card taken
+the match's :class:`engines.chance.ChanceStreams`, so no choice (a re-roll, a longer effect, a card taken
 instead of another) changes what a later, unrelated event shows. ``turn`` counts the turns of the match
 from 0 (the start player's first turn is turn 0, whoever plays it); round ``r = turn // players`` holds
 turns ``r * players`` to ``r * players + players - 1``, and ``i = turn % players`` is a turn's place in
@@ -19,7 +19,7 @@ its round (the start player's turns have place 0):
   the removed tiles, the others the supply, kept in tile-id order (ED-15 (2));
 * ``("roll_off", r, seat)``: round ``r`` (from 0) of the start roll-off, that seat's dice 0 to 5 in die
   order, ``1 + below(6)`` each (ED-15 (3));
-* ``("dice", r)``: the dice of round ``r``, 18 numbers per turn (:class:`engines.base.StreamBlocks`): in
+* ``("dice", r)``: the dice of round ``r``, 18 numbers per turn (:class:`engines.chance.StreamBlocks`): in
   block ``i``, number ``6 * j + d`` gives the value ``1 + int(u * 6)`` of throw ``j`` (0 for the compulsory
   roll, then 1 and 2) of die ``d``. Each die has its own throws, so re-rolling die 3 shows its next throw
   whichever other dice are re-rolled with it and whichever roll it is (ED-15 (4));
@@ -38,7 +38,8 @@ from __future__ import annotations
 from bisect import insort
 from typing import Any
 
-from engines.base import ChanceStreams, State, StreamBlocks, competition_ranking
+from engines.base import State, competition_ranking
+from engines.chance import ChanceStreams, StreamBlocks
 from engines.dice_king import board
 from engines.dice_king.board import (
     FIELD_COUNT,

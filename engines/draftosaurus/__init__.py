@@ -65,7 +65,7 @@ orders by score, then fewest T-Rexes in the zoo (River included), then a shared 
 from __future__ import annotations
 
 import engines
-from engines.base import Game, GameFacts, Information
+from engines.base import GameEngine, GameFacts, Information
 from engines.draftosaurus.board import SETUPS
 from engines.draftosaurus.state import DraftosaurusState
 
@@ -87,7 +87,7 @@ FACTS = GameFacts(
 )
 
 
-class Draftosaurus(Game):
+class Draftosaurus(GameEngine):
     """Draftosaurus for 2 to 5 players on the summer or winter zoo, or both in a row."""
 
     facts = FACTS

@@ -6,7 +6,7 @@ game, ``quarantine`` (only seats whose Quarantine Zone is occupied). A choice is
 and stays in its seat's hand until every asked seat has chosen; then the step is applied at once.
 Everything else (shuffling, drawing, rolling, passing, moving on, scoring) happens inside ``apply``.
 
-Chance (ED-1, drawn from the match's :class:`engines.base.ChanceStreams`) is dealt per game ``g`` (0, and
+Chance (ED-1, drawn from the match's :class:`engines.chance.ChanceStreams`) is dealt per game ``g`` (0, and
 1 for the winter game of ``summer_winter``), before any choice of that game, so no choice changes it:
 
 * ``("bag", g)``: the bag listed in canonical species order, shuffled by Fisher-Yates; round ``r``'s hands
@@ -19,7 +19,8 @@ Chance (ED-1, drawn from the match's :class:`engines.base.ChanceStreams`) is dea
 
 from __future__ import annotations
 
-from engines.base import ChanceStreams, State, competition_ranking
+from engines.base import State, competition_ranking
+from engines.chance import ChanceStreams
 from engines.draftosaurus.board import (
     FACES,
     PENS,

@@ -52,7 +52,7 @@ once the game is over, plus earlier Dynasty games. Ties break on largest propert
 from __future__ import annotations
 
 import engines
-from engines.base import Game, GameFacts, Information
+from engines.base import GameEngine, GameFacts, Information
 from engines.kingdomino.state import DYNASTY_GAMES, KingdominoState
 
 FACTS = GameFacts(
@@ -66,11 +66,11 @@ FACTS = GameFacts(
     information=Information.IMPERFECT,  # the draw order and the set-aside dominoes are secret (ED-6)
     # A game asks at most 4 initial picks and a place and a pick per domino (48 at most); Dynasty plays 3.
     max_game_length=DYNASTY_GAMES * (4 + 2 * 48),
-    rules_version=2,  # 2: the deals come from named chance streams (ChanceStreams), no longer one stream
+    rules_version=2,  # 2: the deals come from named chance streams (ChanceStreams)
 )
 
 
-class Kingdomino(Game):
+class Kingdomino(GameEngine):
     """The Kingdomino game (Blue Orange, 2016) with its rulebook variants."""
 
     facts = FACTS

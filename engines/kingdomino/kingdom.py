@@ -25,10 +25,11 @@ from engines.kingdomino.dominoes import CASTLE, DOMINOES, EMPTY, TERRAINS, cell_
 DIRECTIONS = ((0, 1), (1, 0), (0, -1), (-1, 0))
 
 
-class Frame:
-    """The geometry shared by every kingdom of one grid size ``K`` (5, or 7 for the Mighty Duel)."""
+class GridGeometry:
+    """The geometry of the frame shared by every kingdom of one grid size ``K`` (5, or 7 for the Mighty
+    Duel): its cells, their neighbours and the placement keys."""
 
-    _cache: ClassVar[dict[int, Frame]] = {}
+    _cache: ClassVar[dict[int, GridGeometry]] = {}
 
     def __init__(self, k: int) -> None:
         self.k = k
@@ -51,7 +52,7 @@ class Frame:
         self.triples = [(cell // size, cell % size, o) for cell in range(self.cells) for o in range(4)]
 
     @classmethod
-    def of(cls, k: int) -> Frame:
+    def of(cls, k: int) -> GridGeometry:
         frame = cls._cache.get(k)
         if frame is None:
             frame = cls._cache[k] = cls(k)
@@ -82,7 +83,7 @@ class Kingdom:
         "terrain",
     )
 
-    def __init__(self, frame: Frame) -> None:
+    def __init__(self, frame: GridGeometry) -> None:
         self.frame = frame
         self.terrain = [EMPTY] * frame.cells
         self.crowns = [0] * frame.cells

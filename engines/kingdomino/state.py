@@ -5,7 +5,7 @@ afterwards each king of the current line is asked to ``place`` (or ``discard``) 
 the last round, to ``pick``. Everything else (shuffles, forming lines, moving on to the next king, round
 and Dynasty game, bonuses) happens inside :meth:`KingdominoState.apply`.
 
-Chance (ED-1, drawn from the match's :class:`engines.base.ChanceStreams`): only the deal of each game,
+Chance (ED-1, drawn from the match's :class:`engines.chance.ChanceStreams`): only the deal of each game,
 before any decision of it, so no choice can change it. Game ``g`` (0-based; 0, 1, 2 in a Dynasty) uses
 
 * ``("pile", g)``: one Fisher-Yates shuffle of the domino numbers 1 to 48 in ascending order; the first
@@ -18,9 +18,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from engines.base import ChanceStreams, State, competition_ranking
+from engines.base import State, competition_ranking
+from engines.chance import ChanceStreams
 from engines.kingdomino.dominoes import NUMBERS, domino_json
-from engines.kingdomino.kingdom import Frame, Kingdom
+from engines.kingdomino.kingdom import GridGeometry, Kingdom
 
 INITIAL_PICK, PLACE, PICK, GAME_OVER = "initial_pick", "place", "pick", "game_over"
 DYNASTY_GAMES = 3
@@ -70,7 +71,7 @@ class KingdominoState(State):
         self.players = players
         self.options = options
         self.setup = Setup.of(players, options["mighty_duel"])
-        self.frame = Frame.of(self.setup.grid_size)
+        self.frame = GridGeometry.of(self.setup.grid_size)
         self.streams = ChanceStreams(seed)
         self.game_index = 0
         self.match_scores = [0] * players

@@ -67,7 +67,7 @@ def _cursor_read(text: str) -> dict:
 class KeysetPagination(BasePagination):
     """Pages that cost the same at any depth: each one starts after the last row of the page before (its
     ordering field's value and id, in the ``cursor`` of the ``next`` link), not after skipping the rows
-    before it, which made a deep page of a long list read every row above it.
+    before it, which would read every row above a deep page of a long list.
 
     ``{"count", "count_exact", "next", "previous", "results"}``: ``count`` is exact up to
     :data:`COUNT_EXACT_UP_TO` rows (``count_exact`` true) and the database's estimate past it, since an exact

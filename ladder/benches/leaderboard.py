@@ -176,18 +176,13 @@ class _History:
             cursor.execute("ANALYZE")  # the planner's statistics, as a database that grew over time has them
 
     def grow_fast_to(self, size: int, *, draws: float = 0.02, forfeits: float = 0.01, batch: int = 250_000) -> None:
-        """Add finished matches up to ``size`` in bulk SQL (INSERT ... SELECT over generate_series, on
-        PostgreSQL; elsewhere :meth:`grow_to`): about a minute for a million matches, where :meth:`grow_to`
-        takes several. Each match seats two different bots; the stronger (the later bot) wins more often
+        """Add finished matches up to ``size`` in bulk SQL (INSERT ... SELECT over generate_series): about a
+        minute for a million matches, where :meth:`grow_to` takes several. Each match seats two different bots; the stronger (the later bot) wins more often
         on the Elo curve of their strengths, ``draws`` of the matches share first place and ``forfeits``
         of them end with the second seat's timeout. Then the ratings' records (games, wins, draws,
         losses; the Elo is left as it is, only the reads are measured), the pair records and, where the
         code keeps them, the tournament's standings are brought up to date from the seats. No rating
         history and no actions, which no measured read needs."""
-        if connection.vendor != "postgresql":
-            self.grow_to(size)
-            self._standings_rebuild()
-            return
         from django.core.management.color import no_style
 
         from ladder.models import Match, MatchSetup, Rating, Seat
@@ -281,12 +276,10 @@ class _History:
         """Milliseconds per ``match_record_result`` of a rated match, with and without the pair records'
         writes: the median batch of each, in alternating batches so that both see the machine in the same
         state (a busy machine makes single batches jump by half)."""
-        from ladder.services.ratings import rating_updates
-
         spent = {True: [], False: []}
         for round_ in range(2 * max(1, matches // batch)):
             with_pairs = round_ % 2 == 0
-            with _pair_writes(rating_updates, enabled=with_pairs):
+            with _pair_writes(enabled=with_pairs):
                 spent[with_pairs].append(self._record(batch))
         return (statistics.median(spent[True]) / batch * 1000.0, statistics.median(spent[False]) / batch * 1000.0)
 
@@ -331,16 +324,17 @@ def _insert_sql(model, columns: tuple[str, ...]) -> str:
 
 
 @contextmanager
-def _pair_writes(rating_updates, *, enabled: bool):
-    """The recorder with its pair-record writes, or (for the baseline) without them."""
+def _pair_writes(*, enabled: bool):
+    """The recorder with its pair-record writes, or (for the baseline) without them (both ways a result
+    reaches the records, the applier's and a recording's own, write ``pair_records.pair_records_parts``)."""
     if enabled:
         yield
         return
-    module = rating_updates.pair_records
-    # Both ways a result reaches the records: the applier's write, and a recording's own (inline) part.
-    original = module.pair_records_write, module.pair_records_parts
-    module.pair_records_write, module.pair_records_parts = (lambda rows: None), (lambda rows: [])
+    from ladder.services.ratings import pair_records
+
+    original = pair_records.pair_records_parts
+    pair_records.pair_records_parts = lambda rows: []
     try:
         yield
     finally:
-        module.pair_records_write, module.pair_records_parts = original
+        pair_records.pair_records_parts = original

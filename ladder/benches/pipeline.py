@@ -34,9 +34,9 @@
   from the flush to the last match finished. Both with the settings in force (the defaults unless the
   environment says otherwise), the reconciler run every ``RECONCILE_INTERVAL_S`` as beat runs it.
 
-Everything runs in a scratch database created for the run (Django's test-database machinery: a new SQLite
-file, or a new database on the same PostgreSQL server) on a private queue, and is dropped afterwards, so
-benchmarking never touches the ladder's real data.
+Everything runs in a scratch database created for the run (Django's test-database machinery: a new
+database on the same PostgreSQL server) on a private queue, and is dropped afterwards, so benchmarking
+never touches the ladder's real data.
 """
 
 from __future__ import annotations
@@ -65,8 +65,6 @@ BENCH_GAME = "kingdomino"
 
 def _database_url() -> str:
     conf = connection.settings_dict
-    if conf["ENGINE"].endswith("sqlite3"):
-        return f"sqlite:///{conf['NAME']}"
     auth = conf["USER"] or ""
     if conf.get("PASSWORD"):
         auth += f":{conf['PASSWORD']}"
@@ -420,6 +418,5 @@ def bench_pipeline(*, matches: int = 100, scaling_matches: int | None = None, re
         **ladder,
         **recovery,
         **({"pipeline.recovery_matches": recovery_matches} if recovery_matches else {}),
-        "pipeline.database": connection.vendor,
         "pipeline.broker": settings.CELERY_BROKER_URL.split(":", 1)[0],
     }

@@ -1,17 +1,17 @@
 """How fast rated results that share bots get their ratings, measured side by side in one run (``manage.py
-bench``), on PostgreSQL (where workers record at once; elsewhere there are no figures).
+bench``).
 
 ``threads`` threads, each with its own connection, finish synthetic rated two-player results (no sandbox,
 no referee) among ``bots`` bots, so that nearly every pair of results in flight shares a bot:
 
 * ``ratings.applied_per_s.applier``: each result finished and marked pending in one transaction, then
-  applied by the game's one applier (``rating_updates.ratings_apply_pending``, in batches), as
+  applied by the game's one applier (``rating_applier.ratings_apply_pending``, in batches), as
   ``match_record_result`` does;
 * ``ratings.applied_per_s.row_locks``: the former way, kept here as the baseline: each result finished in
   a transaction that locks its bots' rating rows in bot-id order, applies the same Elo step and writes the
   ratings, history and seats row by row before it commits (so results sharing a bot wait for each other);
 * ``ratings.applied_ratio``: the first over the second;
-* ``ratings.rebuild_swap_ms``: the rebuild's swap (``rating_updates.rebuild_swap``, the part that holds off
+* ``ratings.rebuild_swap_ms``: the rebuild's swap (``rating_rebuild.rebuild_swap``, the part that holds off
   rated results) after the history above, and ``ratings.rebuild_aside_ms`` its first half, which holds
   nothing.
 
@@ -36,9 +36,7 @@ BENCH_GAME = "kingdomino"
 
 
 def bench_ratings(*, matches: int = 600, threads: int = 8, bots: int = 6) -> dict:
-    """The ratings figures as a flat dict (module docstring); {} where the database is not PostgreSQL."""
-    if connection.vendor != "postgresql":
-        return {}
+    """The ratings figures as a flat dict (module docstring)."""
     figures: dict = {}
     with scratch_database():
         field = _Field(bots=bots)
@@ -54,7 +52,7 @@ def bench_ratings(*, matches: int = 600, threads: int = 8, bots: int = 6) -> dic
             figures[f"ratings.applied_per_s.{name}"] = round(2 * (matches // 2) / seconds, 1)
         figures["ratings.applied_ratio"] = round(
             figures["ratings.applied_per_s.applier"] / figures["ratings.applied_per_s.row_locks"], 2)
-        from ladder.services.ratings.rating_updates import rebuild_aside, rebuild_swap
+        from ladder.services.ratings.rating_rebuild import rebuild_aside, rebuild_swap
 
         started = time.perf_counter()
         plan = rebuild_aside(game_id=field.game.id)
@@ -128,7 +126,7 @@ def _finish(cursor, match_id: int) -> None:
 
 
 def _record_pending(match_id: int, game_id: int) -> None:
-    from ladder.services.ratings.rating_updates import pending_add, ratings_apply_pending
+    from ladder.services.ratings.rating_applier import pending_add, ratings_apply_pending
 
     with transaction.atomic(), connection.cursor() as cursor:
         _finish(cursor, match_id)
@@ -140,7 +138,7 @@ def _record_with_row_locks(match_id: int, game_id: int) -> None:
     """The former recorder's rating path: rows locked in bot-id order inside the recording transaction."""
     from ladder.models import Rating, RatingChange, Seat
     from ladder.ratings.elo import BotRating, RatedSeat, rate_match
-    from ladder.services.ratings.rating_updates import k_factors
+    from ladder.services.ratings.rating_applier import k_factors
 
     q = connection.ops.quote_name
     with transaction.atomic(), connection.cursor() as cursor:

@@ -34,13 +34,13 @@ game's engine, a decision record per decision of each seat; no sandbox, no broke
 * ``recording.statements_per_match``: the SQL statements of one recording's transaction (Django's own
   log of the connection, COMMIT excluded: a transaction's BEGIN is implicit, never sent as a statement),
   and ``recording.rating_statements_per_match`` those its game's rating applier sends after the commit
-  (the ratings, the history, the pair records: ``rating_updates``);
+  (the ratings, the history, the pair records: ``rating_applier``);
 * ``recording.bytes_per_match``: the tables a recording writes (matches, seats, rating history,
   ratings, pair records, the tournament's standings, head to head and tally) with their indexes and
-  TOAST, after a VACUUM, over the matches (PostgreSQL only; what the field's bots take before the
-  first match is left out);
+  TOAST, after a VACUUM, over the matches (what the field's bots take before the first match is left
+  out);
 * ``recording.wal_bytes_per_match``: WAL written while recording (``pg_current_wal_lsn``'s advance over
-  the recordings alone, claims included), per match (PostgreSQL only);
+  the recordings alone, claims included), per match;
 * ``recording.bytes_per_match.<game>_<n>p``: the same bytes for other games and table sizes
   (:data:`OTHER_SHAPES`; no timing).
 
@@ -88,11 +88,10 @@ def measure_recording(*, matches: int, processes: int = 2, bots: int = 20, other
     # Before the timed runs, whose thousands of matches (and their dead row versions, which a later VACUUM
     # may free or truncate mid-measurement) would blur the few hundred matches these sizes are taken over.
     other_sizes = {}
-    if sizes is not None:
-        for game_slug, players in OTHER_SHAPES:
-            other = RecordingField(game_slug=game_slug, bots=max(bots, players + 1), players=players)
-            other_sizes[f"recording.bytes_per_match.{game_slug}_{players}p"] = \
-                other.bytes_and_wal(matches=other_matches)[0]
+    for game_slug, players in OTHER_SHAPES:
+        other = RecordingField(game_slug=game_slug, bots=max(bots, players + 1), players=players)
+        other_sizes[f"recording.bytes_per_match.{game_slug}_{players}p"] = \
+            other.bytes_and_wal(matches=other_matches)[0]
     rate = field.recorded_per_s(matches=matches, processes=processes)
     with statements_unprepared():
         unprepared = field.recorded_per_s(matches=matches, processes=processes)
@@ -118,11 +117,10 @@ def measure_recording(*, matches: int, processes: int = 2, bots: int = 20, other
         "recording.rating_statements_per_match": rating_statements,
         **wire,
         "recording.rows_per_match": field.rows_per_match(),
-        "recording.database": connection.vendor,
+        "recording.bytes_per_match": sizes[0],
+        "recording.wal_bytes_per_match": sizes[1],
+        **other_sizes,
     }
-    if sizes is not None:
-        figures["recording.bytes_per_match"], figures["recording.wal_bytes_per_match"] = sizes
-        figures.update(other_sizes)
     return figures
 
 
@@ -264,14 +262,12 @@ class RecordingField:
         and the statements of one rated match's recording alone (``match_record_result``, its game's
         applier lock free), everything it sends after its commit included; and
         ``recording.claim_round_trips_per_message``, those of claiming a message's ``MATCHES_PER_MESSAGE``
-        matches (``match_claim_many``). Empty off PostgreSQL."""
+        matches (``match_claim_many``)."""
         from django.conf import settings
 
         from ladder.benches.protocol_trace import protocol_traced
         from ladder.services.play.matches import match_claim_many, match_record_result
 
-        if connection.vendor != "postgresql":
-            return {}
         scheduled = self.schedule(settings.MATCHES_PER_MESSAGE)
         with _commits_as_a_worker():
             with protocol_traced() as claiming:
@@ -286,8 +282,7 @@ class RecordingField:
                 "recording.claim_round_trips_per_message": claiming.round_trips}
 
     def rows_per_match(self) -> int:
-        """Rows one recording inserts or updates in :func:`recording_tables`, by the server's statistics
-        (0 off PostgreSQL)."""
+        """Rows one recording inserts or updates in :func:`recording_tables`, by the server's statistics."""
         from ladder.services.play.matches import match_claim, match_record_result
 
         match = self.schedule(1)[0]
@@ -296,10 +291,8 @@ class RecordingField:
         match_record_result(match_id=match.match_id, token=claim.token, result=self.result_for(0))
         return _rows_written() - before
 
-    def bytes_and_wal(self, *, matches: int, round_size: int = 50) -> tuple[int, int] | None:
-        """Bytes on disk and WAL per recorded match (:func:`storage_per_match`); None off PostgreSQL."""
-        if connection.vendor != "postgresql":
-            return None
+    def bytes_and_wal(self, *, matches: int, round_size: int = 50) -> tuple[int, int]:
+        """Bytes on disk and WAL per recorded match (:func:`storage_per_match`)."""
         return storage_per_match(self, matches=matches, round_size=round_size)
 
     def recorded_per_s(self, *, matches: int, processes: int) -> float:
@@ -394,10 +387,10 @@ class RecordingField:
         """Matches per second written as bare rows: the finished match, its seats with their results and
         packed logs, and their rating history, by multi-row INSERTs of :data:`BARE_BATCH` matches."""
         from ladder import packed_actions, seat_logs
+        from ladder.core import database
         from ladder.models import Match, RatingChange, Seat
-        from ladder.services import match_sql
 
-        now = match_sql.db_datetime(timezone.now())
+        now = database.db_datetime(timezone.now())
         match_columns = ("created_at", "updated_at", "game_id", "tournament_id", "index", "players", "seed",
                          "setup_id", "actions", "actions_packed", "status", "priority", "attempts",
                          "started_at", "finished_at", "duration_s", "worker", "failure_reason")
@@ -405,7 +398,7 @@ class RecordingField:
                         "time_used_ms", "logs", "rating_before", "rating_after")
         change_columns = ("seat_id", "match_id", "bot_id", "game_id", "before", "after", "delta", "created_at")
         setup = self.setup.id
-        empty_actions = match_sql.db_json(Match, "actions_json", [])
+        empty_actions = database.db_json(Match, "actions_json", [])
         elapsed = 0.0
         done = 0
         while done < matches:
@@ -462,11 +455,11 @@ def _timed_in_processes(target, arguments: list[tuple], *, what: str) -> float:
 
 def _as_a_worker() -> None:
     """This process's new connections commit as a worker process's do (unless ``MATCH_SYNCHRONOUS_COMMIT``
-    says otherwise): without waiting for the WAL flush (``match_sql.commit_without_flush_wait``)."""
+    says otherwise): without waiting for the WAL flush (``database.commit_without_flush_wait``)."""
     from django.conf import settings
     from django.db.backends.signals import connection_created
 
-    from ladder.services.match_sql import commit_without_flush_wait
+    from ladder.core.database import commit_without_flush_wait
 
     if not settings.MATCH_SYNCHRONOUS_COMMIT:
         connection_created.connect(commit_without_flush_wait, weak=False)
@@ -477,9 +470,9 @@ def _commits_as_a_worker():
     """Inside, this connection's transactions commit as :func:`_as_a_worker`'s."""
     from django.conf import settings
 
-    from ladder.services.match_sql import transaction_without_flush_wait
+    from ladder.core.database import transaction_without_flush_wait
 
-    if settings.MATCH_SYNCHRONOUS_COMMIT or connection.vendor != "postgresql":
+    if settings.MATCH_SYNCHRONOUS_COMMIT:
         yield
         return
     connection.execute_wrappers.append(transaction_without_flush_wait)
@@ -548,7 +541,7 @@ def _insert_returning(cursor, model, columns: tuple[str, ...], rows: list[tuple]
 def storage_per_match(field: RecordingField, *, matches: int, round_size: int = 50) -> tuple[int, int]:
     """Bytes on disk (:func:`table_bytes`) and WAL per match, over ``matches`` matches of ``field``
     scheduled ``round_size`` at a time (as the ladder's tick schedules them) and each claimed and
-    recorded. PostgreSQL only; needs to run outside a transaction (VACUUM).
+    recorded. Needs to run outside a transaction (VACUUM).
 
     What a match adds: first a warm-up round, so that every row of sums a match adds to (ratings, pair
     records, standings, head to head, tally) exists and every table has its first pages; then the
@@ -577,11 +570,8 @@ def storage_per_match(field: RecordingField, *, matches: int, round_size: int = 
 @contextlib.contextmanager
 def statements_unprepared():
     """Inside, new connections prepare no statement (``prepare_threshold`` None, as behind a pooler in
-    transaction mode), so ``match_sql.statement_cursor`` falls back to Django's client-bound cursors: the
+    transaction mode), so ``database.statement_cursor`` falls back to Django's client-bound cursors: the
     same recording without prepared statements, for the side-by-side figure."""
-    if connection.vendor != "postgresql":
-        yield  # nothing is prepared on SQLite
-        return
     options = connection.settings_dict.setdefault("OPTIONS", {})
     before = options.get("prepare_threshold")
     connections.close_all()
@@ -605,11 +595,11 @@ def recording_statements(captured: list[dict]) -> tuple[list[str], list[str]]:
     control (COMMIT, and any explicit BEGIN, SAVEPOINT, RELEASE or ROLLBACK) left out, split in two: those
     of the transaction that records the result (up to its first COMMIT, or inside an enclosing transaction
     the release of its savepoint), and those sent after it (a rated
-    match's rating applier, ``rating_updates.ratings_apply_after_recording``)."""
+    match's rating applier, ``rating_applier.ratings_apply_after_recording``)."""
     control = ("COMMIT", "BEGIN", "ROLLBACK", "SAVEPOINT", "RELEASE")
     recording, after, committed, outermost = [], [], False, None
     for query in captured:
-        sql = (query["sql"] or "").strip()  # no text: a prepared statement run again (match_sql.statement_cursor)
+        sql = (query["sql"] or "").strip()  # no text: a prepared statement run again (database.statement_cursor)
         words = sql.upper().split()
         if words[:1] == ["SAVEPOINT"] and outermost is None:
             outermost = words[1]  # the recording's transaction inside an enclosing one (tests)
@@ -670,8 +660,6 @@ def _wal_lsn() -> int:
 def _rows_written() -> int:
     """Rows inserted and updated in the recording tables so far, by the server's statistics (flushed
     first, so that they include this session's last transaction)."""
-    if connection.vendor != "postgresql":
-        return 0
     with connection.cursor() as cursor:
         cursor.execute("SELECT pg_stat_force_next_flush()")
         cursor.execute("SELECT 1")

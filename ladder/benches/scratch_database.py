@@ -6,7 +6,6 @@ from __future__ import annotations
 import contextlib
 import uuid
 from collections.abc import Iterator
-from pathlib import Path
 
 from django.db import connection
 
@@ -14,11 +13,10 @@ from django.db import connection
 @contextlib.contextmanager
 def scratch_database() -> Iterator[None]:
     """Switch the default connection to a new, empty, migrated database (Django's test-database machinery:
-    a new SQLite file, or a new database on the same PostgreSQL server) and drop it on the way out.
+    a new database on the same PostgreSQL server) and drop it on the way out.
 
     The scratch database has a name of its own, never the one the settings give test databases: a bench
-    run while that one is in use (a test session's, whose name the test settings fix on SQLite) must not
-    clobber it."""
+    run while that one is in use (a test session's) must not clobber it."""
     old_name = connection.settings_dict["NAME"]
     test_settings = connection.settings_dict.setdefault("TEST", {})
     old_test_name = test_settings.get("NAME")
@@ -30,20 +28,12 @@ def scratch_database() -> Iterator[None]:
     try:
         yield
     finally:
-        scratch = connection.settings_dict["NAME"]
         connection.creation.destroy_test_db(old_name, verbosity=0)
-        if connection.vendor == "sqlite":
-            for suffix in ("-wal", "-shm"):
-                Path(f"{scratch}{suffix}").unlink(missing_ok=True)
 
 
 def _scratch_name(name: str) -> str:
-    """A new database's name beside ``name``: a file next to it on SQLite, a database of the same server
-    on PostgreSQL (within its 63 characters)."""
+    """A new database's name beside ``name``, on the same server (within PostgreSQL's 63 characters)."""
     suffix = f"bench_{uuid.uuid4().hex[:8]}"
-    if connection.vendor == "sqlite":
-        path = Path(name)
-        return str(path.with_name(f"{path.stem}-{suffix}.sqlite3"))
     return f"{name[:63 - len(suffix) - 1]}_{suffix}"
 
 

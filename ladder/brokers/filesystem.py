@@ -1,6 +1,6 @@
 """Kombu's filesystem transport tuned for Celery workers: the embedded default's broker.
 
-Four changes to Kombu's transport, each for a fault seen with it:
+Four changes to Kombu's transport, each for a fault of it:
 
 * Celery drives transports without an event loop (the filesystem one among them) with a blocking loop that
   calls ``drain_events(timeout=2.0)`` and only between two calls performs its pending operations, which
@@ -11,7 +11,7 @@ Four changes to Kombu's transport, each for a fault seen with it:
   moment takes the empty or half-written file and its consumer dies on the JSON. Here a message is written
   under a name no queue matches and renamed into place, which is atomic: a reader sees all of it or none.
 * Kombu names a message by its clock in milliseconds without padding and takes the names in text order,
-  so messages left out of order whenever the clock passed a power of ten (9,999 ms sorts after 10,000 ms).
+  so messages leave out of order whenever the clock passes a power of ten (9,999 ms sorts after 10,000 ms).
   Here the clock is zero-padded to a fixed width (``message_name``), so text order is time order.
 * A message file that still cannot be read (a stray or torn file) is dropped with a warning and the next
   one delivered. Nothing is lost by that: the database is the source of truth, and the reconciler sends a

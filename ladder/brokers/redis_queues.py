@@ -2,11 +2,11 @@
 
 Kombu's ``queue_order_strategy = "priority"`` takes from the first queue of its list that holds a message,
 but it builds that list from a *set* of the queues consumed, whose order changes with every process's hash
-seed: one worker started without ``-Q`` took the upload checks first, the next one the matches first, and
-there the checks waited behind the whole backlog of matches. Here the list follows the transport option
+seed: one worker started without ``-Q`` takes the upload checks first, the next one the matches first, and
+there the checks wait behind the whole backlog of matches. Here the list follows the transport option
 ``queue_order`` (the settings give the checks' queue, then the matches'), and queues it does not name come
 after them, by name. How much of a worker's time the checks then take is bounded in the workers
-(``workers.check_share``).
+(``workers.time_share``).
 
 It also lets the reconciler see what the broker really holds for a queue (:func:`reserved_messages`,
 :func:`waiting_messages`): Kombu moves a delivered message from the queue's list into its ``unacked``
@@ -59,8 +59,8 @@ def reserved_messages(channel: redis.Channel, queue: str, *, since: float) -> li
 
 def waiting_messages(channel: redis.Channel, queue: str) -> list[dict]:
     """Every message waiting in ``queue`` (each of its priority lists), as Kombu stored it (plain JSON,
-    read with orjson: Kombu's own reader, with its hook for the types it encodes specially, took three
-    times as long). Reads the whole backlog: for the look after a count cannot tell whether some match
+    read with orjson, faster than Kombu's own reader with its hook for the types it encodes specially).
+    Reads the whole backlog: for the look after a count cannot tell whether some match
     has no message (a message may carry several)."""
     payloads = []
     for priority in channel.priority_steps:

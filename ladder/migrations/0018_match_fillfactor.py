@@ -7,16 +7,6 @@ from django.db import migrations
 MATCH_FILLFACTOR = 80
 
 
-def set_fillfactor(apps, schema_editor):
-    if schema_editor.connection.vendor == "postgresql":
-        schema_editor.execute(f"ALTER TABLE ladder_match SET (fillfactor = {MATCH_FILLFACTOR})")
-
-
-def reset_fillfactor(apps, schema_editor):
-    if schema_editor.connection.vendor == "postgresql":
-        schema_editor.execute("ALTER TABLE ladder_match RESET (fillfactor)")
-
-
 class Migration(migrations.Migration):
 
     dependencies = [
@@ -24,5 +14,6 @@ class Migration(migrations.Migration):
     ]
 
     operations = [
-        migrations.RunPython(set_fillfactor, reset_fillfactor),
+        migrations.RunSQL(f"ALTER TABLE ladder_match SET (fillfactor = {MATCH_FILLFACTOR})",
+                          "ALTER TABLE ladder_match RESET (fillfactor)"),
     ]

@@ -15,16 +15,6 @@ from django.db import migrations, models
 SEAT_FILLFACTOR = 35
 
 
-def set_fillfactor(apps, schema_editor):
-    if schema_editor.connection.vendor == "postgresql":
-        schema_editor.execute(f"ALTER TABLE ladder_seat SET (fillfactor = {SEAT_FILLFACTOR})")
-
-
-def reset_fillfactor(apps, schema_editor):
-    if schema_editor.connection.vendor == "postgresql":
-        schema_editor.execute("ALTER TABLE ladder_seat RESET (fillfactor)")
-
-
 class Migration(migrations.Migration):
 
     dependencies = [
@@ -32,7 +22,8 @@ class Migration(migrations.Migration):
     ]
 
     operations = [
-        migrations.RunPython(set_fillfactor, reset_fillfactor),
+        migrations.RunSQL(f"ALTER TABLE ladder_seat SET (fillfactor = {SEAT_FILLFACTOR})",
+                          "ALTER TABLE ladder_seat RESET (fillfactor)"),
         migrations.AlterField(
             model_name="ratingchange",
             name="bot",

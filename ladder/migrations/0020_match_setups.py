@@ -26,29 +26,19 @@ def setups_from_matches(apps, schema_editor):
     Match = apps.get_model("ladder", "Match")
     MatchSetup = apps.get_model("ladder", "MatchSetup")
     pairs = Match.objects.exclude(options={}, limits={}).values_list("options", "limits").distinct()
-    setups = [MatchSetup.objects.get_or_create(digest=_digest(options=options, limits=limits),
-                                               defaults={"options": options, "limits": limits})[0]
-              for options, limits in pairs.iterator()]
-    if schema_editor.connection.vendor == "postgresql":
-        # One pass over the matches, whatever the number of setups (the loop below scans them once per
-        # setup: hours for millions of matches and a few hundred setups).
-        schema_editor.execute(
-            "UPDATE ladder_match m SET setup_id = s.id FROM ladder_matchsetup s "
-            "WHERE m.setup_id IS NULL AND m.options = s.options AND m.limits = s.limits")
-        return
-    for setup in setups:
-        Match.objects.filter(options=setup.options, limits=setup.limits, setup__isnull=True).update(setup=setup)
+    for options, limits in pairs.iterator():
+        MatchSetup.objects.get_or_create(digest=_digest(options=options, limits=limits),
+                                         defaults={"options": options, "limits": limits})
+    # One pass over the matches, whatever the number of setups (a loop over the setups would scan them once
+    # per setup: hours for millions of matches and a few hundred setups).
+    schema_editor.execute(
+        "UPDATE ladder_match m SET setup_id = s.id FROM ladder_matchsetup s "
+        "WHERE m.setup_id IS NULL AND m.options = s.options AND m.limits = s.limits")
 
 
 def matches_from_setups(apps, schema_editor):
-    Match = apps.get_model("ladder", "Match")
-    MatchSetup = apps.get_model("ladder", "MatchSetup")
-    if schema_editor.connection.vendor == "postgresql":
-        schema_editor.execute("UPDATE ladder_match m SET options = s.options, limits = s.limits "
-                              "FROM ladder_matchsetup s WHERE m.setup_id = s.id")
-        return
-    for setup in MatchSetup.objects.iterator():
-        Match.objects.filter(setup=setup).update(options=setup.options, limits=setup.limits)
+    schema_editor.execute("UPDATE ladder_match m SET options = s.options, limits = s.limits "
+                          "FROM ladder_matchsetup s WHERE m.setup_id = s.id")
 
 
 class Migration(migrations.Migration):

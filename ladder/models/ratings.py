@@ -42,8 +42,8 @@ class Rating(TimeStampedModel):
 class RatingChange(models.Model):
     """The rating history: one row per rated seat. Unique per seat, so a match is rated at most once.
 
-    Rows are inserted by the game's one applier (``ladder.services.ratings.rating_updates``), in the order it
-    applies the matches, so their ids are the order of application that ``rebuild_ratings`` replays.
+    Rows are inserted by the game's one applier (``ladder.services.ratings.rating_applier``), in the order
+    it applies the matches, so their ids are the order of application that ``rebuild_ratings`` replays.
     """
 
     seat = models.OneToOneField(Seat, on_delete=models.CASCADE, related_name="rating_change")
@@ -67,7 +67,7 @@ class RatingChange(models.Model):
 class PendingRating(models.Model):
     """A rated match recorded and not yet applied to the ratings: the recorder inserts it with the result
     (``ladder.services.play.matches.match_record_result``), and the game's applier
-    (``ladder.services.ratings.rating_updates.ratings_apply_pending``) applies the game's pending matches in
+    (``ladder.services.ratings.rating_applier.ratings_apply_pending``) applies the game's pending matches in
     ``id`` order, in batches, and deletes them in the same transaction. Empty but for the moments between a
     recording and its application, or after a worker died between the two (the reconciler applies those).
     """
@@ -87,7 +87,7 @@ class PairRecord(models.Model):
     (``ladder.ratings.confidence``) reads instead of the whole history, so that it costs the same
     after a million matches as after a hundred. One row per game and pair of bots, the lower bot id first;
     the counts are that bot's. Added to in the transaction that rates a match
-    (``ladder.services.ratings.rating_updates``), rebuilt with the ratings by ``rebuild_ratings``.
+    (``ladder.services.ratings.rating_applier``), rebuilt with the ratings by ``rebuild_ratings``.
     """
 
     game = models.ForeignKey(Game, on_delete=models.PROTECT, related_name="+")

@@ -26,7 +26,7 @@ from ladder.selectors.matches import Position, Step
 
 
 @dataclasses.dataclass(frozen=True)
-class Frame:
+class ReplayFrame:
     """One step drawn: ``svg`` from the engine's renderer, or ``view_json`` when there is none."""
 
     step: Step
@@ -44,15 +44,17 @@ def renderer(game: str) -> Callable[..., str] | None:
 
 
 def frame(position: Position, *, game: str, seat_names: list[str],
-          renderer_for: Callable[[str], Callable[..., str] | None] = renderer) -> Frame:
+          renderer_for: Callable[[str], Callable[..., str] | None] = renderer) -> ReplayFrame:
     """``position`` (``selectors.matches.match_position``) of a ``game`` drawn.
 
     ``renderer_for(game)`` finds the drawing function (None: show the JSON view instead).
     """
     draw = renderer_for(game)
     if draw is None:
-        return Frame(step=position.step, svg=None, view_json=json.dumps(position.view, indent=1, sort_keys=True))
-    return Frame(step=position.step, svg=draw(position.view, seat_names=list(seat_names)), view_json=None)
+        return ReplayFrame(step=position.step, svg=None,
+                           view_json=json.dumps(position.view, indent=1, sort_keys=True))
+    return ReplayFrame(step=position.step, svg=draw(position.view, seat_names=list(seat_names)),
+                       view_json=None)
 
 
 @dataclasses.dataclass(frozen=True)

@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 
 import engines
-from engines.base import Game, IllegalAction, State, competition_ranking
+from engines.base import GameEngine, IllegalAction, State, competition_ranking
 
 
 class RaceState(State):
@@ -51,7 +51,7 @@ class RaceState(State):
         return competition_ranking(self.said)
 
 
-class RaceGame(Game):
+class RaceGame(GameEngine):
     name = "race"
     title = "Race"
     min_players = 2

@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 
 from bots.archive import UnsafeArchive, unpack
 from bots.sandbox.unpacked_code import CodeCache
-from bots.upload_checks import ValidationError, check_static
+from bots.upload_checks import UploadRejected, check_static
 
 GOOD = b"def act(observation, legal_actions):\n    return legal_actions[0]\n"
 
@@ -42,7 +42,7 @@ def zip_of(names: list[str]) -> bytes:
 
 
 def refusal(names: list[str]) -> str:
-    with pytest.raises(ValidationError) as caught:
+    with pytest.raises(UploadRejected) as caught:
         check_static(zip_of(names), "bot.zip")
     return caught.value.message
 
@@ -181,7 +181,7 @@ def test_hostile_member_names_are_refused_clearly_or_unpack_exactly_inside_the_f
     code = zip_of(names)
     try:
         check_static(code, "bot.zip")
-    except ValidationError as exc:
+    except UploadRejected as exc:
         # A clear refusal: one line, nothing a terminal or a page would interpret.
         assert exc.message and exc.message.isprintable(), exc.message
         return
@@ -238,7 +238,7 @@ def test_a_damaged_zip_is_refused_with_a_message_by_the_checks_and_by_unpacking(
     code = _damaged(_GOOD_ZIP, edits)
     try:
         check_static(code, "bot.zip")
-    except ValidationError as exc:
+    except UploadRejected as exc:
         assert exc.message
     try:
         unpack(code, tmp_path_factory.mktemp("unpack"))

@@ -1,4 +1,4 @@
-"""``bots.match_result``: the plain data of a match: a recording to follow (:class:`Recording`), a seat's
+"""``bots.match_result``: the plain data of a match: a recording to follow (:class:`ReplayScript`), a seat's
 result kept storable whatever a bot wrote (:class:`SeatResult`), and the ``play --json`` object
 (:meth:`MatchResult.to_json`)."""
 
@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from bots.match_result import NO_ANSWER, OUTCOMES, BotSpec, MatchResult, Recording, SeatResult
+from bots.match_result import NO_ANSWER, OUTCOMES, BotSpec, MatchResult, ReplayScript, SeatResult
 from bots.untrusted import REASON_CHARS
 
 LEGAL = [{"pick": 0}, {"pick": 1}, {"pick": 2}]
@@ -20,7 +20,7 @@ def test_outcomes_and_bot_specs():
 
 
 def test_before_follow_until_the_recorded_action_is_applied_and_differing_answers_noted():
-    recording = Recording(actions=[{"pick": 1}, {"pick": 2}], follow_until=2)
+    recording = ReplayScript(actions=[{"pick": 1}, {"pick": 2}], follow_until=2)
     assert recording.choose(seat=0, step=0, legal=LEGAL, answer={"pick": 1}, coded=True) is LEGAL[1]
     assert recording.choose(seat=1, step=1, legal=LEGAL, answer={"pick": 0}, coded=True) is LEGAL[2]
     assert recording.choose(seat=0, step=1, legal=LEGAL, answer=NO_ANSWER, coded=True) is LEGAL[2]
@@ -28,22 +28,22 @@ def test_before_follow_until_the_recorded_action_is_applied_and_differing_answer
 
 
 def test_a_recorded_action_that_is_not_legal_where_it_must_be_followed_is_a_value_error():
-    recording = Recording(actions=[{"pick": 9}], follow_until=1)
+    recording = ReplayScript(actions=[{"pick": 9}], follow_until=1)
     with pytest.raises(ValueError, match="step 0 is not legal"):
         recording.choose(seat=0, step=0, legal=LEGAL, answer=NO_ANSWER, coded=True)
     with pytest.raises(ValueError, match="step 1"):
-        Recording(actions=[{"pick": 0}], follow_until=2).choose(seat=0, step=1, legal=LEGAL, answer=NO_ANSWER,
+        ReplayScript(actions=[{"pick": 0}], follow_until=2).choose(seat=0, step=1, legal=LEGAL, answer=NO_ANSWER,
                                                                  coded=True)
 
 
 def test_from_follow_until_on_the_bots_answer_is_applied():
-    recording = Recording(actions=[{"pick": 1}, {"pick": 1}], follow_until=1)
+    recording = ReplayScript(actions=[{"pick": 1}, {"pick": 1}], follow_until=1)
     assert recording.choose(seat=0, step=1, legal=LEGAL, answer={"pick": 2}, coded=True) == {"pick": 2}
     assert recording.choose(seat=0, step=1, legal=LEGAL, answer=NO_ANSWER, coded=True) is LEGAL[0]
 
 
 def test_a_seat_without_code_plays_the_record_until_it_stops_fitting_then_the_first_legal_action():
-    recording = Recording(actions=[{"pick": 2}, {"pick": 9}, {"pick": 1}])
+    recording = ReplayScript(actions=[{"pick": 2}, {"pick": 9}, {"pick": 1}])
     assert recording.choose(seat=1, step=0, legal=LEGAL, answer=NO_ANSWER, coded=False) is LEGAL[2]
     assert recording.choose(seat=1, step=1, legal=LEGAL, answer=NO_ANSWER, coded=False) is LEGAL[0]
     assert recording.fallback_from == {1: 1}

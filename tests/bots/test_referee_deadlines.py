@@ -10,7 +10,7 @@ import pytest
 from fake_bots import FakeSandbox, ScriptedProcess, honest
 
 from bots.referee import BotSpec, Limits, play_match
-from bots.seat_io import Forfeit, Seat
+from bots.seat_io import Forfeit, SeatedBot
 
 LIMITS = Limits(start_ms=300, move_ms=200, bank_ms=200, match_ms=3000)
 
@@ -30,7 +30,7 @@ def wait_until_readable(process, timeout_s: float = 2.0) -> None:
 def test_an_answer_waiting_in_the_pipe_is_read_before_the_deadline_is_judged():
     """The referee looks only after the deadline (it was busy): the bot answered in time, so it is not late."""
     process = ScriptedProcess(answered_then_hangs)
-    seat = Seat(0, BotSpec("prompt", b""), LIMITS, process=process)
+    seat = SeatedBot(0, BotSpec("prompt", b""), LIMITS, process=process)
     try:
         wait_until_readable(process)
         assert seat.receive(time.monotonic() - 1, "late") == {"type": "ready"}
@@ -40,7 +40,7 @@ def test_an_answer_waiting_in_the_pipe_is_read_before_the_deadline_is_judged():
 
 def test_nothing_waiting_past_the_deadline_is_a_timeout():
     process = ScriptedProcess(lambda ends, process: ends.hang())
-    seat = Seat(0, BotSpec("silent", b""), LIMITS, process=process)
+    seat = SeatedBot(0, BotSpec("silent", b""), LIMITS, process=process)
     try:
         with pytest.raises(Forfeit) as caught:
             seat.receive(time.monotonic() - 1, "late")
@@ -52,7 +52,7 @@ def test_nothing_waiting_past_the_deadline_is_a_timeout():
 def test_a_bot_that_answered_and_exited_is_not_blamed_for_its_exit():
     """Its answer and the end of its pipe arrive together: the answer counts, the exit comes after it."""
     process = ScriptedProcess(lambda ends, process: ends.write(ends.stdout, b'{"type":"ready"}\n'))
-    seat = Seat(0, BotSpec("quick", b""), LIMITS, process=process)
+    seat = SeatedBot(0, BotSpec("quick", b""), LIMITS, process=process)
     try:
         process._thread.join(timeout=2)
         assert seat.receive(time.monotonic() - 1, "late") == {"type": "ready"}

@@ -1,6 +1,6 @@
 """``bots.seat_io``: the referee's end of one seat: encoding protocol lines, parsing replies into
-messages or forfeits, and a :class:`Seat` talking to a fake bot (our own code in a thread, on real pipes,
-``fake_bots.py``): sending, receiving within a deadline, the log, and what the bot's exit means.
+messages or forfeits, and a :class:`SeatedBot` talking to a fake bot (our own code in a thread, on real
+pipes, ``fake_bots.py``): sending, receiving within a deadline, the log, and what the bot's exit means.
 
 Deadline fairness (what waits is read before lateness is judged) is in ``test_referee_deadlines.py``.
 """
@@ -15,7 +15,7 @@ from fake_bots import ScriptedProcess, honest
 
 from bots.match_result import BotSpec
 from bots.sandbox.policy import Limits
-from bots.seat_io import Forfeit, Seat, encode_line, parse_reply
+from bots.seat_io import Forfeit, SeatedBot, encode_line, parse_reply
 
 LIMITS = Limits(start_ms=500, move_ms=500, bank_ms=0, match_ms=5000, log_bytes=64, max_message_bytes=200)
 
@@ -54,8 +54,8 @@ def test_error_reports_forfeit_with_their_kind(reply, outcome, reason):
     assert (caught.value.outcome, caught.value.reason) == (outcome, reason)
 
 
-def seat_of(script) -> Seat:
-    return Seat(0, BotSpec("fake", b""), LIMITS, process=ScriptedProcess(script))
+def seat_of(script) -> SeatedBot:
+    return SeatedBot(0, BotSpec("fake", b""), LIMITS, process=ScriptedProcess(script))
 
 
 def test_a_new_seat_has_its_budgets_and_is_live_with_a_process():
@@ -63,7 +63,7 @@ def test_a_new_seat_has_its_budgets_and_is_live_with_a_process():
     try:
         assert seat.live and seat.outcome == "ok" and seat.bank_left_ms == LIMITS.bank_ms
         assert seat.log.head_limit + seat.log.tail_limit == LIMITS.log_bytes
-        assert not Seat(1, BotSpec("none", b""), LIMITS).live
+        assert not SeatedBot(1, BotSpec("none", b""), LIMITS).live
     finally:
         seat.stop()
 

@@ -2,7 +2,7 @@
 
 ``check_static``'s answer (``"py"`` or ``"zip"``) and each of its refusals with what to fix, the modules
 ``python_sources`` finds, ``check_compiles`` turning whatever the compiler raises into a message, and
-:class:`ValidationError` keeping its texts storable. The zip safety rules themselves (paths, bombs, links)
+:class:`UploadRejected` keeping its texts storable. The zip safety rules themselves (paths, bombs, links)
 are in ``test_archive_paths.py`` and ``test_validate.py``.
 """
 
@@ -17,7 +17,7 @@ from bots.archive import ArchiveCaps
 from bots.upload_checks import (
     LOG_TAIL_CHARS,
     MESSAGE_CHARS,
-    ValidationError,
+    UploadRejected,
     check_compiles,
     check_static,
     python_sources,
@@ -35,7 +35,7 @@ def zip_of(files: dict[str, bytes]) -> bytes:
 
 
 def refusal(data: bytes, filename: str = "bot.py", caps: ArchiveCaps | None = None) -> str:
-    with pytest.raises(ValidationError) as caught:
+    with pytest.raises(UploadRejected) as caught:
         check_static(data, filename, caps) if caps else check_static(data, filename)
     return caught.value.message
 
@@ -96,26 +96,26 @@ def test_python_sources_lists_every_module_with_its_text():
     (b"x = " + b"-" * 100_000 + b"1\n", "bot.py is nested too deeply for the Python compiler"),
 ])
 def test_check_compiles_turns_compiler_failures_into_messages(data, message):
-    with pytest.raises(ValidationError) as caught:
+    with pytest.raises(UploadRejected) as caught:
         check_compiles(data)
     assert caught.value.message.startswith(message)
 
 
 def test_check_compiles_names_the_module_of_a_zip():
-    with pytest.raises(ValidationError, match=r"syntax error in lib/x\.py, line 2"):
+    with pytest.raises(UploadRejected, match=r"syntax error in lib/x\.py, line 2"):
         check_compiles(zip_of({"bot.py": GOOD, "lib/x.py": b"a = 1\nif\n"}))
     check_compiles(zip_of({"bot.py": GOOD, "lib/x.py": b"a = 1\n"}))
 
 
 def test_validation_errors_are_storable_and_bounded():
-    error = ValidationError("bad\x00name " + "x" * 5000, log_tail="\udcff" + "y" * 9000)
+    error = UploadRejected("bad\x00name " + "x" * 5000, log_tail="\udcff" + "y" * 9000)
     assert "\x00" not in error.message and len(error.message) <= MESSAGE_CHARS and str(error) == error.message
     assert error.log_tail.startswith("\ufffd") and len(error.log_tail) <= LOG_TAIL_CHARS
-    assert ValidationError("short").log_tail == ""
+    assert UploadRejected("short").log_tail == ""
 
 
 def test_a_file_named_zip_that_is_no_zip_is_refused_not_stored_as_one():
-    with pytest.raises(ValidationError, match="named as a zip but is not a zip archive"):
+    with pytest.raises(UploadRejected, match="named as a zip but is not a zip archive"):
         check_static(b"def act(observation):\n    return 0\n", "bot.zip")
-    with pytest.raises(ValidationError, match="not a zip archive"):
+    with pytest.raises(UploadRejected, match="not a zip archive"):
         check_static(b"not a zip at all", "BOT.ZIP")

@@ -9,7 +9,7 @@ import pytest
 
 from bots.archive import ArchiveCaps, UnsafeArchive, unpack
 from bots.upload_checks import check_compiles, check_static
-from bots.validate import ValidationError, random_bot_path, smoke_match, smoke_seat, validate_upload
+from bots.validate import UploadRejected, random_bot_path, smoke_match, smoke_seat, validate_upload
 from tests.factories import make_zip
 
 GOOD = b"def act(observation, legal_actions):\n    return legal_actions[0]\n"
@@ -22,7 +22,7 @@ def symlink_member(name: str, target: str) -> tuple[zipfile.ZipInfo, bytes]:
 
 
 def refusal(data: bytes, filename: str = "bot.zip", caps: ArchiveCaps | None = None) -> str:
-    with pytest.raises(ValidationError) as caught:
+    with pytest.raises(UploadRejected) as caught:
         if caps is None:
             check_static(data, filename)
         else:
@@ -116,7 +116,7 @@ def test_zip_without_bot_py_at_its_root():
 
 
 def compile_refusal(data: bytes) -> str:
-    with pytest.raises(ValidationError) as caught:
+    with pytest.raises(UploadRejected) as caught:
         check_compiles(data)
     return caught.value.message
 
@@ -160,7 +160,7 @@ def test_smoke_match_refuses_a_bot_that_cannot_play_with_its_log(isolated):
     broken = (b"def act(observation, legal_actions):\n"
               b"    print('thinking about', len(legal_actions), 'actions')\n"
               b"    return {'surely': 'legal'}\n")
-    with pytest.raises(ValidationError) as caught:
+    with pytest.raises(UploadRejected) as caught:
         validate_upload(broken, "bot.py", game="kingdomino")
     assert caught.value.message.startswith(
         "the smoke match against the random bot failed: illegal_action: illegal action {\"surely\":\"legal\"}")
@@ -169,7 +169,7 @@ def test_smoke_match_refuses_a_bot_that_cannot_play_with_its_log(isolated):
 
 def test_smoke_match_refuses_a_bot_that_crashes(isolated):
     crashing = b"import json\ndef act(observation, legal_actions):\n    return 1 / 0\n"
-    with pytest.raises(ValidationError) as caught:
+    with pytest.raises(UploadRejected) as caught:
         validate_upload(crashing, "bot.py", game="kingdomino")
     assert caught.value.message == ("the smoke match against the random bot failed: crash: the bot raised "
                                     "ZeroDivisionError: division by zero")
@@ -184,7 +184,7 @@ def test_the_upload_plays_the_seat_it_was_given_among_random_bots(isolated, seat
               b"        self.told = (seat, players, options)\n"
               b"    def act(self, observation, legal_actions):\n"
               b"        raise RuntimeError(repr(self.told))\n")
-    with pytest.raises(ValidationError) as caught:
+    with pytest.raises(UploadRejected) as caught:
         smoke_match(teller, game="kingdomino", players=3, options={"harmony": True}, seat=seat)
     assert f"RuntimeError: ({seat}, 3, {{" in caught.value.message and "'harmony': True" in caught.value.message
 
@@ -194,13 +194,13 @@ def test_the_seat_is_drawn_among_all_of_them():
 
 
 def test_smoke_match_needs_the_games_random_bot():
-    with pytest.raises(ValidationError, match="no random bot for 'chess'"):
+    with pytest.raises(UploadRejected, match="no random bot for 'chess'"):
         validate_upload(GOOD, "bot.py", game="chess")
 
 
 def test_refusals_are_storable_whatever_they_quote():
     """A refusal goes into a JSON response as it is: NUL, lone surrogates and overlong text are made safe."""
-    refusal = ValidationError("bad name 'a\ud800\x00b' " + "x" * 10000, log_tail="log \udfff\x00 " * 1000)
+    refusal = UploadRejected("bad name 'a\ud800\x00b' " + "x" * 10000, log_tail="log \udfff\x00 " * 1000)
     assert refusal.message.startswith("bad name 'a\ufffd\ufffdb' ")
     assert len(refusal.message) <= 2000 and len(refusal.log_tail) <= 4000
     (refusal.message + refusal.log_tail).encode("utf-8")
@@ -214,6 +214,6 @@ def test_refusals_are_storable_whatever_they_quote():
 def test_the_whole_check_refuses_a_zip_that_is_not_one_tree_before_running_it(isolated, members, message):
     # Before, the static checks passed it, and the smoke match's unpacking raised IsADirectoryError or
     # FileExistsError out of validate_upload.
-    with pytest.raises(ValidationError) as caught:
+    with pytest.raises(UploadRejected) as caught:
         validate_upload(make_zip({"bot.py": GOOD, **members}), "bot.zip", game="kingdomino")
     assert message in caught.value.message

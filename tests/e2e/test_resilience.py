@@ -10,7 +10,7 @@ import pytest
 from ladder.messaging.enqueue import matches_send_now
 from ladder.models import Match, PendingRating, Rating, RatingChange
 from ladder.services.play.matches import matches_reconcile
-from ladder.services.ratings.rating_updates import ratings_rebuild
+from ladder.services.ratings.rating_rebuild import ratings_rebuild
 from ladder.services.tournaments.round_robins import tournament_create
 from tests.conftest import broker_queue_purge, wait_until
 from tests.factories import FIRST_LEGAL_BOT, LAST_LEGAL_BOT, BotFactory

@@ -1,4 +1,4 @@
-"""The chance streams of ``engines.base.ChanceStreams`` written out independently of the engines, for
+"""The chance streams of ``engines.chance.ChanceStreams`` written out independently of the engines, for
 tests that compute a deal by hand, and a recorder of the streams a state asks for.
 
 ``stream_rng(seed, purpose, *position)`` is the ``random.Random`` of that stream (BLAKE2b of the canonical

@@ -1,27 +1,23 @@
 """``engines.base``: the contract every engine fulfils, checked on a toy game that implements only the hooks.
 
-Covers :class:`GameFacts` validation and what :class:`Game` derives from it, ``new_state``'s argument checks
-and option merging, the legal-action cache and the copies :class:`State` hands out, ``apply`` refusing what
-is not legal without changing anything, ``observation``'s seat check, ``clone``, and the helpers
-``same_action``, ``find_action``, ``canonical_json``, ``check_seed`` and ``competition_ranking``. The chance
-streams have their own module (``test_chance_streams.py``).
+Covers :class:`GameFacts` validation and what :class:`GameEngine` derives from it, ``new_state``'s argument
+checks and option merging, the legal-action cache and the copies :class:`State` hands out, ``apply`` refusing
+what is not legal without changing anything, ``observation``'s seat check, ``clone``, and the helpers
+``same_action``, ``find_action``, ``canonical_json`` and ``competition_ranking``. Chance and its streams
+(``engines.chance``) have their own module (``test_chance.py``).
 """
 
 from __future__ import annotations
 
-import copy
-
 import pytest
 
 from engines.base import (
-    Chance,
-    Game,
+    GameEngine,
     GameFacts,
     IllegalAction,
     Information,
     State,
     canonical_json,
-    check_seed,
     competition_ranking,
     find_action,
     same_action,
@@ -72,7 +68,7 @@ class CountdownState(State):
         return competition_ranking(self.points)
 
 
-class Countdown(Game):
+class Countdown(GameEngine):
     facts = FACTS
 
     def default_options(self):
@@ -85,7 +81,7 @@ class Countdown(Game):
         return CountdownState(players, options["start"])
 
 
-class Bare(Game):
+class Bare(GameEngine):
     facts = GameFacts(name="bare", title="Bare", min_players=1, max_players=1, chance=True, simultaneous=False,
                       information=Information.IMPERFECT, max_game_length=1, rules_version=1)
 
@@ -95,7 +91,7 @@ def test_game_takes_its_attributes_from_its_facts():
     assert (game.name, game.title, game.min_players, game.max_players, game.rules_version) == (
         "countdown", "Countdown", 2, 3, 4)
     assert game.hidden_information is False and Bare().hidden_information is True
-    assert repr(game) == "<Game countdown>"
+    assert repr(game) == "<GameEngine countdown>"
 
 
 @pytest.mark.parametrize("changes", [{"name": ""}, {"title": ""}, {"min_players": 0}, {"min_players": 4},
@@ -129,8 +125,6 @@ def test_bad_player_counts_raise_value_error(players):
 def test_bad_seeds_raise_value_error(seed):
     with pytest.raises(ValueError, match="seed"):
         Countdown().new_state(2, seed)
-    with pytest.raises(ValueError):
-        check_seed(seed)
 
 
 @pytest.mark.parametrize(("options", "message"), [
@@ -271,16 +265,3 @@ def test_competition_ranking_shares_places_and_skips():
     assert competition_ranking([(2, 1), (2, 0), (2, 1)]) == [1, 3, 1]
     assert competition_ranking([]) == []
 
-
-def test_chance_helpers_are_derived_from_random_alone():
-    a, b = Chance(3), Chance(3)
-    floats = b.randoms(4)
-    assert [a.below(10) for _ in range(4)] == [int(x * 10) for x in floats]
-    with pytest.raises(ValueError):
-        Chance(3).below(0)
-    items = list(range(20))
-    shuffled = Chance(8).shuffled(items)
-    assert sorted(shuffled) == items and shuffled != items
-    twin = copy.deepcopy(a)
-    assert twin.random() == a.random()
-    assert Chance(1).choice("xyz") in "xyz" and 1 <= Chance(1).die(4) <= 4

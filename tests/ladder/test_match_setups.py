@@ -150,8 +150,6 @@ def test_two_schedulers_writing_the_same_new_setup_at_once_share_the_one_row():
 
 @pytest.mark.django_db
 def test_a_scheduled_match_row_carries_neither_its_options_nor_its_limits():
-    if connection.vendor != "postgresql":
-        pytest.skip("row sizes are PostgreSQL's")
     cup = round_robin(BotFactory.create_batch(2), limits={"move_ms": 300})
     with connection.cursor() as cursor:
         cursor.execute("SELECT pg_column_size(m.*) FROM ladder_match m WHERE m.tournament_id = %s", [cup.id])

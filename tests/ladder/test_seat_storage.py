@@ -39,14 +39,13 @@ def act(observation, legal_actions):
 
 
 def stored_bytes(seat_id: int) -> int:
-    """The bytes a seat's row holds in its columns as the database stores them (PostgreSQL: after TOAST's
-    own compression), whatever the columns are."""
+    """The bytes a seat's row holds in its columns as the database stores them (after TOAST's own
+    compression), whatever the columns are."""
     table = Seat._meta.db_table
     quote = connection.ops.quote_name
     with connection.cursor() as cursor:
         columns = [column.name for column in connection.introspection.get_table_description(cursor, table)]
-        size = "pg_column_size({})" if connection.vendor == "postgresql" else "length(CAST({} AS BLOB))"
-        total = " + ".join(f"COALESCE({size.format(quote(column))}, 0)" for column in columns)
+        total = " + ".join(f"COALESCE(pg_column_size({quote(column)}), 0)" for column in columns)
         cursor.execute(f"SELECT {total} FROM {quote(table)} WHERE id = %s", [seat_id])
         return cursor.fetchone()[0]
 

@@ -33,6 +33,15 @@ def test_a_cache_url_that_is_not_redis_is_refused_with_what_to_set():
     assert "CACHE_URL must be a Redis URL" in refused.stderr
 
 
+def test_a_database_url_that_is_not_postgresql_is_refused_with_what_to_do():
+    for url in ("sqlite:///var/ladder.sqlite3", "mysql://ladder@127.0.0.1/ladder"):
+        refused = settings_of(DATABASE_URL=url)
+        assert refused.returncode != 0
+        assert ("DATABASE_URL must be a PostgreSQL URL (postgres://...); without it, `make demo` and `make test` "
+                "start a private PostgreSQL") in refused.stderr
+    assert settings_of(DATABASE_URL="postgres://ladder:pw@db.example.org:6432/ladder").returncode == 0
+
+
 def test_proxy_settings_that_cannot_be_read_are_refused_naming_the_setting():
     refused = settings_of(TRUSTED_PROXIES="10.0.0.0/8,proxy.example.org")
     assert refused.returncode != 0 and "TRUSTED_PROXIES: 'proxy.example.org' is no IP address" in refused.stderr

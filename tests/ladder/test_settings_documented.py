@@ -1,11 +1,11 @@
-"""``docs/operations.md`` lists every setting the ladder reads from the environment, and only those.
+"""``docs/settings.md`` lists every setting the ladder reads from the environment, and only those.
 
 What is read: every ``env.<type>("NAME", ...)`` call of ``ladder/settings.py`` and every
 ``os.environ.get("NAME", ...)`` of ``gunicorn.conf.py``, found by parsing the files (not by importing
 them, which would read the environment of the test run), and the one variable the sandbox reads itself
 (``bots`` has no settings), ``bots.sandbox.FORBIDDEN_ENV``. What is documented: the first column of the
-tables under the document's "## Settings" heading, where one cell may name several variables
-(``BOTS_MOVE_MS`` / ``BOTS_BANK_MS``).
+document's settings tables (those headed ``| Variable | Default | Meaning |``), where one cell may name
+several variables (``BOTS_MOVE_MS`` / ``BOTS_BANK_MS``).
 """
 
 from __future__ import annotations
@@ -17,7 +17,8 @@ from pathlib import Path
 from bots.sandbox import FORBIDDEN_ENV
 
 ROOT = Path(__file__).resolve().parents[2]
-OPERATIONS = ROOT / "docs" / "operations.md"
+SETTINGS_DOCUMENT = ROOT / "docs" / "settings.md"
+SETTINGS_TABLE_HEADER = "| Variable | Default | Meaning |"
 
 
 def names_read_by_settings(source: str) -> set[str]:
@@ -49,24 +50,36 @@ def names_read_from_os_environ(source: str) -> set[str]:
 
 
 def names_documented(markdown: str) -> set[str]:
-    """The variables named in the first column of the tables of the "## Settings" section."""
-    section = re.search(r"^## Settings\n(.*?)(?=^## |\Z)", markdown, re.MULTILINE | re.DOTALL)
-    assert section, "docs/operations.md has no '## Settings' section"
+    """The variables named in the first column of the settings tables (headed ``| Variable | Default |
+    Meaning |``); other tables, and the text around them, name no setting."""
     names = set()
-    for line in section.group(1).splitlines():
+    in_settings_table = False
+    for line in markdown.splitlines():
+        if not line.startswith("|"):
+            in_settings_table = False
+            continue
+        if line.strip() == SETTINGS_TABLE_HEADER:
+            in_settings_table = True
+            continue
         cells = line.split("|")
-        if line.startswith("| `") and len(cells) > 2:
+        if in_settings_table and line.startswith("| `") and len(cells) > 2:
             names.update(re.findall(r"`([A-Z][A-Z0-9_]*)`", cells[1]))
     return names
 
 
-def test_every_setting_read_from_the_environment_is_documented_and_every_documented_one_is_read():
+def settings_read() -> set[str]:
+    """Every setting the project reads from the environment (the module docstring says where)."""
     read = names_read_by_settings((ROOT / "ladder" / "settings.py").read_text())
     read |= names_read_from_os_environ((ROOT / "gunicorn.conf.py").read_text())
     read.add(FORBIDDEN_ENV)
-    documented = names_documented(OPERATIONS.read_text())
-    assert sorted(read - documented) == [], "read but not documented in docs/operations.md"
-    assert sorted(documented - read) == [], "documented in docs/operations.md but read nowhere"
+    return read
+
+
+def test_every_setting_read_from_the_environment_is_documented_and_every_documented_one_is_read():
+    read = settings_read()
+    documented = names_documented(SETTINGS_DOCUMENT.read_text())
+    assert sorted(read - documented) == [], "read but not documented in docs/settings.md"
+    assert sorted(documented - read) == [], "documented in docs/settings.md but read nowhere"
 
 
 def test_the_settings_parser_finds_every_form_of_read():
@@ -76,6 +89,8 @@ def test_the_settings_parser_finds_every_form_of_read():
 
 
 def test_the_documented_names_come_from_the_settings_tables_only():
-    markdown = ("## Settings\n\n| Variable | Default | Meaning |\n|---|---|---|\n"
-                "| `A_B` / `C` | `1` | see `NOT_A_SETTING` |\n\n## Sandbox limits\n\n| `LATER` | x | y |\n")
-    assert names_documented(markdown) == {"A_B", "C"}
+    markdown = ("# Settings\n\n| Variable | Default | Meaning |\n|---|---|---|\n"
+                "| `A_B` / `C` | `1` | see `NOT_A_SETTING` |\n\nText naming `IN_TEXT`.\n\n"
+                "| Key | What it is |\n|---|---|\n| `OTHER_TABLE` | x |\n\n"
+                "| Variable | Default | Meaning |\n|---|---|---|\n| `LATER` | x | y |\n")
+    assert names_documented(markdown) == {"A_B", "C", "LATER"}

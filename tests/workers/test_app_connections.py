@@ -5,7 +5,7 @@ import pytest
 from django.db import connection, transaction
 from django.db.backends.signals import connection_created
 
-from ladder.services.match_sql import commit_without_flush_wait, transaction_without_flush_wait
+from ladder.core.database import commit_without_flush_wait, transaction_without_flush_wait
 from workers.app import _configure_worker_connections
 
 # The transactions below are the test's own, not nested in a test case's.
@@ -27,12 +27,6 @@ def _in_a_transaction_then_after() -> tuple[str, str]:
 
 
 @pytest.fixture
-def postgresql():
-    if connection.vendor != "postgresql":
-        pytest.skip("synchronous_commit is a PostgreSQL setting")
-
-
-@pytest.fixture
 def worker_process():
     """What ``worker_process_init`` does in a worker, undone afterwards."""
     yield _configure_worker_connections
@@ -42,7 +36,7 @@ def worker_process():
     connection.close()
 
 
-def test_a_worker_transaction_commits_without_waiting_for_the_flush(postgresql, worker_process, settings):
+def test_a_worker_transaction_commits_without_waiting_for_the_flush(worker_process, settings):
     settings.MATCH_SYNCHRONOUS_COMMIT = False
     assert _in_a_transaction_then_after() == ("on", "on")
     worker_process()
@@ -54,11 +48,11 @@ def test_a_worker_transaction_commits_without_waiting_for_the_flush(postgresql, 
 
 
 def test_a_worker_claim_outside_a_transaction_runs_with_its_settings_in_one_transaction_of_its_own(
-        postgresql, worker_process, settings):
+        worker_process, settings):
     """A claim outside any transaction is the pipeline's own implicit transaction (no BEGIN or COMMIT
     sent): its statements share one transaction, which drops the wait for the WAL flush and plans
     generically, and the session keeps its defaults after it."""
-    from ladder.services import match_sql
+    from ladder.core import database
     from ladder.services.play.matches import _claim_transaction
 
     settings.MATCH_SYNCHRONOUS_COMMIT = False
@@ -67,13 +61,13 @@ def test_a_worker_claim_outside_a_transaction_runs_with_its_settings_in_one_tran
     probe = ("SELECT current_setting('synchronous_commit'), current_setting('plan_cache_mode'), "
              "txid_current()", [])
     [(_, [first]), (_, [second])] = _claim_transaction(probe, probe)
-    plans = "force_generic_plan" if match_sql._prepares_statements() else "auto"
+    plans = "force_generic_plan" if database.prepares_statements() else "auto"
     assert first[:2] == second[:2] == ("off", plans)
     assert first[2] == second[2], "one transaction"
     assert _show() == "on"
 
 
-def test_match_synchronous_commit_keeps_the_default(postgresql, worker_process, settings):
+def test_match_synchronous_commit_keeps_the_default(worker_process, settings):
     settings.MATCH_SYNCHRONOUS_COMMIT = True
     worker_process()
     assert _in_a_transaction_then_after() == ("on", "on")
@@ -92,7 +86,7 @@ def connection_options():
     connection.close()
 
 
-def test_a_worker_process_names_its_connections_after_its_host_and_pid(postgresql, connection_options, monkeypatch):
+def test_a_worker_process_names_its_connections_after_its_host_and_pid(connection_options, monkeypatch):
     import os
     import socket
 

@@ -52,10 +52,9 @@ def test_the_matches_of_a_message_are_claimed_together_played_and_recorded_toget
     matches = Match.objects.filter(id__in=ids)
     assert {m.status for m in matches} == {"finished"} and {m.attempts for m in matches} == {1}
     assert RatingChange.objects.filter(match__in=ids).count() == 6
-    if connection.vendor == "postgresql":
-        # One claim for the three, one recording for the three.
-        assert texts.count(match_sql.claim_many_sql()) == 1 and match_sql.claim_sql() not in texts
-        assert texts.count(match_sql.finish_many_sql()) == 1
+    # One claim for the three, one recording for the three.
+    assert texts.count(match_sql.claim_many_sql()) == 1 and match_sql.claim_sql() not in texts
+    assert texts.count(match_sql.finish_many_sql()) == 1
     # Delivered again, the message finds nothing to play.
     assert matches_execute(match_ids=ids, worker="here") == {match_id: "skipped" for match_id in ids}
 
@@ -126,10 +125,9 @@ def test_a_claim_of_many_takes_each_match_once_under_a_token_of_its_own():
     ids = round_robin([FIRST_LEGAL_BOT, LAST_LEGAL_BOT, FIRST_LEGAL_BOT], rated=False)
     with statements_run() as texts:
         claims = match_claim_many(match_ids=[ids[2], ids[0], ids[2], 987654], worker="here")
-    if connection.vendor == "postgresql":
-        # One statement claims them and reads them back (besides the transaction's own).
-        transaction_control = ("SELECT set_config(", "SET LOCAL", "COMMIT", "SAVEPOINT", "RELEASE SAVEPOINT")
-        assert [text for text in texts if not text.startswith(transaction_control)] == [match_sql.claim_many_sql()]
+    # One statement claims them and reads them back (besides the transaction's own).
+    transaction_control = ("SELECT set_config(", "SET LOCAL", "COMMIT", "SAVEPOINT", "RELEASE SAVEPOINT")
+    assert [text for text in texts if not text.startswith(transaction_control)] == [match_sql.claim_many_sql()]
     assert [claim.match_id for claim in claims] == [ids[2], ids[0]]
     assert len({claim.token for claim in claims}) == 2
     for claim in claims:

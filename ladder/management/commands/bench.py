@@ -9,7 +9,7 @@ and a large generated history); ``reads.*`` from ``ladder.benches.reads`` (every
 reads on a small and a large generated history, and their ratios); ``exports.*`` from ``ladder.benches.exports``
 (one full response of the bulk export on a small and a large generated history: its time and its memory);
 ``ratings.*`` from ``ladder.benches.ratings`` (rated results sharing bots applied by the game's one applier
-against the former per-bot row locks, and the rebuild's swap; PostgreSQL only). With ``--recording``, only
+against per-bot row locks, and the rebuild's swap). With ``--recording``, only
 ``recording.*`` from ``ladder.benches.recording`` (results claimed and recorded per second through the
 service functions against bare multi-row INSERTs of the same rows, and the statements, rows, bytes and
 WAL a recorded match costs).

@@ -76,9 +76,9 @@ class Command(BaseCommand):
             self._schedule(games_per_pairing)
             # The sandbox check above started one in this process; the workers have their own. Closing it
             # now keeps its processes out of the terminal's Ctrl-C.
-            from bots.sandbox import close_all
+            from bots.sandbox import close_sandboxes
 
-            close_all()
+            close_sandboxes()
             self._start_web(host, port)
             self._wait_for_port(host, port)
             self.stdout.write(self.style.SUCCESS(f"The ladder is running on http://{host}:{port}/"))

@@ -12,7 +12,7 @@ interrupt by three rules:
    worker that died is played again within seconds, and a long match that is alive keeps it.
 3. :func:`match_record_result` writes the actions, the seats and the tournament's standings
    (``tournament_records``) in one transaction, with a rated match marked pending for its game's rating
-   applier (``rating_updates``), which applies it once the transaction committed,
+   applier (``rating_applier``), which applies it once the transaction committed,
    and only if the match is still running under the same token: a worker whose lease was taken over
    cannot record a stale result, and a result is never recorded twice.
 
@@ -37,6 +37,15 @@ from django.db import connection, transaction
 from django.db.models import Q
 from django.utils import timezone
 
+from ladder.core.database import (
+    commit_batched,
+    db_datetime,
+    from_db_json,
+    implicit_transactions,
+    statement_cursor,
+    statements_batched,
+    transaction_settings,
+)
 from ladder.messaging.enqueue import (
     broker_match_messages,
     broker_waiting_match_ids,
@@ -45,7 +54,7 @@ from ladder.messaging.enqueue import (
 from ladder.models import Match
 from ladder.services import match_sql
 from ladder.services.play.recording import result_pack, results_record
-from ladder.services.ratings.rating_updates import ratings_apply_stranded
+from ladder.services.ratings.rating_applier import ratings_apply_stranded
 from ladder.services.tournaments.comparisons import comparison_advance, comparison_decided
 from ladder.services.tournaments.rotations import rotation_held, rotation_release_next
 from ladder.services.tournaments.round_robins import tournament_finish_if_done
@@ -98,29 +107,29 @@ def match_claim(*, match_id: int, worker: str = "", now: datetime | None = None)
 def _claim_times(now: datetime | None) -> tuple:
     """A claim's time and its lease's end, as parameters."""
     now = now or timezone.now()
-    return match_sql.db_datetime(now), match_sql.db_datetime(now + timedelta(seconds=settings.MATCH_LEASE_S))
+    return db_datetime(now), db_datetime(now + timedelta(seconds=settings.MATCH_LEASE_S))
 
 
 def _claim_transaction(*statements: tuple[str, list]) -> list[tuple[int, list[tuple]]]:
     """Run ``statements`` (text, parameters) in one transaction of one round trip, with the transaction's
-    settings (``match_sql.transaction_settings``: a worker's drops the wait for the WAL flush, workers/app.py;
+    settings (``database.transaction_settings``: a worker's drops the wait for the WAL flush, workers/app.py;
     the prepared plans made once for any parameters). Outside any transaction, where statements are
-    pipelined, that is the pipeline's own implicit transaction (``match_sql.implicit_transactions``: no
+    pipelined, that is the pipeline's own implicit transaction (``database.implicit_transactions``: no
     BEGIN or COMMIT sent); else an atomic block, begun and committed with the batch. Returns each one's
     row count and rows (none for a statement that returns none)."""
     with contextlib.ExitStack() as stack:
-        implicit = match_sql.implicit_transactions()
+        implicit = implicit_transactions()
         if not implicit:
             stack.enter_context(transaction.atomic())
         settings_cursor = stack.enter_context(connection.cursor())
-        running = [stack.enter_context(match_sql.statement_cursor()) for _ in statements]
-        with match_sql.statements_batched():
+        running = [stack.enter_context(statement_cursor()) for _ in statements]
+        with statements_batched():
             if implicit:
-                match_sql.transaction_settings(settings_cursor)
+                transaction_settings(settings_cursor)
             for cursor, (sql, params) in zip(running, statements, strict=True):
                 cursor.execute(sql, params)
             if not implicit:
-                match_sql.commit_batched(settings_cursor)
+                commit_batched(settings_cursor)
         return [(cursor.rowcount, cursor.fetchall() if cursor.description else []) for cursor in running]
 
 
@@ -128,11 +137,9 @@ def match_claim_many(*, match_ids: Sequence[int], worker: str = "", now: datetim
     """Take every match of ``match_ids`` that can be taken, as :func:`match_claim` takes one, each under a
     token of its own; the claimed ones in the order given (a match given twice is claimed once).
 
-    On PostgreSQL one statement, in a transaction of one round trip, claims them all and reads them back
-    (:func:`match_sql.claim_many_sql`: rows locked in id order); elsewhere each is claimed on its own."""
+    One statement, in a transaction of one round trip, claims them all and reads them back
+    (:func:`match_sql.claim_many_sql`: rows locked in id order)."""
     ids = list(dict.fromkeys(int(match_id) for match_id in match_ids))
-    if not match_sql.combined():
-        return [claim for match_id in ids if (claim := match_claim(match_id=match_id, worker=worker, now=now))]
     if not ids:
         return []
     tokens = {match_id: uuid.uuid4() for match_id in ids}
@@ -156,8 +163,8 @@ def _claimed(match_id: int, token: str, rows: list[tuple]) -> ClaimedMatch:
         game=game,
         players=players,
         seed=seed,
-        options=match_sql.from_db_json(options) or {},  # null: a match without a setup
-        limits=match_sql.from_db_json(limits) or {},
+        options=from_db_json(options) or {},  # null: a match without a setup
+        limits=from_db_json(limits) or {},
         seats=[
             ClaimedSeat(position=position, bot_name=name, bot_version_id=version_id, sha256=sha256)
             for *_, position, name, version_id, sha256 in rows if position is not None
@@ -168,12 +175,9 @@ def _claimed(match_id: int, token: str, rows: list[tuple]) -> ClaimedMatch:
 def match_leases_renew(*, leases: dict[int, str], now: datetime | None = None, database=None) -> set[int]:
     """Extend the lease of every match of ``leases`` (match id: token) still running under its token to
     ``MATCH_LEASE_S`` from now; the ids renewed (the others' claims are lost or their matches over). One
-    UPDATE on PostgreSQL, one per match elsewhere, outside any transaction, on ``database`` (a Django
-    connection; default: the calling thread's)."""
+    UPDATE, outside any transaction, on ``database`` (a Django connection; default: the calling
+    thread's)."""
     database = database or connection
-    if database.vendor != "postgresql":
-        return {match_id for match_id, token in leases.items()
-                if match_lease_renew(match_id=match_id, token=token, now=now, database=database)}
     valid: dict[int, uuid.UUID] = {}
     for match_id, token in leases.items():
         try:
@@ -183,7 +187,7 @@ def match_leases_renew(*, leases: dict[int, str], now: datetime | None = None, d
     if not valid:
         return set()
     now = now or timezone.now()
-    lease_end = match_sql.db_datetime(now + timedelta(seconds=settings.MATCH_LEASE_S))
+    lease_end = db_datetime(now + timedelta(seconds=settings.MATCH_LEASE_S))
     with database.cursor() as cursor:
         cursor.execute(match_sql.renew_leases_sql(), [lease_end, list(valid), list(valid.values()),
                                                       Match.Status.RUNNING.value])
@@ -199,7 +203,7 @@ def match_lease_renew(*, match_id: int, token: str, now: datetime | None = None,
     except ValueError:
         return False
     now = now or timezone.now()
-    lease_end = match_sql.db_datetime(now + timedelta(seconds=settings.MATCH_LEASE_S))
+    lease_end = db_datetime(now + timedelta(seconds=settings.MATCH_LEASE_S))
     with (database or connection).cursor() as cursor:
         cursor.execute(match_sql.renew_lease_sql(), [lease_end, match_id, Match.Status.RUNNING.value, token_value])
         return cursor.rowcount == 1
@@ -220,7 +224,7 @@ def match_record_result(*, match_id: int, token: str, result) -> bool:
     Only a rated match changes ratings (``ladder.core.rated_play``); an unrated one leaves every
     rating, its history and its seats' ``rating_before``/``rating_after`` alone. A rated one is marked
     pending in the transaction (no rating row is locked there), and after the commit this caller tries to
-    become its game's rating applier (``rating_updates.ratings_apply_pending``): when it returns, the
+    become its game's rating applier (``rating_applier.ratings_apply_pending``): when it returns, the
     match is applied, by this caller or by the applier that held the game meanwhile.
 
     Returns False, changing nothing, unless the match is running under ``token``: the caller lost its
@@ -297,7 +301,7 @@ def matches_reconcile(*, now: datetime | None = None) -> ReconcileReport:
     many attempts); queued matches get their message again when the broker holds none for them
     (``_queued_without_message``; duplicates are harmless, the claim skips them), and in any case once
     they have waited ``MATCH_REQUEUE_AFTER_S`` unclaimed. Rated results left pending by a worker that died
-    after recording them are applied (``rating_updates.ratings_apply_stranded``). A held rotation of a rated deal
+    after recording them are applied (``rating_applier.ratings_apply_stranded``). A held rotation of a rated deal
     (``rotations.rotation_held``) has no message to lose: it is neither counted nor sent."""
     now = now or timezone.now()
     stranded = ratings_apply_stranded()
@@ -343,7 +347,7 @@ def matches_reconcile(*, now: datetime | None = None) -> ReconcileReport:
 
 def matches_waiting(*, limit: int) -> list[int]:
     """Up to ``limit`` queued matches, in the order workers should take them (priority, then age): what a
-    worker that owes matches time plays instead of an upload check (``workers.check_share``)."""
+    worker that owes matches time plays instead of an upload check (``workers.time_share``)."""
     return list(Match.objects.filter(status=Match.Status.QUEUED).order_by("priority", "id")
                 .values_list("id", flat=True)[:limit])
 

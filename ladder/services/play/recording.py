@@ -2,8 +2,8 @@
 
 A worker hands in a played match as a :class:`PackedResult`: the referee's result with its actions and
 each seat's log and decisions already compressed (:func:`result_pack`, done by the worker that played it,
-before any lock is taken). :func:`results_record` stores any number of them in one transaction, and on
-PostgreSQL in the same few statements whatever their number:
+before any lock is taken). :func:`results_record` stores any number of them in one transaction, in the
+same few statements whatever their number:
 
 1. one round trip tries the applier lock of each rated game among the matches (never waiting for it:
    ``rating_sql.inline_locks_sql``), finishes every match still running under its token and reads
@@ -11,13 +11,13 @@ PostgreSQL in the same few statements whatever their number:
    (``match_sql.finish_many_sql``: the ids, tokens, actions and durations travel as arrays, so the
    text, and the prepared statement, is one), and reads the bots' ratings under the locks it took; where
    it took a game's lock with results of the game pending, one more round trip reads those (up to an
-   applier's batch: ``rating_updates.InlineRatings.read_pending``);
+   applier's batch: ``rating_applier.InlineRatings.read_pending``);
 2. one statement writes every seat's result and what the matches add to their tournaments' standings,
    head to head and tally (``tournament_records``: the rows of matches that share a bot or a pair are
    summed first, as one multi-row upsert touches a row once), and, where it holds their game's applier
    lock, the ratings, history and pair records of the results that were pending and then of its own rated
-   matches, in that order (``rating_updates.ratings_inline_parts``); the other rated matches are marked
-   pending first (``rating_updates.pending_add_many``, one statement per game); the COMMIT goes in the
+   matches, in that order (``rating_applier.ratings_inline_parts``); the other rated matches are marked
+   pending first (``rating_applier.pending_add_many``, one statement per game); the COMMIT goes in the
    same round trip unless a match has follow-ups;
 3. the follow-ups, in match order: a rated deal's next rotation (``rotations``), a round robin that may
    be done (``round_robins``), a comparison's count (``comparisons``; a comparison's matches are recorded
@@ -25,10 +25,9 @@ PostgreSQL in the same few statements whatever their number:
 
 After the commit each game's rating applier applies the rated matches left pending, in order with the
 others (and a recording that held the lock looks once for results left pending meanwhile, in the round
-trip of its COMMIT: ``rating_updates.PendingLook``). A match
+trip of its COMMIT: ``rating_applier.PendingLook``). A match
 is recorded once: a result whose claim was lost (lease expired and taken over, or already recorded)
-changes nothing and is reported False. Elsewhere than PostgreSQL each match takes its own statements, in
-the same transaction, and every rated match is left to the applier.
+changes nothing and is reported False.
 
 Batches come from the workers' group commit (``ladder.services.play.result_group``): when many matches finish
 at once, one process records all of them, so that the database sees one transaction where it would have
@@ -45,10 +44,17 @@ from django.db import connection, transaction
 from django.utils import timezone
 
 from ladder import packed_actions, seat_logs
+from ladder.core.database import (
+    commit_batched,
+    db_datetime,
+    execute_combined,
+    statement_cursor,
+    statements_batched,
+)
 from ladder.models import Match, Seat, Tournament
 from ladder.services import match_sql
 from ladder.services.ratings import rating_sql, tournament_records
-from ladder.services.ratings.rating_updates import (
+from ladder.services.ratings.rating_applier import (
     InlineRatings,
     PendingLook,
     pending_add_many,
@@ -180,22 +186,22 @@ class _OnePerTransaction(Exception):
 @dataclasses.dataclass
 class _Batch:
     """What :func:`_record_together` finished: the matches, in match order, and the ratings it applies
-    itself (None where ratings are only applied by the game's applier)."""
+    itself."""
 
     matches: list[_Finished]
-    inline: InlineRatings | None = None
+    inline: InlineRatings
     #: Which games had results pending after the commit, asked along with it (None: not asked).
     look: PendingLook | None = None
 
     @property
     def held_games(self) -> set[int]:
-        return self.inline.held if self.inline is not None else set()
+        return self.inline.held
 
 
 def _record_together(unique: list[PackedResult]) -> _Batch:
     """:func:`results_record`'s transaction: the finished matches, the rated ones applied to the ratings
     within it where it took their game's applier lock, the others left pending."""
-    now = match_sql.db_datetime(timezone.now())
+    now = db_datetime(timezone.now())
     with transaction.atomic():
         finished = _finish(unique, now=now)
         if not finished.matches:
@@ -205,9 +211,9 @@ def _record_together(unique: list[PackedResult]) -> _Batch:
             raise _OnePerTransaction(comparisons)
         follow_up = any(match.has_follow_up for match in finished.matches)
         with connection.cursor() as commit:
-            with match_sql.statements_batched():
+            with statements_batched():
                 _write(finished, now=now)
-                if not follow_up and match_sql.commit_batched(commit):
+                if not follow_up and commit_batched(commit):
                     # Whether results were left pending while it held games' applier locks, asked with
                     # the COMMIT (``_ratings_apply_after_commit``).
                     finished.look = PendingLook(finished.held_games)
@@ -236,32 +242,24 @@ def _finish(results: list[PackedResult], *, now) -> _Batch:
     seat and no queued match: a match queued now that is claimed before the commit is recorded later, and
     its recording finishes the tournament if it is the last.
 
-    On PostgreSQL the same round trip first tries the applier lock of each rated game among the matches
+    The same round trip first tries the applier lock of each rated game among the matches
     (``rating_sql.inline_locks_sql``), then reads their bots' ratings under it: the recording applies the
     ratings itself where it took the lock. Where results of the game were pending, a second round trip
     reads them (``InlineRatings.read_pending``), and the recording applies them first."""
     finished_status, running, queued = (Match.Status.FINISHED.value, Match.Status.RUNNING.value,
                                          Match.Status.QUEUED.value)
     by_id = {result.match_id: result for result in results}
-    rows: list[tuple] = []
-    inline = None
-    with match_sql.statement_cursor() as cursor:
-        if match_sql.combined():
-            match_ids = [result.match_id for result in results]
-            with match_sql.statement_cursor() as locks, match_sql.statement_cursor() as ratings:
-                with match_sql.statements_batched():
-                    locks.execute(rating_sql.inline_locks_sql(), [match_ids])
-                    cursor.execute(match_sql.finish_many_sql(), match_sql.finish_many_params(
-                        results, finished=finished_status, running=running, queued=queued, now=now))
-                    ratings.execute(rating_sql.inline_ratings_sql(), [match_ids])
-                lock_rows, rows, rating_rows = locks.fetchall(), cursor.fetchall(), ratings.fetchall()
-            inline = InlineRatings.from_rows(lock_rows, rating_rows)
-            # Results pending before this recording's: read under the lock it took, to apply them first.
-            inline.read_pending()
-        else:
-            for result in results:
-                rows += _finish_one(cursor, result, finished=finished_status, running=running, queued=queued,
-                                    now=now)
+    match_ids = [result.match_id for result in results]
+    with statement_cursor() as locks, statement_cursor() as cursor, statement_cursor() as ratings:
+        with statements_batched():
+            locks.execute(rating_sql.inline_locks_sql(), [match_ids])
+            cursor.execute(match_sql.finish_many_sql(), match_sql.finish_many_params(
+                results, finished=finished_status, running=running, queued=queued, now=now))
+            ratings.execute(rating_sql.inline_ratings_sql(), [match_ids])
+        lock_rows, rows, rating_rows = locks.fetchall(), cursor.fetchall(), ratings.fetchall()
+    inline = InlineRatings.from_rows(lock_rows, rating_rows)
+    # Results pending before this recording's: read under the lock it took, to apply them first.
+    inline.read_pending()
     matches: dict[int, _Finished] = {}
     for match_id, seat_id, bot_id, game_id, tournament_id, kind, rated, comparison_id, deal, position, queued_left \
             in rows:
@@ -276,25 +274,9 @@ def _finish(results: list[PackedResult], *, now) -> _Batch:
         if not match.seats or len(match.seats) != len(match.result.seats):
             raise ValueError(f"match {match.result.match_id} has {len(match.seats)} seats, "
                              f"the result {len(match.result.seats)}")
-        match.rated_inline = match.rated and inline is not None and inline.applies(
+        match.rated_inline = match.rated and inline.applies(
             match.game_id, [bot_id for _seat, bot_id, _position in match.seats])
     return _Batch([matches[match_id] for match_id in sorted(matches)], inline)
-
-
-def _finish_one(cursor, result: PackedResult, *, finished, running, queued, now) -> list[tuple]:
-    """:func:`_finish`'s rows for one match, statement by statement (where statements do not combine)."""
-    token = match_sql.db_token(uuid.UUID(result.token))
-    cursor.execute(match_sql.finish_sql(), [result.actions, finished, now, result.duration_s, now, result.match_id,
-                                            running, token])
-    if not cursor.rowcount:
-        return []
-    cursor.execute(match_sql.seats_sql(), [result.match_id])
-    seats = cursor.fetchall()
-    cursor.execute(match_sql.queued_left_sql(), [queued, result.match_id])
-    queued_left = cursor.fetchone()[0]
-    if not seats:
-        raise ValueError(f"match {result.match_id} has 0 seats, the result {len(result.seats)}")
-    return [(result.match_id, *seat, queued_left) for seat in seats]
 
 
 def _write(batch: _Batch, *, now) -> None:
@@ -326,17 +308,11 @@ def _write(batch: _Batch, *, now) -> None:
                  for match in finished
                  for (seat_id, _bot, _position), seat in zip(match.seats, match.result.seats, strict=True)]
     records = _tournament_records(finished, now=now)
-    if match_sql.combined():
-        parts = [match_sql.seat_results_part(seat_rows)]
-        for tournament_id, (standings, head_to_head, count) in sorted(records.items()):
-            parts += tournament_records.records_parts(tournament_id=tournament_id, standings=standings,
-                                                      head_to_head=head_to_head, matches=count)
-        match_sql.execute_combined(parts + rating_parts)
-        return
-    match_sql.execute_many(match_sql.seat_result_sql(), seat_rows)
+    parts = [match_sql.seat_results_part(seat_rows)]
     for tournament_id, (standings, head_to_head, count) in sorted(records.items()):
-        tournament_records.records_write(tournament_id=tournament_id, standings=standings,
-                                         head_to_head=head_to_head, matches=count)
+        parts += tournament_records.records_parts(tournament_id=tournament_id, standings=standings,
+                                                  head_to_head=head_to_head, matches=count)
+    execute_combined(parts + rating_parts)
 
 
 def _tournament_records(finished: list[_Finished], *, now) -> dict[int, tuple[list, list, int]]:

@@ -28,7 +28,7 @@ from ladder.core.errors import ServiceError
 from ladder.core.rated_play import HELD_FLAGS, HOUSE_BOTS, held_out
 from ladder.models import Game, Match, PairFlag, PairRecord, RatingChange, Tournament
 from ladder.ratings.collusion import PairTotal, pair_departures
-from ladder.services.ratings.rating_updates import ratings_rebuild
+from ladder.services.ratings.rating_rebuild import ratings_rebuild
 
 logger = logging.getLogger(__name__)
 

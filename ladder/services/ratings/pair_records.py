@@ -2,7 +2,7 @@
 
 They are what the leaderboard's confidence fit reads (``ladder.selectors.leaderboards``), so its cost
 follows the number of bots, not of matches. The rating applier adds a batch's pairs in the transaction
-that applies its Elo (:func:`pair_rows`, written by :func:`pair_records_write` with the rating rows), and
+that applies its Elo (:func:`pair_rows`, written by :func:`pair_records_parts` with the rating rows), and
 :func:`pair_records_rebuild` recomputes them from the history in one statement (``rebuild_ratings``).
 
 The pairwise reading of a match is the ratings' one (``ladder.ratings.elo.pairwise_scores``): places decide, equal
@@ -17,10 +17,10 @@ from collections.abc import Iterable, Sequence
 
 from django.db import connection
 
+from ladder.core.database import db_datetime, rows_source, table_name
 from ladder.core.rated_play import rating_matches
 from ladder.models import Match, PairRecord, Seat
 from ladder.ratings.elo import pairwise_scores
-from ladder.services import match_sql
 
 PAIR_COLUMNS = ("game_id", "bot_low_id", "bot_high_id", "wins", "draws", "losses", "weight", "score", "updated_at")
 
@@ -29,7 +29,7 @@ def pair_rows(*, game_id: int, bot_ids: Sequence[int], places: Sequence[int], fo
               now) -> list[tuple]:
     """One row of :data:`PAIR_COLUMNS` per pair of different bots among one match's seats (in seat order):
     the counts one result adds, from the lower bot id's side. ``now`` as a statement parameter
-    (:func:`match_sql.db_datetime`)."""
+    (:func:`database.db_datetime`)."""
     scores = pairwise_scores(list(places), list(forfeited))
     weight = 2.0 / len(bot_ids)
     rows = []
@@ -54,45 +54,27 @@ def pair_rows_summed(rows: Iterable[tuple]) -> list[tuple]:
     return [tuple(total) for total in summed.values()]
 
 
-def pair_records_write(rows: list[tuple]) -> None:
-    """Add :func:`pair_rows` (of any number of matches) to the records, in one multi-row upsert per few
-    thousand pairs: rows of one pair are summed first, since one statement may touch a row once. The
-    caller is the game's one rating applier (``rating_updates``), so two batches never add to a row at
-    once. Reads nothing back, so that the statements join the applier's batch."""
-    pairs = pair_rows_summed(rows)
-    if not pairs:
-        return
-    chunks = [pairs] if match_sql.arrays_supported() else [pairs[start:start + 3000]
-                                                           for start in range(0, len(pairs), 3000)]
-    with match_sql.statement_cursor() as cursor:
-        for chunk in chunks:
-            source, params = match_sql.rows_source(PairRecord, PAIR_COLUMNS, chunk)
-            cursor.execute(_upsert_sql(source), params)
-
-
 def pair_records_parts(rows: list[tuple]) -> list[tuple[str, list]]:
-    """:func:`pair_records_write`'s statement as a part of ``match_sql.execute_combined`` (PostgreSQL: one
-    for any number of pairs), for a recording that applies its own ratings under the game's lock."""
+    """Add :func:`pair_rows` (of any number of matches) to the records: one multi-row upsert, a part of
+    ``database.execute_combined`` with the rating rows, written by the game's one rating applier or by a
+    recording that applies its own ratings under the game's lock, so two batches never add to a row at
+    once. Rows of one pair are summed first, since one statement may touch a row once."""
     pairs = pair_rows_summed(rows)
     if not pairs:
         return []
-    source, params = match_sql.rows_source(PairRecord, PAIR_COLUMNS, pairs)
+    source, params = rows_source(PairRecord, PAIR_COLUMNS, pairs)
     return [(_upsert_sql(source), params)]
 
 
-def _table(model) -> str:
-    return connection.ops.quote_name(model._meta.db_table)
-
-
 def _upsert_sql(source: str) -> str:
-    """Inserts each pair's row of ``source`` (``match_sql.rows_source`` of :data:`PAIR_COLUMNS`), or adds
-    to it (both databases have ON CONFLICT; SQLite needs the WHERE to read it after a SELECT)."""
-    table = _table(PairRecord)
+    """Inserts each pair's row of ``source`` (``database.rows_source`` of :data:`PAIR_COLUMNS`), or adds
+    to it."""
+    table = table_name(PairRecord)
     names = ", ".join(PAIR_COLUMNS)
     added = ", ".join(f"{column} = {table}.{column} + excluded.{column}"
                       for column in ("wins", "draws", "losses", "weight", "score"))
     return (
-        f"WITH {source} INSERT INTO {table} ({names}) SELECT {names} FROM v WHERE true "
+        f"WITH {source} INSERT INTO {table} ({names}) SELECT {names} FROM v "
         f"ON CONFLICT (game_id, bot_low_id, bot_high_id) DO UPDATE SET {added}, updated_at = excluded.updated_at"
     )
 
@@ -100,21 +82,21 @@ def _upsert_sql(source: str) -> str:
 def pair_records_rebuild(*, game_id: int, now) -> int:
     """Replace the game's pair records with the sums over its finished rated matches, in one INSERT ...
     SELECT (seconds for a million matches, where reading them into Python would take minutes). Returns
-    the pairs written. Run inside the caller's transaction (``rating_updates.ratings_rebuild``'s swap)."""
+    the pairs written. Run inside the caller's transaction (``rating_rebuild.rebuild_sums``)."""
     rated_sql, rated_params = rating_matches(game_id=game_id).query.sql_with_params()
     PairRecord.objects.filter(game_id=game_id).delete()
     with connection.cursor() as cursor:
-        cursor.execute(_rebuild_sql(rated_sql), [match_sql.db_datetime(now), *rated_params])
+        cursor.execute(_rebuild_sql(rated_sql), [db_datetime(now), *rated_params])
         return cursor.rowcount
 
 
 def _rebuild_sql(rated_sql: str) -> str:
     """The pairs of the matches ``rated_sql`` selects (their ids), summed; params: now, then its own."""
-    seat, match = _table(Seat), _table(Match)
+    seat, match = table_name(Seat), table_name(Match)
     forfeit = "{0}.outcome NOT IN ('', '" + Seat.Outcome.OK.value + "')"
     a_out, b_out = forfeit.format("a"), forfeit.format("b")
     return (
-        f"INSERT INTO {_table(PairRecord)} ({', '.join(PAIR_COLUMNS)}) "
+        f"INSERT INTO {table_name(PairRecord)} ({', '.join(PAIR_COLUMNS)}) "
         "SELECT game_id, low, high, SUM(CASE WHEN s = 1.0 THEN 1 ELSE 0 END), SUM(CASE WHEN s = 0.5 THEN 1 ELSE 0 END), "
         "SUM(CASE WHEN s = 0.0 THEN 1 ELSE 0 END), SUM(w), SUM(w * s), %s FROM ("
         "SELECT m.game_id AS game_id, a.bot_id AS low, b.bot_id AS high, 2.0 / m.players AS w, "

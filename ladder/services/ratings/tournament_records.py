@@ -8,8 +8,8 @@ pairwise results of two bots) and ``TournamentTally`` (matches finished).
 Two paths write them, and a test holds them equal to the tables ``ladder.ratings.tables`` computes from
 the matches:
 
-* :func:`match_record_rows` and :func:`records_write` (or :func:`records_parts`, the same writes as part of
-  one statement): what one match adds, written by the recorder
+* :func:`match_record_rows` and :func:`records_parts` (its writes as parts of one statement): what one
+  match adds, written by the recorder
   (``ladder.services.play.matches.match_record_result``) in the transaction, and the batch, that stores the
   result. A match is recorded once (its claim's token), so it is counted once however often it was
   retried.
@@ -32,10 +32,10 @@ from functools import cache
 
 from django.db import connection
 
+from ladder.core.database import db_datetime, rows_source, table_name
 from ladder.models import Match, Seat, TournamentHeadToHead, TournamentStanding, TournamentTally
 from ladder.ratings.elo import pairwise_scores
 from ladder.ratings.tables import PlacedSeat, match_points
-from ladder.services import match_sql
 from ladder.services.ratings import pair_records
 
 STANDING_COLUMNS = ("tournament_id", "bot_id", "games", "points", "wins", "draws", "losses", "forfeits", "score",
@@ -46,11 +46,11 @@ HEAD_TO_HEAD_COLUMNS = ("tournament_id", "bot_low_id", "bot_high_id", "wins", "d
 
 def match_record_rows(*, tournament_id: int, match_id: int, seats: Sequence[tuple], now) -> tuple[list, list]:
     """What one finished match adds: ``(standings, head_to_head)``, rows of :data:`STANDING_COLUMNS` and
-    :data:`HEAD_TO_HEAD_COLUMNS`, each sorted by its key (the order :func:`records_write` locks them in).
+    :data:`HEAD_TO_HEAD_COLUMNS`, each sorted by its key (the order :func:`records_parts` locks them in).
 
     ``seats`` are ``(position, bot_id, place, score, forfeited)`` in seat order; a seat without a place is
     read as last and one without a score as 0, as the tables read the stored seats. ``now`` as a statement
-    parameter (:func:`match_sql.db_datetime`). Nothing for a match of fewer than two seats."""
+    parameter (:func:`database.db_datetime`). Nothing for a match of fewer than two seats."""
     if len(seats) < 2:
         return [], []
     placed = [PlacedSeat(bot_id, place or len(seats), score or 0, bool(forfeited))
@@ -75,25 +75,16 @@ def match_record_rows(*, tournament_id: int, match_id: int, seats: Sequence[tupl
     return standings, sorted(pairs, key=lambda row: row[1:3])
 
 
-def records_write(*, tournament_id: int, standings: list[tuple], head_to_head: list[tuple], matches: int = 1) -> None:
+def records_parts(*, tournament_id: int, standings: list[tuple], head_to_head: list[tuple],
+                  matches: int = 1) -> list[tuple[str, list]]:
     """Add ``matches`` finished matches of ``tournament_id`` (their :func:`match_record_rows`, summed per
-    row: :func:`standings_merged`, :func:`head_to_head_merged`) to its rows, and count them.
+    row: :func:`standings_merged`, :func:`head_to_head_merged`) to its rows, and count them: multi-row
+    upserts, parts of ``database.execute_combined`` (one statement with the recorder's other writes).
 
     Rows are locked in a fixed order (standings by bot, then pairs, then the tally last), so concurrent
     recordings of one tournament wait for each other instead of deadlocking; the tally, the one row every
-    recording of a tournament shares, is taken last, just before the commit. Reads nothing back, so that
-    the statements join the recorder's batch (:func:`match_sql.statements_batched`)."""
-    match_sql.execute_many(_standing_upsert_sql(), standings)
-    match_sql.execute_many(_head_to_head_upsert_sql(), head_to_head)
-    match_sql.execute_many(_tally_upsert_sql(), [(tournament_id, matches)])
-
-
-def records_parts(*, tournament_id: int, standings: list[tuple], head_to_head: list[tuple],
-                  matches: int = 1) -> list[tuple[str, list]]:
-    """What :func:`records_write` writes, as multi-row statements for ``match_sql.execute_combined`` (one
-    statement with the recorder's other writes), in the same lock order: the standings by bot, the pairs,
-    the tally last. Each row appears once (one standing per bot, one record per pair: rows summed as
-    :func:`standings_merged` does), as a multi-row ON CONFLICT needs."""
+    recording of a tournament shares, is taken last, just before the commit. Each row appears once (one
+    standing per bot, one record per pair), as a multi-row ON CONFLICT needs."""
     parts = [_from_rows(sql, model, columns, rows)
              for sql, model, columns, rows in ((_standing_upsert_sql(), TournamentStanding, STANDING_COLUMNS, standings),
                                                (_head_to_head_upsert_sql(), TournamentHeadToHead, HEAD_TO_HEAD_COLUMNS,
@@ -128,25 +119,17 @@ def head_to_head_merged(rows: Iterable[tuple]) -> list[tuple]:
 
 def _from_rows(sql: str, model, columns: Sequence[str], rows: list[tuple]) -> tuple[str, list]:
     """A one-row ``INSERT ... VALUES (...) ON CONFLICT ...`` statement for every row of ``rows``, read from
-    ``match_sql.rows_source`` (whose text is the same for any number of rows on PostgreSQL)."""
+    ``database.rows_source`` (whose text is the same for any number of rows)."""
     head, _, tail = sql.partition(" VALUES ")
     _one, _, rest = tail.partition(")")
-    source, params = match_sql.rows_source(model, columns, rows)
-    return f"WITH {source} {head} SELECT {', '.join(columns)} FROM v WHERE true{rest}", params
-
-
-def _table(model) -> str:
-    return connection.ops.quote_name(model._meta.db_table)
-
-
-def _standing_upsert_sql() -> str:
-    """Params: :data:`STANDING_COLUMNS`."""
-    return _standing_upsert_sql_for(connection.vendor)
+    source, params = rows_source(model, columns, rows)
+    return f"WITH {source} {head} SELECT {', '.join(columns)} FROM v{rest}", params
 
 
 @cache
-def _standing_upsert_sql_for(vendor: str) -> str:
-    table = _table(TournamentStanding)
+def _standing_upsert_sql() -> str:
+    """Params: :data:`STANDING_COLUMNS`."""
+    table = table_name(TournamentStanding)
     added = ", ".join(f"{column} = {table}.{column} + excluded.{column}"
                       for column in ("games", "points", "wins", "draws", "losses", "forfeits", "score"))
     earlier = f"excluded.first_match_id < {table}.first_match_id"
@@ -160,14 +143,10 @@ def _standing_upsert_sql_for(vendor: str) -> str:
     )
 
 
+@cache
 def _head_to_head_upsert_sql() -> str:
     """Params: :data:`HEAD_TO_HEAD_COLUMNS`."""
-    return _head_to_head_upsert_sql_for(connection.vendor)
-
-
-@cache
-def _head_to_head_upsert_sql_for(vendor: str) -> str:
-    table = _table(TournamentHeadToHead)
+    table = table_name(TournamentHeadToHead)
     added = ", ".join(f"{column} = {table}.{column} + excluded.{column}"
                       for column in ("wins", "draws", "losses", "weight", "score"))
     return (
@@ -177,14 +156,10 @@ def _head_to_head_upsert_sql_for(vendor: str) -> str:
     )
 
 
+@cache
 def _tally_upsert_sql() -> str:
     """Params: tournament id, matches finished."""
-    return _tally_upsert_sql_for(connection.vendor)
-
-
-@cache
-def _tally_upsert_sql_for(vendor: str) -> str:
-    table = _table(TournamentTally)
+    table = table_name(TournamentTally)
     return (f"INSERT INTO {table} (tournament_id, finished) VALUES (%s, %s) "
             f"ON CONFLICT (tournament_id) DO UPDATE SET finished = {table}.finished + excluded.finished")
 
@@ -209,7 +184,7 @@ def records_rebuild(*, tournament_ids: Sequence[int] | None = None, now) -> None
         if tournament_ids is not None:
             rows = rows.filter(tournament_id__in=params)
         rows._raw_delete(rows.db)
-    at = match_sql.db_datetime(now)
+    at = db_datetime(now)
     finished = Match.Status.FINISHED.value
     with connection.cursor() as cursor, _without_nested_loops(cursor):
         for build in (rebuild_standings_sql, rebuild_head_to_head_sql):
@@ -227,9 +202,6 @@ def _without_nested_loops(cursor):
     The planner chooses it when the statistics of the match table say the tournaments have a match or
     two (a tournament newer than the last ANALYZE, a history loaded in bulk): 20,000 seats then took 80
     seconds instead of a fraction of one. A bulk rebuild never wants a nested loop over those rows."""
-    if connection.vendor != "postgresql":
-        yield
-        return
     cursor.execute("SELECT current_setting('enable_nestloop'), set_config('enable_nestloop', 'off', true)")
     before = cursor.fetchone()[0]
     yield
@@ -237,7 +209,7 @@ def _without_nested_loops(cursor):
 
 
 def _tables() -> dict[str, str]:
-    return {name: _table(model) for name, model in (
+    return {name: table_name(model) for name, model in (
         ("Match", Match), ("Seat", Seat), ("TournamentStanding", TournamentStanding),
         ("TournamentHeadToHead", TournamentHeadToHead), ("TournamentTally", TournamentTally))}
 

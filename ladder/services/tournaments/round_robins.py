@@ -11,6 +11,7 @@ from django.db import transaction
 from django.utils import timezone
 
 import engines
+from ladder.core.database import db_datetime, insert_rows, statement_cursor, statements_batched
 from ladder.core.errors import ServiceError
 from ladder.core.games import game_get
 from ladder.core.limits import limits_resolve, tournament_limits_check
@@ -150,18 +151,9 @@ def matches_create(
         )
         for offset, seating in enumerate(seatings)
     ]
-    if match_sql.arrays_supported():
-        # One statement each, the rows as arrays (match_sql.insert_rows): a thousand-match round robin
-        # is created in a fraction of what bulk_create's spelled-out rows cost.
-        ids_by_index = dict(match_sql.insert_rows(Match, matches, returning=("index", "id")))
-    else:
-        Match.objects.bulk_create(matches, batch_size=500)
-        # Fetched by index, whatever bulk_create returns.
-        ids_by_index = dict(
-            Match.objects.filter(
-                tournament=tournament, index__gte=first_index, index__lt=first_index + len(seatings)
-            ).values_list("index", "id")
-        )
+    # One statement each, the rows as arrays (insert_rows): a thousand-match round robin is
+    # created in a fraction of what bulk_create's spelled-out rows cost.
+    ids_by_index = dict(insert_rows(Match, matches, returning=("index", "id")))
     seats = [
         Seat(
             match_id=ids_by_index[first_index + offset],
@@ -172,10 +164,7 @@ def matches_create(
         for offset, seating in enumerate(seatings)
         for position, bot_id in enumerate(seating)
     ]
-    if match_sql.arrays_supported():
-        match_sql.insert_rows(Seat, seats)
-    else:
-        Seat.objects.bulk_create(seats, batch_size=1000)
+    insert_rows(Seat, seats)
     match_ids = [ids_by_index[first_index + offset] for offset in range(len(seatings))]
     matches_enqueue_on_commit([match_id for offset, match_id in enumerate(match_ids) if offset not in held],
                               stamped=True)
@@ -289,39 +278,23 @@ def tournament_finish_if_done(*, tournament_id: int) -> bool:
     """Mark the tournament finished when none of its matches is queued or running, and tell its creator's
     webhooks once the transaction commits (``tournament.finished``). Caller holds a transaction; the
     tournament row is locked so that two workers finishing the last two matches at once cannot both miss
-    it: the second one's look waits for the first one's commit. On PostgreSQL one round trip (the lock and
-    the conditional UPDATE, two statements sent together: ``match_sql.tournament_hold_sql``)."""
-    if match_sql.combined():
-        creator = _finish_held(tournament_id)
-        if creator is None:
-            return False
-        if creator[0] is not None:
-            tournament_finished(tournament=Tournament.objects.select_related("game").get(id=tournament_id))
-        return True
-    # A queued match cannot finish behind our back, so while one exists there is nothing to lock.
-    if Match.objects.filter(tournament_id=tournament_id, status=Match.Status.QUEUED).exists():
+    it: the second one's look waits for the first one's commit. One round trip (the lock and the
+    conditional UPDATE, two statements sent together: ``match_sql.tournament_hold_sql``)."""
+    creator = _finish_held(tournament_id)
+    if creator is None:
         return False
-    tournament = Tournament.objects.select_for_update().filter(
-        id=tournament_id, kind=Tournament.Kind.ROUND_ROBIN, status=Tournament.Status.RUNNING
-    ).first()
-    if tournament is None:
-        return False
-    if tournament.matches.filter(status__in=[Match.Status.QUEUED, Match.Status.RUNNING]).exists():
-        return False
-    tournament.status = Tournament.Status.FINISHED
-    tournament.finished_at = timezone.now()
-    tournament.save(update_fields=["status", "finished_at", "updated_at"])
-    tournament_finished(tournament=tournament)
+    if creator[0] is not None:
+        tournament_finished(tournament=Tournament.objects.select_related("game").get(id=tournament_id))
     return True
 
 
 def _finish_held(tournament_id: int) -> tuple[int | None] | None:
-    """PostgreSQL: hold the tournament's row and finish it if nothing is left, in one round trip; its
-    creator's id in a tuple if it finished it, else None."""
-    now = match_sql.db_datetime(timezone.now())
+    """Hold the tournament's row and finish it if nothing is left, in one round trip; its creator's id in
+    a tuple if it finished it, else None."""
+    now = db_datetime(timezone.now())
     queued, running = Match.Status.QUEUED.value, Match.Status.RUNNING.value
-    with match_sql.statement_cursor() as hold, match_sql.statement_cursor() as finish:
-        with match_sql.statements_batched():
+    with statement_cursor() as hold, statement_cursor() as finish:
+        with statements_batched():
             hold.execute(match_sql.tournament_hold_sql(), [tournament_id, tournament_id, queued])
             finish.execute(match_sql.tournament_finish_sql(), [
                 Tournament.Status.FINISHED.value, now, now, tournament_id, Tournament.Kind.ROUND_ROBIN.value,

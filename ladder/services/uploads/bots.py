@@ -29,7 +29,7 @@ def bot_code_check(*, data: bytes, filename: str) -> str:
     Compiling and the smoke match run on a worker afterwards (:func:`bot_version_validate` in
     ``ladder.services.uploads.validation``): the web tier never compiles or runs a bot.
     """
-    from bots.upload_checks import ValidationError, check_static
+    from bots.upload_checks import UploadRejected, check_static
 
     if len(data) > settings.BOTS_MAX_UPLOAD_BYTES:
         raise ServiceError(
@@ -37,7 +37,7 @@ def bot_code_check(*, data: bytes, filename: str) -> str:
         )
     try:
         return check_static(data, filename)
-    except ValidationError as exc:
+    except UploadRejected as exc:
         raise ServiceError(exc.message, field="code") from exc
 
 

@@ -53,7 +53,7 @@ def bot_version_validate(*, version_id: int) -> str:
     """
     from bots.limits import Limits
     from bots.sandbox.errors import SandboxFault
-    from bots.upload_checks import ValidationError
+    from bots.upload_checks import UploadRejected
     from bots.validate import validate_upload
 
     version = BotVersion.objects.select_related("bot__game").filter(pk=version_id).first()
@@ -67,7 +67,7 @@ def bot_version_validate(*, version_id: int) -> str:
         validated = validate_upload(bytes(version.code), filename, game=version.bot.game.slug,
                                     limits=Limits(**setup.limits), players=setup.players, options=setup.options,
                                     allow_unsafe=settings.BOTS_ALLOW_UNSAFE)
-    except ValidationError as exc:
+    except UploadRejected as exc:
         status, message, log = BotVersion.Validation.REJECTED, exc.message, exc.log_tail
     except SandboxFault:
         raise

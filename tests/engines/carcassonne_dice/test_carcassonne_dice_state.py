@@ -14,7 +14,6 @@ import pytest
 from carcassonne_dice_helpers import plane_of, turn_with, with_planes
 
 import engines
-from engines.base import ChanceStreams
 from engines.carcassonne_dice.faces import POINTS
 from engines.carcassonne_dice.state import (
     DICE,
@@ -26,6 +25,7 @@ from engines.carcassonne_dice.state import (
     RoundDice,
     log_key,
 )
+from engines.chance import ChanceStreams
 
 
 def new(players: int = 2, seed: int = 0, **options) -> CarcassonneDiceState:

@@ -12,7 +12,8 @@ import random
 import pytest
 
 import engines
-from engines.base import ChanceStreams, competition_ranking
+from engines.base import competition_ranking
+from engines.chance import ChanceStreams
 from engines.dice_king.board import START_FIRES, TILE_COUNT, tile_name
 from engines.dice_king.cards import STACK_CARDS, STACKS
 from engines.dice_king.scoring import seat_scores

@@ -14,7 +14,8 @@ from collections import Counter
 import pytest
 
 import engines
-from engines.base import ChanceStreams, competition_ranking
+from engines.base import competition_ranking
+from engines.chance import ChanceStreams
 from engines.draftosaurus.board import FACES, SETUPS, SPECIES
 from engines.draftosaurus.scoring import all_scores
 from engines.draftosaurus.state import DISCARD, GAME_OVER, PLACE, DraftosaurusState, _distinct

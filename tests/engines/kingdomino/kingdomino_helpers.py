@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 
 import engines
-from engines.kingdomino.kingdom import Frame, Kingdom
+from engines.kingdomino.kingdom import GridGeometry, Kingdom
 from engines.kingdomino.state import GAME_OVER, KingdominoState
 
 EAST, SOUTH, WEST, NORTH = 0, 1, 2, 3
@@ -35,7 +35,7 @@ def is_legal(kingdom: Kingdom, n: int, r: int, c: int, o: int) -> bool:
 
 def build_kingdom(placements, k: int = 5) -> Kingdom:
     """A kingdom with ``placements`` [(n, r, c, o), ...] applied; each must be legal when placed."""
-    kingdom = Kingdom(Frame.of(k))
+    kingdom = Kingdom(GridGeometry.of(k))
     for n, r, c, o in placements:
         assert is_legal(kingdom, n, r, c, o), f"domino {n} at {(r, c, o)} is not legal here"
         kingdom.place(n, kingdom.frame.key(r, c, o))

@@ -16,7 +16,7 @@ from kingdomino_helpers import EAST, NORTH, SOUTH, WEST, WORKED_EXAMPLE, build_k
 from engines.kingdomino.dominoes import CASTLE, DOMINOES, EMPTY, NUMBERS
 from engines.kingdomino.kingdom import (
     DIRECTIONS,
-    Frame,
+    GridGeometry,
     Kingdom,
     bonus_points,
     is_harmony,
@@ -26,8 +26,8 @@ from engines.kingdomino.kingdom import (
 
 @pytest.mark.parametrize("k", [5, 7])
 def test_the_frame_has_the_castle_in_its_centre(k):
-    frame = Frame.of(k)
-    assert frame is Frame.of(k) and frame.size == 2 * k - 1 and frame.cells == frame.size ** 2
+    frame = GridGeometry.of(k)
+    assert frame is GridGeometry.of(k) and frame.size == 2 * k - 1 and frame.cells == frame.size ** 2
     assert (frame.row[frame.castle], frame.col[frame.castle]) == (k - 1, k - 1)
     assert frame.neighbour[0] == (1, frame.size, -1, -1)  # east, south, west, north of the corner
     assert len(frame.adjacent[frame.castle]) == 4 and len(frame.adjacent[0]) == 2
@@ -60,7 +60,7 @@ def literal_legal(kingdom: Kingdom, n: int) -> list[int]:
 @pytest.mark.parametrize("seed", range(6))
 def test_legal_keys_match_the_rules_read_literally(seed):
     chooser = random.Random(seed)
-    kingdom = Kingdom(Frame.of(5))
+    kingdom = Kingdom(GridGeometry.of(5))
     for n in chooser.sample(NUMBERS, 20):
         keys = kingdom.legal_keys(n)
         assert keys == literal_legal(kingdom, n)
@@ -72,7 +72,7 @@ def test_legal_keys_match_the_rules_read_literally(seed):
 
 
 def test_placing_writes_both_squares_and_records_the_placement():
-    kingdom = Kingdom(Frame.of(5))
+    kingdom = Kingdom(GridGeometry.of(5))
     kingdom.place(46, kingdom.frame.key(4, 5, EAST))  # S0 M2 east of the castle
     grid = kingdom.grid()
     assert grid[4][4] == "C" and grid[4][5] == "S0" and grid[4][6] == "M2"
@@ -99,7 +99,7 @@ def test_a_copy_and_a_deep_copy_are_independent():
 
 
 def test_a_castle_alone_scores_nothing_and_earns_no_bonus():
-    kingdom = Kingdom(Frame.of(5))
+    kingdom = Kingdom(GridGeometry.of(5))
     assert kingdom.summary() == (0, 0, 0)
     assert not is_middle_kingdom(kingdom.grid(), 5) and not is_harmony(kingdom.grid(), [], 5)
 
@@ -136,7 +136,7 @@ def test_bonus_points_count_only_the_options_that_are_on():
 
 
 def test_west_and_north_keys_point_the_other_way():
-    kingdom = Kingdom(Frame.of(5))
+    kingdom = Kingdom(GridGeometry.of(5))
     frame = kingdom.frame
     kingdom.place(1, frame.key(4, 3, WEST))
     assert kingdom.grid()[4][3] == "W0" and kingdom.grid()[4][2] == "W0"

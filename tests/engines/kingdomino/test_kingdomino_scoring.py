@@ -13,7 +13,7 @@ from kingdomino_helpers import (
     play_out,
 )
 
-from engines.kingdomino.kingdom import Frame, Kingdom
+from engines.kingdomino.kingdom import GridGeometry, Kingdom
 from engines.kingdomino.state import PLACE
 
 TRANSPOSE = {EAST: SOUTH, SOUTH: EAST, WEST: NORTH, NORTH: WEST}
@@ -33,7 +33,7 @@ WORKED_GRID = [
 
 def scored(base, largest, crowns):
     """A kingdom whose scoring summary is given, for ranking tests that need exact values."""
-    kingdom = Kingdom(Frame.of(5))
+    kingdom = Kingdom(GridGeometry.of(5))
     kingdom._summary = (base, largest, crowns)
     return kingdom
 

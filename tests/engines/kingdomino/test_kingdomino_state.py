@@ -13,7 +13,8 @@ import random
 import pytest
 
 import engines
-from engines.base import ChanceStreams, competition_ranking
+from engines.base import competition_ranking
+from engines.chance import ChanceStreams
 from engines.kingdomino.dominoes import NUMBERS
 from engines.kingdomino.state import (
     DYNASTY_GAMES,

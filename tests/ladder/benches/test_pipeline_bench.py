@@ -23,7 +23,6 @@ from tests.factories import BotFactory
 @pytest.mark.parametrize(
     ("conf", "url"),
     [
-        ({"ENGINE": "django.db.backends.sqlite3", "NAME": "/var/db/bench.sqlite3"}, "sqlite:////var/db/bench.sqlite3"),
         ({"ENGINE": "django.db.backends.postgresql", "NAME": "scratch", "USER": "ladder", "PASSWORD": "pw",
           "HOST": "db", "PORT": "6432"}, "postgres://ladder:pw@db:6432/scratch"),
         ({"ENGINE": "django.db.backends.postgresql", "NAME": "scratch", "USER": "postgres", "PASSWORD": "",
@@ -39,9 +38,8 @@ def test_the_workers_database_url_names_the_connections_database(monkeypatch, co
 def test_the_url_of_this_connection_reads_back_as_its_settings():
     parsed = environ.Env.db_url_config(pipeline._database_url())
     assert parsed["NAME"] == connection.settings_dict["NAME"]
-    if connection.vendor == "postgresql":
-        assert parsed["USER"] == connection.settings_dict["USER"]
-        assert str(parsed["PORT"] or "") == str(connection.settings_dict["PORT"] or "")
+    assert parsed["USER"] == connection.settings_dict["USER"]
+    assert str(parsed["PORT"] or "") == str(connection.settings_dict["PORT"] or "")
 
 
 @pytest.mark.django_db

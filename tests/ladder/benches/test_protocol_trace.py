@@ -4,12 +4,9 @@ import pytest
 from django.db import connection, transaction
 
 from ladder.benches.protocol_trace import protocol_traced
-from ladder.services import match_sql
+from ladder.core import database
 
-pytestmark = [
-    pytest.mark.django_db(transaction=True),  # transactions of the test's own, begun and ended here
-    pytest.mark.skipif(connection.vendor != "postgresql", reason="libpq's trace of PostgreSQL's protocol"),
-]
+pytestmark = pytest.mark.django_db(transaction=True)  # transactions of the test's own, begun and ended here
 
 
 def test_a_statement_alone_is_one_round_trip_and_a_batch_of_three_is_one_too():
@@ -17,8 +14,8 @@ def test_a_statement_alone_is_one_round_trip_and_a_batch_of_three_is_one_too():
         with connection.cursor() as cursor:
             cursor.execute("SELECT 1")
     with protocol_traced() as batch:
-        with match_sql.statement_cursor() as a, match_sql.statement_cursor() as b, \
-                match_sql.statement_cursor() as c, match_sql.statements_batched():
+        with database.statement_cursor() as a, database.statement_cursor() as b, \
+                database.statement_cursor() as c, database.statements_batched():
             for cursor in (a, b, c):
                 cursor.execute("SELECT 2")
     assert (alone.round_trips, alone.statements) == (1, 1)
@@ -34,8 +31,8 @@ def test_a_transaction_begun_by_a_batch_sends_its_begin_with_it_not_in_a_round_t
             cursor.execute("SELECT txid_current()")
             cursor.execute("SELECT txid_current()")
     with protocol_traced() as batched:
-        with transaction.atomic(), match_sql.statement_cursor() as cursor:
-            with match_sql.statements_batched():
+        with transaction.atomic(), database.statement_cursor() as cursor:
+            with database.statements_batched():
                 cursor.execute("SELECT txid_current()")
             [(inside,)] = cursor.fetchall()
             with connection.cursor() as again:
@@ -43,9 +40,9 @@ def test_a_transaction_begun_by_a_batch_sends_its_begin_with_it_not_in_a_round_t
                 assert again.fetchone() == (inside,), "one transaction"
     assert by_itself.parsed("BEGIN") and batched.parsed("BEGIN")
     # The same two statements: the BEGIN alone, each statement, the COMMIT; or the BEGIN with the first
-    # (and the transaction's settings, where it has any: match_sql.transaction_settings).
+    # (and the transaction's settings, where it has any: database.transaction_settings).
     assert (by_itself.round_trips, by_itself.statements) == (4, 4)
-    settings = 1 if match_sql._settings_text() else 0
+    settings = 1 if database.transaction_settings_text() else 0
     assert (batched.round_trips, batched.statements) == (3, 4 + settings)
     with connection.cursor() as cursor:
         cursor.execute("SELECT txid_current_if_assigned()")

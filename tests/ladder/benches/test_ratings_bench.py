@@ -1,11 +1,9 @@
 """The ratings bench (``ladder.benches.ratings``) at a tiny size: every figure it documents, the ratio the
-quotient of its two rates, the work done in a scratch database the real one never sees; no figures where
-the database is not PostgreSQL."""
+quotient of its two rates, the work done in a scratch database the real one never sees."""
 
 from __future__ import annotations
 
 import pytest
-from django.db import connection
 
 from ladder.benches.ratings import bench_ratings
 from ladder.models import Bot, Match
@@ -16,9 +14,6 @@ FIGURES = {"ratings.applied_per_s.applier", "ratings.applied_per_s.row_locks", "
 
 @pytest.mark.django_db(transaction=True)
 def test_the_bench_gives_every_figure_it_documents_at_a_tiny_size():
-    if connection.vendor != "postgresql":
-        assert bench_ratings(matches=4, threads=2, bots=3) == {}
-        return
     figures = bench_ratings(matches=8, threads=2, bots=3)
     assert set(figures) == FIGURES
     assert figures["ratings.threads"] == 2 and figures["ratings.bots"] == 3

@@ -27,9 +27,6 @@ from ladder.services.play.matches import match_claim, match_claim_many, match_re
 
 pytestmark = pytest.mark.django_db
 
-on_postgresql = pytest.mark.skipif(connection.vendor != "postgresql", reason="sizes on disk are PostgreSQL's")
-
-
 
 def _recorded_statements(field: RecordingField) -> tuple[list[str], list[str]]:
     match = field.schedule(1)[0]
@@ -39,11 +36,10 @@ def _recorded_statements(field: RecordingField) -> tuple[list[str], list[str]]:
     return recording_statements(queries.captured_queries)
 
 
-@pytest.mark.skipif(connection.vendor != "postgresql", reason="the statements are combined where PostgreSQL runs")
 def test_a_rated_two_player_match_is_recorded_in_few_statements():
     """Counted: every statement of the transaction that records the result (Django's log of the
     connection), COMMIT excluded (the BEGIN is implicit, never sent). Whatever the number of seats, five,
-    sent in two round trips: the transaction's settings (``match_sql.transaction_settings``), the
+    sent in two round trips: the transaction's settings (``database.transaction_settings``), the
     game's applier lock tried, the UPDATE that finishes the match with the reads it needs, the bots'
     ratings read under that lock, and one that writes the seats' results and
     ratings, the tournament's standings, head to head and tally, the ratings, their history and the pair
@@ -59,7 +55,6 @@ def test_a_rated_two_player_match_is_recorded_in_few_statements():
         assert RatingChange.objects.filter(game=field.game).count() == players, "applied once recorded"
 
 
-@pytest.mark.skipif(connection.vendor != "postgresql", reason="statements are pipelined where PostgreSQL runs")
 @pytest.mark.django_db(transaction=True)  # outside any transaction, as a worker claims and records
 def test_a_workers_claim_of_a_message_is_one_round_trip_of_two_statements():
     """What the wire carries (libpq's trace of the protocol): a worker claims the matches of a message in
@@ -75,7 +70,6 @@ def test_a_workers_claim_of_a_message_is_one_round_trip_of_two_statements():
     assert not trace.parsed("BEGIN") and not trace.parsed("COMMIT")
 
 
-@pytest.mark.skipif(connection.vendor != "postgresql", reason="statements are pipelined where PostgreSQL runs")
 @pytest.mark.django_db(transaction=True)
 def test_a_rated_recording_holding_the_applier_lock_takes_two_round_trips_its_look_after_the_commit_included():
     """A worker's recording of a rated ladder match that takes its game's applier lock: two round trips
@@ -107,7 +101,6 @@ def test_what_the_few_statements_write_is_all_there():
     assert sum(TournamentStanding.objects.filter(tournament=field.tournament).values_list("games", flat=True)) == 10
     assert PairRecord.objects.filter(game=field.game).exists()
     assert Seat.objects.filter(match_id__in=[m.match_id for m in scheduled], outcome="").count() == 0
-@pytest.mark.skipif(connection.vendor != "postgresql", reason="matches are claimed together where PostgreSQL runs")
 def test_the_message_recorder_claims_and_records_a_message_of_matches_at_a_time(settings):
     """What ``recording.recorded_per_s_by_message`` times: the path of a worker's ``run_matches`` messages,
     one claim and one recording for every ``MATCHES_PER_MESSAGE`` matches."""
@@ -128,7 +121,6 @@ def test_the_message_recorder_claims_and_records_a_message_of_matches_at_a_time(
     assert RatingChange.objects.filter(match_id__in=[m.match_id for m in scheduled]).count() == 14
 
 
-@on_postgresql
 @pytest.mark.django_db(transaction=True)
 def test_a_two_player_kingdomino_match_keeps_at_most_2600_bytes_on_disk():
     """Heap, indexes and TOAST of every table the recording writes, over 500 matches scheduled in rounds
@@ -165,16 +157,14 @@ def test_the_recording_bench_gives_every_figure_it_documents():
             figures["recording.recorded_per_s_grouped"] / figures["recording.bare_insert_per_s"], rel=0.01)
     else:
         assert figures["recording.recorded_per_s_grouped"] is None
-    if connection.vendor == "postgresql":
-        assert figures["recording.statements_per_match"] <= 5 and figures["recording.rows_per_match"] >= 5
-        assert figures["recording.statements_per_match"] + figures["recording.rating_statements_per_match"] <= 6
-        assert figures["recording.bytes_per_match"] > 0 and figures["recording.wal_bytes_per_match"] > 0
-        assert figures["recording.bytes_per_match.draftosaurus_5p"] > 0
-        assert figures["recording.round_trips_per_match"] >= 2 and figures["recording.claim_round_trips_per_message"] >= 1
-        assert figures["recording.wire_statements_per_match"] > figures["recording.statements_per_match"]
+    assert figures["recording.statements_per_match"] <= 5 and figures["recording.rows_per_match"] >= 5
+    assert figures["recording.statements_per_match"] + figures["recording.rating_statements_per_match"] <= 6
+    assert figures["recording.bytes_per_match"] > 0 and figures["recording.wal_bytes_per_match"] > 0
+    assert figures["recording.bytes_per_match.draftosaurus_5p"] > 0
+    assert figures["recording.round_trips_per_match"] >= 2 and figures["recording.claim_round_trips_per_message"] >= 1
+    assert figures["recording.wire_statements_per_match"] > figures["recording.statements_per_match"]
 
 
-@pytest.mark.skipif(connection.vendor != "postgresql", reason="prepared statements are PostgreSQL's")
 def test_the_hot_statements_are_prepared_once_per_connection_and_reused():
     """A worker's connection claims and records thousands of matches with the same few statements: from
     the second use on, the server runs them prepared (parsed and planned once), while Django's own queries

@@ -14,10 +14,6 @@ from tests.factories import BotFactory
 
 
 def database_exists(name: str) -> bool:
-    if connection.vendor == "sqlite":
-        from pathlib import Path
-
-        return Path(name).exists()
     with connection.cursor() as cursor:
         cursor.execute("SELECT 1 FROM pg_database WHERE datname = %s", [name])
         return cursor.fetchone() is not None

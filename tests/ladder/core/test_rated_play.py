@@ -167,8 +167,6 @@ def test_the_daily_quota_of_unrated_matches_refuses_with_the_wait(bot_factory, s
 
 @pytest.mark.django_db(transaction=True)
 def test_two_requests_at_once_cannot_both_take_the_last_of_the_quota(bot_factory, settings):
-    if connection.vendor != "postgresql":
-        pytest.skip("row locks need PostgreSQL")
     settings.UNRATED_MATCHES_PER_DAY = 3
     bots = [bot_factory() for _ in range(2)]
     owner = bots[0].owner

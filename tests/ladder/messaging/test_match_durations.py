@@ -59,7 +59,6 @@ def _rows_read(plan: dict) -> int:
     return own + sum(_rows_read(child) for child in plan.get("Plans", []))
 
 
-@pytest.mark.skipif(connection.vendor != "postgresql", reason="the plans are PostgreSQL's")
 def test_the_read_takes_the_newest_finished_matches_from_the_index_however_long_the_history(monkeypatch):
     from tests.factories import FinishedMatchFactory, TournamentFactory, bulk_insert
 

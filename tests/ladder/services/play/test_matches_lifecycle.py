@@ -287,17 +287,14 @@ def _commits(match, claim) -> int:
 def test_a_recording_commits_with_its_writes_until_the_tournament_may_be_done(three_matches):
     """Outside any enclosing transaction, a match of a tournament with matches still queued is committed
     in the batch of its writes (where batches are pipelined); once nothing is queued, a recording takes
-    the path that can finish the tournament. On PostgreSQL each rated result is applied to the ratings in
-    the recording's own transaction (the game's applier free, nothing pending); elsewhere the game's
-    rating applier applies it in a transaction of its own, committed the same way."""
+    the path that can finish the tournament. Each rated result is applied to the ratings in the
+    recording's own transaction (the game's applier free, nothing pending)."""
     first, second, last = three_matches
-    pipelined = 2 if connection.vendor == "postgresql" else 1
-    applier = 0 if connection.vendor == "postgresql" else pipelined
     first_claim, second_claim = match_claim(match_id=first.id), match_claim(match_id=second.id)
-    assert _commits(first, first_claim) == pipelined + applier
+    assert _commits(first, first_claim) == 2
     last_claim = match_claim(match_id=last.id)  # nothing queued any more: second may be the last to finish
-    assert _commits(second, second_claim) == 1 + applier
-    assert _commits(last, last_claim) == 1 + applier
+    assert _commits(second, second_claim) == 1
+    assert _commits(last, last_claim) == 1
     assert list(Match.objects.filter(id__in=[m.id for m in three_matches]).values_list("status", flat=True)) \
         == ["finished"] * 3
     assert Tournament.objects.get(id=first.tournament_id).status == "finished"

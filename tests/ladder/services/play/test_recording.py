@@ -3,8 +3,6 @@ rows as recording them one at a time, each match once, and nothing of a batch wh
 
 from __future__ import annotations
 
-import json
-
 import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
@@ -14,11 +12,12 @@ from hypothesis import strategies as st
 
 from bots.match_result import MatchResult, SeatResult
 from ladder.benches.recording import RecordingField, recording_statements
+from ladder.core import database
 from ladder.models import Match, Rating, RatingChange, Seat, Tournament, TournamentTally
 from ladder.services import match_sql
 from ladder.services.play.matches import match_claim
 from ladder.services.play.recording import result_pack, results_record
-from ladder.services.ratings.rating_updates import ratings_rebuild
+from ladder.services.ratings.rating_rebuild import ratings_rebuild
 from ladder.services.ratings.tournament_records import records_rebuild
 from tests.factories import BotFactory, MatchFactory, RatedTournamentFactory, SeatFactory, TournamentFactory
 from tests.ladder.services.ratings.test_tournament_records import (
@@ -128,8 +127,6 @@ def test_the_last_matches_of_a_round_robin_in_one_batch_finish_it():
 
 
 def test_a_batch_takes_the_same_statements_for_one_match_as_for_twenty():
-    if connection.vendor != "postgresql":
-        pytest.skip("statements combine on PostgreSQL only")
     bots = [BotFactory() for _ in range(6)]
     tournament = RatedTournamentFactory(bots=bots, kind=Tournament.Kind.LADDER)
     counts = []
@@ -151,7 +148,6 @@ def _rows_read(plan: dict, table: str) -> int:
     return own + sum(_rows_read(child, table) for child in plan.get("Plans", []))
 
 
-@pytest.mark.skipif(connection.vendor != "postgresql", reason="the plan is PostgreSQL's planner's")
 def test_a_recording_reads_as_many_matches_however_many_of_its_tournament_are_queued():
     """Whether a tournament has matches left is one look at its queue, not a count of it: a recording
     of the ladder's tournament, thousands of matches queued, reads as few match rows as a lone match."""
@@ -171,7 +167,7 @@ def test_a_recording_reads_as_many_matches_however_many_of_its_tournament_are_qu
             cursor.execute("EXPLAIN (ANALYZE, FORMAT JSON) " + match_sql.finish_many_sql(), params)
             plan = cursor.fetchone()[0]
             cursor.execute("ROLLBACK TO SAVEPOINT explained")
-        plan = json.loads(plan) if isinstance(plan, str) else plan
+        plan = database.from_db_json(plan)
         read[queued] = _rows_read(plan[0]["Plan"], Match._meta.db_table)
         Match.objects.filter(id__in=[s.match_id for s in scheduled]).delete()
     # The match finished, and at most one queued match found (none where none is queued).
@@ -182,10 +178,10 @@ def test_a_recording_reads_as_many_matches_however_many_of_its_tournament_are_qu
 def test_the_recording_plans_its_finishing_statement_once_not_at_every_run():
     """The finishing UPDATE's rows arrive as arrays, and the server, left to itself, planned it anew at
     every recording (a plan for the values looked cheaper than one for any values); the recording's
-    transaction asks for generic plans (``match_sql.transaction_settings``), so the prepared statement is planned
-    once and run from that plan."""
-    if not match_sql._prepares_statements():
-        pytest.skip("statements are prepared on PostgreSQL only")
+    transaction asks for generic plans (``database.transaction_settings``), so the prepared statement is
+    planned once and run from that plan."""
+    if not database.prepares_statements():
+        pytest.skip("nothing is prepared behind a pooler in transaction mode (DATABASE_POOLER)")
     bots = [BotFactory() for _ in range(4)]
     tournament = RatedTournamentFactory(bots=bots, kind=Tournament.Kind.LADDER)
     for size in (3, 5, 2, 4, 3, 6, 2, 5):
@@ -203,8 +199,6 @@ def test_a_recorded_seat_stays_on_the_page_it_was_scheduled_on():
     """A seat grows about two and a half times when its result is recorded; the seat table's pages keep room
     for that (its fillfactor, migration 0019), so the update is a heap-only tuple on the same page and
     writes no index entry. Seen from outside: every seat keeps the page (ctid block) it was inserted on."""
-    if connection.vendor != "postgresql":
-        pytest.skip("pages and fillfactors are PostgreSQL's")
     bots = [BotFactory() for _ in range(4)]
     tournament = RatedTournamentFactory(bots=bots, kind=Tournament.Kind.LADDER)
     packed = [claimed(tournament, [bots[i % 4], bots[(i + 1) % 4]], [1, 2]) for i in range(60)]

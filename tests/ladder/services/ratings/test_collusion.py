@@ -9,7 +9,7 @@ import pytest
 from ladder.core.errors import ServiceError
 from ladder.models import Game, Match, PairFlag, PairRecord, Rating, RatingChange
 from ladder.services.ratings.collusion import collusion_screen, held_pairs, pair_flag_review
-from ladder.services.ratings.rating_updates import ratings_rebuild
+from ladder.services.ratings.rating_rebuild import ratings_rebuild
 from ladder.services.tournaments.ladder import ladder_field, ladder_tournament_get
 from tests.factories import (
     BotFactory,

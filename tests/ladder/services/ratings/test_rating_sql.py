@@ -1,8 +1,8 @@
 """``ladder.services.ratings.rating_sql``, the rating applier's statements run as they are: pending marks and
 the batch read in pending order with each match's seats in seat order, the batch's and the named bots'
 rating rows, the history of rated matches up to (or past) a change in the order they were applied, the
-never-rated matches marked once, the multi-row writes cut into statements that each bind few enough
-parameters, and the game's advisory locks (PostgreSQL) held against another session."""
+never-rated matches marked once, the multi-row writes as one statement of arrays for any number of rows,
+and the game's advisory locks held against another session."""
 
 from __future__ import annotations
 
@@ -14,7 +14,6 @@ from django.db import connection
 from django.utils import timezone
 
 from ladder.models import Match, PendingRating, Rating, RatingChange, Seat
-from ladder.services import match_sql
 from ladder.services.ratings import rating_sql
 from tests.factories import (
     BotFactory,
@@ -45,7 +44,7 @@ def pending_match(bots, *, places=(1, 2)) -> Match:
     match = MatchFactory(tournament=RatedTournamentFactory(game=bots[0].game))
     for position, (bot, place) in enumerate(zip(bots, places, strict=True)):
         SeatFactory(match=match, position=position, bot=bot, place=place, outcome="ok")
-    rows(rating_sql.pending_insert_sql(), rating_sql.pending_insert_params(match.pk, match.game_id))
+    rows(rating_sql.pending_insert_sql(), [match.pk, match.game_id, match.game_id])
     return match
 
 
@@ -68,6 +67,15 @@ def test_pending_matches_are_read_in_their_order_seats_in_seat_order_up_to_the_b
     assert rows(rating_sql.pending_exists_sql(), [game + 1]) == []
 
 
+def test_many_matches_of_a_game_are_marked_pending_in_one_statement_in_their_order():
+    a = BotFactory()
+    matches = [MatchFactory(tournament=RatedTournamentFactory(game=a.game)) for _ in range(3)]
+    ids = [matches[2].pk, matches[0].pk, matches[1].pk]
+    rows(rating_sql.pending_insert_many_sql(), [a.game_id, a.game_id, ids])
+    assert list(PendingRating.objects.order_by("id").values_list("match_id", "game_id")) == [
+        (match_id, a.game_id) for match_id in ids]
+
+
 def test_the_named_bots_ratings_are_read():
     a, b, _ = BotFactory(), BotFactory(), BotFactory()
     read = rows(rating_sql.ratings_read_sql(2), [a.game_id, a.id, b.id])
@@ -76,17 +84,16 @@ def test_the_named_bots_ratings_are_read():
     assert by_bot[a.id]["id"] == Rating.objects.get(bot=a).id and by_bot[a.id]["games"] == 0
 
 
-def test_the_writes_set_every_row_in_one_statement_of_arrays_or_cut_into_many(monkeypatch):
-    monkeypatch.setattr(rating_sql, "_max_params", lambda: 7)  # one row of six values per statement
+def test_the_writes_set_every_row_in_one_statement_of_arrays():
     bots = [BotFactory() for _ in range(3)]
     ratings = list(Rating.objects.filter(bot__in=bots).order_by("id"))
     statements = rating_sql.ratings_update([(r.id, 1600.0 + i, 3, 2, 0, 1) for i, r in enumerate(ratings)],
                                            timezone.now())
-    # Arrays bind one parameter per column however many rows (PostgreSQL); values, one per value.
-    assert len(statements) == (1 if match_sql.arrays_supported() else 3)
-    if match_sql.arrays_supported():
-        one = rating_sql.ratings_update([(ratings[0].id, 1500.0, 0, 0, 0, 0)], timezone.now())
-        assert one[0][0] == statements[0][0]  # the same text for one row as for three: prepared once
+    # Arrays bind one parameter per column however many rows.
+    assert len(statements) == 1
+    one = rating_sql.ratings_update([(ratings[0].id, 1500.0, 0, 0, 0, 0)], timezone.now())
+    assert one[0][0] == statements[0][0]  # the same text for one row as for three: prepared once
+    assert rating_sql.ratings_update([], timezone.now()) == []
     run(statements)
     assert [(r.elo, r.games, r.wins, r.losses) for r in Rating.objects.filter(bot__in=bots).order_by("id")] == [
         (1600.0, 3, 2, 1), (1601.0, 3, 2, 1), (1602.0, 3, 2, 1)]
@@ -152,8 +159,6 @@ def test_finished_rated_matches_without_history_are_marked_pending_once_by_finis
 @pytest.fixture
 def other_session():
     """A second connection to the test database, as another worker holds one."""
-    if not rating_sql.has_advisory_locks():
-        pytest.skip("advisory locks are PostgreSQL's")
     conf = connection.settings_dict
     other = psycopg.connect(dbname=conf["NAME"], user=conf["USER"] or None, host=conf["HOST"] or None,
                             port=conf["PORT"] or None, password=conf["PASSWORD"] or None, autocommit=False)

@@ -188,7 +188,6 @@ def _join_plans(plan: dict) -> list[tuple[str, list[str]]]:
     return joins
 
 
-@pytest.mark.skipif(connection.vendor != "postgresql", reason="the plans are PostgreSQL's")
 def test_the_rebuild_never_loops_over_every_seat_for_each_seat_when_the_statistics_are_stale():
     """The statistics say the tournament has no matches (analysed before its history was loaded): the
     rebuild's join of each seat to the others of its match still reads the seats once, not once per seat

@@ -380,8 +380,6 @@ def test_a_delivery_is_claimed_while_another_transaction_writes_a_delivery_of_it
 
     from django.db import connection
 
-    if connection.vendor != "postgresql":
-        pytest.skip("row locks are PostgreSQL's")
     settings.WEBHOOKS_QUEUE = f"test-{uuid.uuid4().hex[:10]}.webhooks"
     request.addfinalizer(lambda: broker_queue_purge(settings.WEBHOOKS_QUEUE))
     owner = UserFactory()

@@ -1,4 +1,5 @@
-"""``engines.ChanceStreams``: independent chance streams named by purpose and position (engines/base.py).
+"""``engines.chance``: :class:`Chance` derived from ``random()`` alone, and the independent chance streams
+named by purpose and position (:class:`ChanceStreams`, :class:`StreamBlocks`).
 
 The streams are what makes a seed mean the same luck whatever the players choose, so their numbers are
 pinned here: a change to the derivation changes every recorded match and must be deliberate.
@@ -13,7 +14,7 @@ import random
 import pytest
 
 import engines
-from engines import Chance, ChanceStreams, StreamBlocks, stream_seed
+from engines.chance import Chance, ChanceStreams, StreamBlocks, check_seed, stream_seed
 
 
 def test_stream_seed_is_blake2b_of_the_canonical_text():
@@ -74,6 +75,8 @@ def test_bad_names_raise_value_error(purpose, position):
 def test_bad_seeds_raise_value_error(seed):
     with pytest.raises(ValueError, match="seed must be an integer"):
         ChanceStreams(seed)
+    with pytest.raises(ValueError, match="seed must be an integer"):
+        check_seed(seed)
 
 
 def test_streams_object_is_immutable_and_shared_by_copies():
@@ -120,3 +123,17 @@ def test_blocks_are_consecutive_runs_of_a_stream_whoever_asks_first():
 def test_bad_blocks_raise_value_error(size, index):
     with pytest.raises(ValueError):
         StreamBlocks(ChanceStreams(1).stream("deck"), size).block(index)
+
+
+def test_chance_helpers_are_derived_from_random_alone():
+    a, b = Chance(3), Chance(3)
+    floats = b.randoms(4)
+    assert [a.below(10) for _ in range(4)] == [int(x * 10) for x in floats]
+    with pytest.raises(ValueError):
+        Chance(3).below(0)
+    items = list(range(20))
+    shuffled = Chance(8).shuffled(items)
+    assert sorted(shuffled) == items and shuffled != items
+    twin = copy.deepcopy(a)
+    assert twin.random() == a.random()
+    assert Chance(1).choice("xyz") in "xyz" and 1 <= Chance(1).die(4) <= 4

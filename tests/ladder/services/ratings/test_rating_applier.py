@@ -1,27 +1,22 @@
-"""Ratings applied once per match, in order, by the game's one applier, and rebuild_ratings reproducing them
-exactly while results keep coming."""
+"""Ratings applied online by the game's one applier (``ladder.services.ratings.rating_applier``): once per
+match, in order, the exact sequential Elo, with no per-bot lock in the recording; a recording that takes the
+game's applier lock applies its results itself, behind those pending, and the applier picks up what is
+left."""
 
 import random
 import threading
 
 import pytest
-from django.core.management import call_command
 from django.db import connection
 from django.utils import timezone
 
 from bots.referee import MatchResult, SeatResult
-from ladder.models import Match, PendingRating, Rating, RatingChange, Seat, Tournament
+from ladder.models import Match, PendingRating, Rating, RatingChange, Seat
 from ladder.ratings.elo import BotRating, RatedSeat, rate_match, seat_record
 from ladder.services.play.matches import match_claim, match_record_result, matches_reconcile
 from ladder.services.ratings import rating_sql
-from ladder.services.ratings.rating_updates import (
-    k_factors,
-    ratings_apply_pending,
-    ratings_rebuild,
-    rebuild_aside,
-    rebuild_sums,
-    rebuild_swap,
-)
+from ladder.services.ratings.rating_applier import k_factors, ratings_apply_pending
+from ladder.services.ratings.rating_rebuild import ratings_rebuild
 from ladder.services.tournaments.round_robins import tournament_create
 from tests.held_elsewhere import held_meanwhile
 
@@ -40,22 +35,6 @@ def play_all(tournament, rng):
             duration_s=0.1,
         )
         assert match_record_result(match_id=match.id, token=claim.token, result=result)
-
-
-@pytest.mark.parametrize("players", [2, 3])
-def test_rebuild_equals_incremental(bot_factory, settings, players):
-    settings.RATING_PROVISIONAL_GAMES = 3
-    bots = [bot_factory() for _ in range(5)]
-    tournament = tournament_create(created_by=None, game_slug="kingdomino", name="t", rated=True,
-                                   bot_ids=[b.id for b in bots], players_per_match=players, games_per_pairing=2)
-    play_all(tournament, random.Random(players))
-    incremental = {r.bot_id: (r.elo, r.games, r.wins, r.draws, r.losses) for r in Rating.objects.all()}
-    history = list(RatingChange.objects.values_list("bot_id", "before", "after"))
-    call_command("rebuild_ratings", "kingdomino")
-    rebuilt = {r.bot_id: (r.elo, r.games, r.wins, r.draws, r.losses) for r in Rating.objects.all()}
-    assert rebuilt == incremental
-    assert list(RatingChange.objects.values_list("bot_id", "before", "after")) == history
-    assert sum(r[1] for r in rebuilt.values()) == players * tournament.matches.count()
 
 
 def test_two_player_elo_is_conserved_with_equal_k(bot_factory, settings):
@@ -86,9 +65,6 @@ def test_a_rating_row_deleted_by_hand_is_recreated_when_a_result_is_recorded(bot
     assert set(rows) == {bots[0].id, bots[1].id}
     assert rows[bots[0].id].games == rows[bots[1].id].games == 1
     assert RatingChange.objects.filter(bot=bots[0]).count() == 1
-
-
-# --- The game's one applier: no per-bot lock in the recording, the exact sequential Elo ------------------
 
 
 def claimed_results(tournament, rng, count: int | None = None) -> list[tuple]:
@@ -153,18 +129,12 @@ def rated_round_robin(bot_factory, bots=6, players=2, games=2):
                              bot_ids=[b.id for b in entrants], players_per_match=players, games_per_pairing=games)
 
 
-def postgresql_only():
-    if connection.vendor != "postgresql":
-        pytest.skip("concurrent recordings and advisory locks need PostgreSQL")
-
-
 @pytest.mark.django_db(transaction=True)
 @pytest.mark.parametrize("players", [2, 3])
 def test_results_recorded_at_once_by_many_workers_keep_the_exact_sequential_elo(bot_factory, settings, players):
     """Four workers record rated results that share bots at once (and a rebuild runs among them): every
     result is applied exactly once, every bot's chain of rating_before/rating_after is unbroken, and the
     ratings equal the sequential Elo replayed in the order the results were applied."""
-    postgresql_only()
     settings.RATING_PROVISIONAL_GAMES = 3
     settings.RATING_APPLY_BATCH = 4
     tournament = rated_round_robin(bot_factory, bots=6, players=players, games=2)
@@ -206,7 +176,6 @@ def test_results_recorded_at_once_by_many_workers_keep_the_exact_sequential_elo(
 def test_a_recording_takes_no_rating_lock_and_leaves_its_result_to_the_applier_holding_the_game(bot_factory):
     """The rating rows locked elsewhere and the game's applier busy: a rated result is still recorded at
     once (no wait: a lock timeout would fail it), pending; the next applier applies it."""
-    postgresql_only()
     tournament = rated_round_robin(bot_factory, bots=2, games=1)
     (match_id, token, result), = claimed_results(tournament, random.Random(1))
     with apply_lock_held(tournament.game_id), held_meanwhile(
@@ -228,7 +197,6 @@ def test_a_recording_takes_no_rating_lock_and_leaves_its_result_to_the_applier_h
 
 @pytest.mark.django_db(transaction=True)
 def test_the_reconciler_applies_results_a_dead_worker_left_pending(bot_factory):
-    postgresql_only()
     tournament = rated_round_robin(bot_factory, bots=3, games=1)
     work = claimed_results(tournament, random.Random(2))
     with apply_lock_held(tournament.game_id):  # the holder "dies" without applying them
@@ -241,34 +209,6 @@ def test_the_reconciler_applies_results_a_dead_worker_left_pending(bot_factory):
     assert_history_is_one_sequential_chain(tournament.game_id)
 
 
-@pytest.mark.django_db(transaction=True)
-def test_results_recorded_during_a_rebuild_are_neither_lost_nor_applied_twice(bot_factory, settings):
-    """Between the rebuild's read of the history and its swap, one result is applied and another waits
-    pending (its applier busy): the swap replays the first on top of the rebuilt ratings and applies the
-    second, each once, in order."""
-    postgresql_only()
-    settings.RATING_PROVISIONAL_GAMES = 2
-    tournament = rated_round_robin(bot_factory, bots=4, games=2)
-    work = claimed_results(tournament, random.Random(3))
-    for match_id, token, result in work[:-2]:
-        assert match_record_result(match_id=match_id, token=token, result=result)
-    # A history changed by hand, which the rebuild repairs.
-    first = RatingChange.objects.order_by("id").first()
-    Rating.objects.filter(bot_id=first.bot_id).update(elo=1000.0)
-    plan = rebuild_aside(game_id=tournament.game_id)
-    match_id, token, result = work[-2]
-    assert match_record_result(match_id=match_id, token=token, result=result)
-    with apply_lock_held(tournament.game_id):
-        match_id, token, result = work[-1]
-        assert match_record_result(match_id=match_id, token=token, result=result)
-        assert PendingRating.objects.count() == 1
-    assert rebuild_swap(plan) == len(work)
-    assert not PendingRating.objects.exists()
-    assert RatingChange.objects.count() == 2 * len(work)
-    assert RatingChange.objects.values("match_id").distinct().count() == len(work)
-    assert_history_is_one_sequential_chain(tournament.game_id)
-
-
 def test_single_threaded_callers_see_the_ratings_applied_when_the_recording_returns(bot_factory):
     tournament = rated_round_robin(bot_factory, bots=3, games=1)
     for match_id, token, result in claimed_results(tournament, random.Random(4)):
@@ -276,30 +216,6 @@ def test_single_threaded_callers_see_the_ratings_applied_when_the_recording_retu
         assert not PendingRating.objects.exists()
         assert RatingChange.objects.filter(match_id=match_id).count() == 2
     assert_history_is_one_sequential_chain(tournament.game_id)
-
-
-def test_a_rebuild_applies_rated_matches_that_were_never_applied_after_the_rest(bot_factory, settings):
-    """A tournament marked rated after its matches were recorded: the rebuild applies them after the
-    history, by finish time, once."""
-    settings.RATING_PROVISIONAL_GAMES = 2
-    rated = rated_round_robin(bot_factory, bots=3, games=1)
-    for match_id, token, result in claimed_results(rated, random.Random(5)):
-        assert match_record_result(match_id=match_id, token=token, result=result)
-    later = tournament_create(created_by=None, game_slug="kingdomino", name="later", rated=False, seed=9,
-                              bot_ids=list(rated.bots.values_list("id", flat=True)), players_per_match=2,
-                              games_per_pairing=1)
-    for match_id, token, result in claimed_results(later, random.Random(6)):
-        assert match_record_result(match_id=match_id, token=token, result=result)
-    assert not RatingChange.objects.filter(match__tournament=later).exists()
-    Tournament.objects.filter(id=later.id).update(rated=True, seed=None)
-    call_command("rebuild_ratings", "kingdomino")
-    applied = list(RatingChange.objects.order_by("id").values_list("match_id", flat=True))
-    assert applied[:6] == list(RatingChange.objects.filter(match__tournament=rated).order_by("id")
-                               .values_list("match_id", flat=True))
-    assert list(dict.fromkeys(applied[6:])) == list(later.matches.order_by("finished_at", "id")
-                                                    .values_list("id", flat=True))
-    assert not PendingRating.objects.exists()
-    assert_history_is_one_sequential_chain(rated.game_id)
 
 
 @pytest.mark.parametrize("stale", [False, pytest.param(True, marks=pytest.mark.xfail(
@@ -312,7 +228,6 @@ def test_the_applier_reads_the_seats_of_its_batch_and_not_every_seat_of_their_bo
     taken since the history was written, as when the tables grow faster than autovacuum analyzes them):
     read from the pending rows to their seats, never from the bots to all their seats (the rows read grew
     with every match the bots had played, and made the applier the recording's slowest part)."""
-    postgresql_only()
     from tests.factories import BotFactory, MatchFactory, RatedTournamentFactory, SeatFactory
 
     first = BotFactory()
@@ -335,7 +250,7 @@ def test_the_applier_reads_the_seats_of_its_batch_and_not_every_seat_of_their_bo
     for position, bot in enumerate(bots[:2]):
         SeatFactory(match=pending, position=position, bot=bot, place=position + 1, outcome="ok")
     with connection.cursor() as cursor:
-        cursor.execute(rating_sql.pending_insert_sql(), rating_sql.pending_insert_params(pending.id, first.game_id))
+        cursor.execute(rating_sql.pending_insert_sql(), [pending.id, first.game_id, first.game_id])
 
     def seat_rows_read() -> int:
         with connection.cursor() as cursor:
@@ -353,7 +268,6 @@ def test_the_applier_reads_the_seats_of_its_batch_and_not_every_seat_of_their_bo
 def test_a_recording_with_nothing_pending_applies_its_own_ratings_and_marks_nothing_pending(bot_factory):
     """The game's applier free and nothing pending: the recording takes the applier's lock and applies
     the match to the ratings in its own transaction; no pending mark is written, or read back later."""
-    postgresql_only()
     tournament = rated_round_robin(bot_factory, bots=3, games=1)
     work = claimed_results(tournament, random.Random(6))
 
@@ -377,7 +291,6 @@ def test_a_recording_with_nothing_pending_applies_its_own_ratings_and_marks_noth
 def test_a_recording_queues_behind_results_already_pending_and_they_are_applied_in_order(bot_factory):
     """A result left pending (its applier busy when it was recorded): the next recording does not apply
     its own match ahead of it but marks it pending behind it, and its applier applies both, in order."""
-    postgresql_only()
     tournament = rated_round_robin(bot_factory, bots=3, games=1)
     (first_id, first_token, first), (second_id, second_token, second), *_ = claimed_results(
         tournament, random.Random(7))
@@ -408,7 +321,6 @@ def test_a_recording_that_takes_the_applier_lock_applies_the_results_pending_bef
     transaction, its match never marked pending. With more pending than the applier takes in one batch
     it leaves them to the applier and marks its own match pending behind them. Either way nothing is
     pending once it returns, and the history is in order."""
-    postgresql_only()
     if batch is not None:
         settings.RATING_APPLY_BATCH = batch
     tournament = rated_round_robin(bot_factory, bots=4, games=1)
@@ -437,7 +349,6 @@ def test_a_result_left_pending_while_a_recording_held_the_applier_lock_is_applie
     with the COMMIT, which goes with the writes (matches of the round robin left queued), or in a read
     of its own (every match claimed: the last one's recording looks whether the round robin is done
     before it commits)."""
-    postgresql_only()
     from ladder.services.play import recording
 
     tournament = rated_round_robin(bot_factory, bots=4, games=1)
@@ -477,7 +388,6 @@ def test_a_pending_result_whose_rating_row_was_deleted_by_hand_goes_through_the_
     """A pending result seating a bot whose rating row was deleted by hand: the recording that takes the
     lock leaves it, and its own match behind it, to the applier, which recreates the row; all applied in
     order."""
-    postgresql_only()
     tournament = rated_round_robin(bot_factory, bots=4, games=1)
     work = claimed_results(tournament, random.Random(10))
     (first_id, first_token, first), (last_id, last_token, last) = work[0], work[1]
@@ -490,25 +400,3 @@ def test_a_pending_result_whose_rating_row_was_deleted_by_hand_goes_through_the_
     assert Rating.objects.filter(bot_id=gone).exists()
     order = list(dict.fromkeys(RatingChange.objects.order_by("id").values_list("match_id", flat=True)))
     assert order == [first_id, last_id]
-
-
-@pytest.mark.django_db(transaction=True)
-@pytest.mark.parametrize("part", ["swap", "sums"])
-def test_a_result_left_to_the_rebuild_while_it_held_the_applier_lock_is_applied_when_it_lets_go(bot_factory, part):
-    """A recorder that finds the game's applier lock taken leaves its result pending to the lock's holder.
-    Each part of a rebuild that holds that lock (the swap, the pair records' sums) is such a holder: a
-    result committed while it held the lock is applied once it lets go, not left for the reconciler."""
-    postgresql_only()
-    tournament = rated_round_robin(bot_factory, bots=2, games=1)
-    (match_id, token, result), = claimed_results(tournament, random.Random(3))
-    with apply_lock_held(tournament.game_id):
-        assert match_record_result(match_id=match_id, token=token, result=result)
-    # As it stands when the rebuild's part ends: the result committed, its recorder gone, nothing applied.
-    assert list(PendingRating.objects.values_list("match_id", flat=True)) == [match_id]
-    if part == "swap":
-        rebuild_swap(rebuild_aside(game_id=tournament.game_id))
-    else:
-        rebuild_sums(game_id=tournament.game_id)
-    assert not PendingRating.objects.exists()
-    assert RatingChange.objects.filter(match_id=match_id).count() == 2
-    assert_history_is_one_sequential_chain(tournament.game_id)

@@ -6,13 +6,13 @@ import uuid
 
 import pytest
 
-import workers.check_share as check_share_module
+import workers.time_share as time_share_module
 from ladder.messaging.enqueue import broker_queue_length
 from ladder.models import BotVersion, Match
 from ladder.services.tournaments.round_robins import tournament_create
 from tests.conftest import broker_queue_purge
 from tests.factories import BotVersionFactory
-from workers.check_share import CheckShare, check_share, match_timed, validation_run
+from workers.time_share import CheckShare, check_share, match_timed, validation_run
 
 
 def test_a_check_while_matches_wait_owes_them_the_rest_of_the_share():
@@ -48,7 +48,7 @@ def test_a_share_of_one_never_owes_and_nonsense_is_refused():
 def fresh_ledger(settings, monkeypatch):
     """A fresh ledger of this process at a share of a half."""
     settings.VALIDATION_MAX_SHARE = 0.5
-    monkeypatch.setattr(check_share_module, "_ledger", None)
+    monkeypatch.setattr(time_share_module, "_ledger", None)
     return check_share()
 
 

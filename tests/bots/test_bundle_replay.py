@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 from sandbox_helpers import FIRST_BOT, GREEDY_BOT, bot_source
 
 import engines
-from bots.play import BUNDLE_MAX_BYTES, main
+from bots.bundle_replay import BUNDLE_MAX_BYTES, asks_for_replay, main
 from bots.referee import BotSpec, Limits, play_match
 from tests.factories import zip_with_members
 
@@ -417,3 +417,9 @@ def test_a_refusal_quoting_the_bundle_is_one_escaped_line(race, tmp_path):
     err = _refusal(*run(["--from-bundle", str(path)]))
     assert_only_printable(err[:-1])
     assert f"bundle{ESCAPED}\\n.json is not JSON (" in err
+
+
+def test_a_command_line_asks_for_a_replay_by_its_from_bundle_option():
+    assert asks_for_replay(["--from-bundle", "match.json"]) and asks_for_replay(["--json", "--from-bundle=m.json"])
+    assert not asks_for_replay(["kingdomino", "random", "greedy", "--json"])
+    assert not asks_for_replay(["kingdomino", "--from-bundles", "greedy"])

@@ -1,4 +1,6 @@
-"""How much of a worker process's time upload checks may take while matches wait (``VALIDATION_MAX_SHARE``).
+"""A worker process's time shared between matches and upload checks: every match and check task enters here.
+
+Upload checks may take at most ``VALIDATION_MAX_SHARE`` of it while matches wait.
 
 Workers serve the checks' queue first, so that an upload is decided in seconds. Served that way alone, a
 flood of uploads (60 an hour per user, each check a smoke match) would hold every queued match back for as
