@@ -9,7 +9,7 @@ import pytest
 from django.db import connection
 
 from ladder.models import Match, RatingChange
-from ladder.services import match_sql
+from ladder.services.play import match_sql
 from ladder.services.play.matches import match_claim, match_claim_many
 from ladder.services.tournaments.round_robins import tournament_create
 from tests.factories import FIRST_LEGAL_BOT, LAST_LEGAL_BOT, BotFactory

@@ -52,7 +52,7 @@ from ladder.messaging.enqueue import (
     matches_enqueue_on_commit,
 )
 from ladder.models import Match
-from ladder.services import match_sql
+from ladder.services.play import match_sql
 from ladder.services.play.recording import result_pack, results_record
 from ladder.services.ratings.rating_applier import ratings_apply_stranded
 from ladder.services.tournaments.comparisons import comparison_advance, comparison_decided

@@ -52,7 +52,7 @@ from ladder.core.database import (
     statements_batched,
 )
 from ladder.models import Match, Seat, Tournament
-from ladder.services import match_sql
+from ladder.services.play import match_sql
 from ladder.services.ratings import rating_sql, tournament_records
 from ladder.services.ratings.rating_applier import (
     InlineRatings,

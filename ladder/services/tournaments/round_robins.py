@@ -26,7 +26,7 @@ from ladder.core.rated_play import (
 from ladder.core.worker_time import match_reservation_s, matches_reserve
 from ladder.messaging.enqueue import matches_enqueue_on_commit
 from ladder.models import Bot, BotVersion, Game, Match, MatchSetup, Seat, Tournament
-from ladder.services import match_sql
+from ladder.services.tournaments import tournament_sql
 from ladder.services.tournaments.rotations import first_rotations, rotations_in_sequence
 from ladder.services.tournaments.scheduling import (
     derive_deal_seed,
@@ -279,7 +279,7 @@ def tournament_finish_if_done(*, tournament_id: int) -> bool:
     webhooks once the transaction commits (``tournament.finished``). Caller holds a transaction; the
     tournament row is locked so that two workers finishing the last two matches at once cannot both miss
     it: the second one's look waits for the first one's commit. One round trip (the lock and the
-    conditional UPDATE, two statements sent together: ``match_sql.tournament_hold_sql``)."""
+    conditional UPDATE, two statements sent together: ``tournament_sql.tournament_hold_sql``)."""
     creator = _finish_held(tournament_id)
     if creator is None:
         return False
@@ -295,8 +295,8 @@ def _finish_held(tournament_id: int) -> tuple[int | None] | None:
     queued, running = Match.Status.QUEUED.value, Match.Status.RUNNING.value
     with statement_cursor() as hold, statement_cursor() as finish:
         with statements_batched():
-            hold.execute(match_sql.tournament_hold_sql(), [tournament_id, tournament_id, queued])
-            finish.execute(match_sql.tournament_finish_sql(), [
+            hold.execute(tournament_sql.tournament_hold_sql(), [tournament_id, tournament_id, queued])
+            finish.execute(tournament_sql.tournament_finish_sql(), [
                 Tournament.Status.FINISHED.value, now, now, tournament_id, Tournament.Kind.ROUND_ROBIN.value,
                 Tournament.Status.RUNNING.value, tournament_id, queued, running])
         return finish.fetchone()

@@ -22,7 +22,7 @@ from ladder.benches.recording import (
     storage_per_match,
 )
 from ladder.models import Match, PairRecord, RatingChange, Seat, TournamentStanding, TournamentTally
-from ladder.services import match_sql
+from ladder.services.play import match_sql
 from ladder.services.play.matches import match_claim, match_claim_many, match_record_result
 
 pytestmark = pytest.mark.django_db

@@ -14,7 +14,7 @@ from bots.match_result import MatchResult, SeatResult
 from ladder.benches.recording import RecordingField, recording_statements
 from ladder.core import database
 from ladder.models import Match, Rating, RatingChange, Seat, Tournament, TournamentTally
-from ladder.services import match_sql
+from ladder.services.play import match_sql
 from ladder.services.play.matches import match_claim
 from ladder.services.play.recording import result_pack, results_record
 from ladder.services.ratings.rating_rebuild import ratings_rebuild

@@ -1,4 +1,4 @@
-"""``ladder.services.match_sql``, the worker's hot-path statements run as they are against the database:
+"""``ladder.services.play.match_sql``, the worker's hot-path statements run as they are against the database:
 a claim takes a queued (or lease-expired) match once and never a held rotation of a rated deal; only the
 claim's token renews or finishes it; the reads give the match and its seats in seat order (NULLs for a
 match without seats) and whether its tournament has queued matches; the seats' results write what they
@@ -16,7 +16,7 @@ from django.utils import timezone
 
 from ladder.core import database
 from ladder.models import Match, Seat
-from ladder.services import match_sql
+from ladder.services.play import match_sql
 from tests.factories import BotFactory, MatchFactory, RatedTournamentFactory, SeatFactory, UserFactory
 
 pytestmark = pytest.mark.django_db
