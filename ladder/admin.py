@@ -4,9 +4,9 @@ from django import forms
 from django.contrib import admin
 
 from ladder import models
+from ladder.core.rated_play import RATED_SEED_REFUSED, match_public_seed
 from ladder.models import PairFlag
-from ladder.services.collusion import pair_flag_review
-from ladder.services.rated_play import RATED_SEED_REFUSED, match_public_seed
+from ladder.services.ratings.collusion import pair_flag_review
 
 
 @admin.register(models.Game)
@@ -160,7 +160,7 @@ class PairFlagAdmin(admin.ModelAdmin):
 @admin.register(models.ApiToken)
 class ApiTokenAdmin(admin.ModelAdmin):
     """Tokens can be seen and deleted (revoked) here, never made: a key exists only in the answer that
-    makes it (``ladder.services.tokens``)."""
+    makes it (``ladder.services.accounts.tokens``)."""
 
     list_display = ("prefix", "user", "name", "created_at", "expires_at")
     search_fields = ("user__username", "prefix", "name")

@@ -17,6 +17,6 @@ class LadderConfig(AppConfig):
 def _sync_games_after_migrate(**kwargs) -> None:
     # Games are rows mirroring engines.names(); syncing after every migrate (and every test-database
     # flush) keeps them present without a data migration frozen at one moment's list of engines.
-    from ladder.services.games import games_sync
+    from ladder.core.games import games_sync
 
     games_sync(using=kwargs.get("using", "default"))

@@ -12,7 +12,7 @@ from django.conf import settings
 from django.core import checks
 
 import engines
-from ladder.services.limits import MATCH_OVERHEAD_S, limits_resolve, match_worst_case_s, settings_problems
+from ladder.core.limits import MATCH_OVERHEAD_S, limits_resolve, match_worst_case_s, settings_problems
 
 #: Seconds a match may spend outside its bots' clocks (``limits.MATCH_OVERHEAD_S``).
 ENGINE_MARGIN_S = MATCH_OVERHEAD_S

@@ -48,7 +48,7 @@ ALLOWED_HOSTS: list[str] = env.list("ALLOWED_HOSTS", default=["127.0.0.1", "loca
 CSRF_TRUSTED_ORIGINS: list[str] = env.list("CSRF_TRUSTED_ORIGINS", default=[])
 
 # The proxies in front of the site, for the client address every per-address limit counts by
-# (ladder.services.client_address): how many proxies always append to X-Forwarded-For ...
+# (ladder.core.client_address): how many proxies always append to X-Forwarded-For ...
 NUM_PROXIES: int = env.int("NUM_PROXIES", default=0)
 # ... and/or their addresses or networks (e.g. 10.0.0.0/8). Neither set: the header is never believed and
 # the client is the socket's peer (REMOTE_ADDR).
@@ -141,7 +141,7 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
 ]
 
-# Shared cache, used for the rate limits' counters (ladder.services.quotas, ladder.api.throttles): with
+# Shared cache, used for the rate limits' counters (ladder.core.quotas, ladder.api.throttles): with
 # several gunicorn processes or web machines the limits hold only if they count in one place. Empty: a
 # per-process memory cache (one process).
 CACHE_URL: str = env.str("CACHE_URL", default="")
@@ -202,7 +202,7 @@ REST_FRAMEWORK = {
     "EXCEPTION_HANDLER": "ladder.api.errors.exception_handler",
     # Rates per scope, e.g. "30/hour": uploads, tournaments (comparisons too), webhooks created or deleted,
     # and bots deactivated or reactivated (each of which may tell every webhook of the owner) per user,
-    # counted by the services (ladder.services.quotas.write_rate_check); registrations and logins per
+    # counted by the services (ladder.core.quotas.write_rate_check); registrations and logins per
     # client address, by the API views that name them (ladder/api/throttles.py).
     "DEFAULT_THROTTLE_CLASSES": [],
     "DEFAULT_THROTTLE_RATES": {
@@ -298,9 +298,10 @@ VALIDATION_QUEUE: str = env.str("VALIDATION_QUEUE", default=f"{MATCH_QUEUE}.vali
 # Queue of the ladder's matches, taken only when the other two are empty: the ladder keeps seconds of work
 # queued so that no worker idles, and a tournament scheduled meanwhile must not wait behind it.
 LADDER_QUEUE: str = env.str("LADDER_QUEUE", default=f"{MATCH_QUEUE}.ladder")
-# Queue of webhook deliveries (ladder/services/webhooks.py): HTTP posts that mostly wait on somebody else's
-# server, consumed only by the webhook workers (celery worker -Q <this> -P threads, docs/operations.md). It
-# is not among the match workers' queues (CELERY_TASK_QUEUES): a delivery never takes a match worker's time.
+# Queue of webhook deliveries (ladder/services/webhooks/deliveries.py): HTTP posts that mostly wait on
+# somebody else's server, consumed only by the webhook workers (celery worker -Q <this> -P threads,
+# docs/operations.md). It is not among the match workers' queues (CELERY_TASK_QUEUES): a delivery never takes
+# a match worker's time.
 WEBHOOKS_QUEUE: str = env.str("WEBHOOKS_QUEUE", default=f"{MATCH_QUEUE}.webhooks")
 # What a worker started without -Q consumes: the match workers' queues, in the order they are taken.
 CELERY_TASK_QUEUES = (Queue(VALIDATION_QUEUE), Queue(MATCH_QUEUE), Queue(LADDER_QUEUE))
@@ -320,7 +321,7 @@ if not 0 < VALIDATION_MAX_SHARE <= 1:
 
 # --- Sandbox limits (passed to bots.limits.Limits) --------------------------------------------------
 # A match is played under: these defaults <- BOTS_LIMITS_BY_GAME[game] <- its tournament's overrides,
-# resolved when it is scheduled and stored on the match (ladder/services/limits.py). The system check
+# resolved when it is scheduled and stored on the match (ladder/core/limits.py). The system check
 # (ladder/checks.py, run by manage.py check/migrate/runserver) refuses values that do not fit.
 
 BOTS_MOVE_MS: int = env.int("BOTS_MOVE_MS", default=1000)  # wall-clock limit per decision
@@ -358,8 +359,9 @@ MATCH_LEASE_S: int = env.int("MATCH_LEASE_S", default=30)
 # Seconds between two renewals of a running match's lease by its worker. The system check wants it at
 # most a third of the lease, so that a renewal or two delayed by a busy machine do not let it lapse.
 MATCH_HEARTBEAT_S: float = env.float("MATCH_HEARTBEAT_S", default=5.0)
-# Group commit of results (ladder/services/result_group.py): a worker hands its played match to its game's group in
-# the broker (Redis only) and one waiting worker records every result waiting there in one transaction.
+# Group commit of results (ladder/services/play/result_group.py): a worker hands its played match to its
+# game's group in the broker (Redis only) and one waiting worker records every result waiting there in one
+# transaction.
 RESULTS_GROUP_COMMIT: bool = env.bool("RESULTS_GROUP_COMMIT", default=True)
 # The most results one transaction of the group records.
 RESULTS_GROUP_BATCH: int = env.int("RESULTS_GROUP_BATCH", default=200)
@@ -369,10 +371,10 @@ RESULTS_GROUP_WAIT_S: float = env.float("RESULTS_GROUP_WAIT_S", default=10.0)
 if RESULTS_GROUP_BATCH < 1 or RESULTS_GROUP_WAIT_S <= 0:
     raise ImproperlyConfigured("RESULTS_GROUP_BATCH must be at least 1 and RESULTS_GROUP_WAIT_S above 0")
 # Matches sent together go out several to a message (run_matches), claimed in one transaction and recorded
-# together by the worker that takes it (ladder/services/enqueue.py, match_message_sizes): at most
+# together by the worker that takes it (ladder/messaging/enqueue.py, match_message_sizes): at most
 # MATCHES_PER_MESSAGE to a message, over at least MATCH_MESSAGES_MIN messages for a send that has that many
 # matches, so that as many worker processes share it, and over more where the game's recent matches
-# (ladder/services/match_durations.py) say each message would carry more than MATCH_MESSAGE_WORK_S seconds
+# (ladder/messaging/match_durations.py) say each message would carry more than MATCH_MESSAGE_WORK_S seconds
 # of play: long matches go out one a message to every free process. Only where the broker can list its
 # messages (Redis), which the reconciler needs to tell which matches a message carries; elsewhere one
 # match a message. A message's fixed costs (Celery's hand-over, the claim, the recording's round trips)
@@ -403,19 +405,19 @@ RECONCILE_INTERVAL_S: float = env.float("RECONCILE_INTERVAL_S", default=5.0)
 MATCH_REQUEUE_AFTER_S: int = env.int("MATCH_REQUEUE_AFTER_S", default=600)
 # Whether workers wait for PostgreSQL to flush each commit (claims and results). Off by default: a
 # result lost in a crash of the database server is played again by the reconciler
-# (ladder.services.matches.matches_reconcile; workers/app.py sets the commit mode).
+# (ladder.services.play.matches.matches_reconcile; workers/app.py sets the commit mode).
 MATCH_SYNCHRONOUS_COMMIT: bool = env.bool("MATCH_SYNCHRONOUS_COMMIT", default=False)
 # Largest number of matches one tournament may schedule.
 TOURNAMENT_MAX_MATCHES: int = env.int("TOURNAMENT_MAX_MATCHES", default=5000)
-# Matches one user may schedule in unrated tournaments in any 24 hours (ladder/services/quotas.py).
+# Matches one user may schedule in unrated tournaments in any 24 hours (ladder/core/quotas.py).
 UNRATED_MATCHES_PER_DAY: int = env.int("UNRATED_MATCHES_PER_DAY", default=5000)
 # Worker seconds one user may spend on unrated tournaments and comparisons in any 24 hours
-# (ladder/services/worker_time.py): each match reserves its worst case when scheduled (80 s for a
+# (ladder/core/worker_time.py): each match reserves its worst case when scheduled (80 s for a
 # two-player match at the default limits) and settles at what it took. Two worker processes for a day:
 # room for a comparison of the default 2,000 games at that worst case; staff are exempt.
 WORKER_SECONDS_PER_DAY: int = env.int("WORKER_SECONDS_PER_DAY", default=2 * 86400)
-# Version comparisons (ladder/services/comparisons.py): the games one may play when max_games is not
-# given, the most it may ask for, and how many pairs are queued or playing at once (enough to keep a few
+# Version comparisons (ladder/services/tournaments/comparisons.py): the games one may play when max_games is
+# not given, the most it may ask for, and how many pairs are queued or playing at once (enough to keep a few
 # workers busy, few enough that little is played past the SPRT's decision).
 COMPARISON_DEFAULT_MAX_GAMES: int = env.int("COMPARISON_DEFAULT_MAX_GAMES", default=2000)
 COMPARISON_MAX_GAMES: int = env.int("COMPARISON_MAX_GAMES", default=5000)
@@ -425,12 +427,13 @@ COMPARISON_PAIRS_IN_FLIGHT: int = env.int("COMPARISON_PAIRS_IN_FLIGHT", default=
 # which stops a sync worker whose request lasts longer (docs/benchmarks.md has the rate measured).
 EXPORT_MATCHES_PER_RESPONSE: int = env.int("EXPORT_MATCHES_PER_RESPONSE", default=5000)
 
-# The continuous ladder (ladder/services/ladder.py): every LADDER_INTERVAL_S the beat task tops the ladder's
-# queue up to what the workers finish in LADDER_LEAD_S at the pace of the last LADDER_RATE_WINDOW_S, while
-# some active bot's 95% rating interval is wider than +-LADDER_TARGET_HALF_WIDTH Elo (or is new) and no
-# tournament, comparison or upload check waits; once every interval is that narrow it plays
-# LADDER_MAINTENANCE_PER_HOUR matches an hour per game. A bot waits at most about LADDER_MAX_WAIT_S for a game
-# while its ladder plays, and plays its first LADDER_PROVISIONAL_GAMES games (per version) before the others.
+# The continuous ladder (ladder/services/tournaments/ladder.py): every LADDER_INTERVAL_S the beat task tops
+# the ladder's queue up to what the workers finish in LADDER_LEAD_S at the pace of the last
+# LADDER_RATE_WINDOW_S, while some active bot's 95% rating interval is wider than +-LADDER_TARGET_HALF_WIDTH
+# Elo (or is new) and no tournament, comparison or upload check waits; once every interval is that narrow it
+# plays LADDER_MAINTENANCE_PER_HOUR matches an hour per game. A bot waits at most about LADDER_MAX_WAIT_S for
+# a game while its ladder plays, and plays its first LADDER_PROVISIONAL_GAMES games (per version) before the
+# others.
 LADDER_ENABLED: bool = env.bool("LADDER_ENABLED", default=True)
 LADDER_INTERVAL_S: float = env.float("LADDER_INTERVAL_S", default=5.0)
 LADDER_LEAD_S: float = env.float("LADDER_LEAD_S", default=15.0)
@@ -450,10 +453,10 @@ LADDER_PROVISIONAL_GAMES: int = env.int("LADDER_PROVISIONAL_GAMES", default=50)
 LADDER_PAIR_SHARE: float = env.float("LADDER_PAIR_SHARE", default=0.25)
 if not 0 < LADDER_PAIR_SHARE <= 1:
     raise ImproperlyConfigured(f"LADDER_PAIR_SHARE must be above 0 and at most 1, not {LADDER_PAIR_SHARE}")
-# The screen for arranged games (ladder/services/collusion.py): every COLLUSION_SCREEN_INTERVAL_S, each pair of
-# bots with at least COLLUSION_SCREEN_MIN_GAMES rated games together whose results are less likely than
-# COLLUSION_SCREEN_P under the fit of every other result is flagged, and its games held out of the ratings
-# until staff review it. 0 as the interval turns the screen off.
+# The screen for arranged games (ladder/services/ratings/collusion.py): every COLLUSION_SCREEN_INTERVAL_S,
+# each pair of bots with at least COLLUSION_SCREEN_MIN_GAMES rated games together whose results are less
+# likely than COLLUSION_SCREEN_P under the fit of every other result is flagged, and its games held out of the
+# ratings until staff review it. 0 as the interval turns the screen off.
 COLLUSION_SCREEN_INTERVAL_S: float = env.float("COLLUSION_SCREEN_INTERVAL_S", default=30.0)
 COLLUSION_SCREEN_MIN_GAMES: float = env.float("COLLUSION_SCREEN_MIN_GAMES", default=4.0)
 COLLUSION_SCREEN_P: float = env.float("COLLUSION_SCREEN_P", default=1e-5)
@@ -468,7 +471,7 @@ if LADDER_MIN_BACKLOG < 1 or LADDER_MAX_BACKLOG < LADDER_MIN_BACKLOG:
     raise ImproperlyConfigured(f"LADDER_MIN_BACKLOG ({LADDER_MIN_BACKLOG}) must be at least 1 and at most "
                                f"LADDER_MAX_BACKLOG ({LADDER_MAX_BACKLOG})")
 
-# Webhooks (ladder/services/webhooks.py, docs/webhooks.md). Targets that resolve to a private, loopback,
+# Webhooks (ladder/services/webhooks/, docs/webhooks.md). Targets that resolve to a private, loopback,
 # link-local or other non-global address are refused, at creation and again at each delivery, unless
 # WEBHOOKS_ALLOW_PRIVATE is on (a closed network whose receivers are all trusted; the tests).
 WEBHOOKS_ALLOW_PRIVATE: bool = env.bool("WEBHOOKS_ALLOW_PRIVATE", default=False)
@@ -500,12 +503,13 @@ if COLLUSION_SCREEN_INTERVAL_S > 0:
                                                 "schedule": COLLUSION_SCREEN_INTERVAL_S}
 CELERY_BEAT_SCHEDULE_FILENAME: str = str(VAR_DIR / "celerybeat-schedule")
 
-# --- Ratings (the Elo step of ladder.ratings.elo, applied by ladder.services.rating_applier) -------
+# --- Ratings (the Elo step of ladder.ratings.elo, applied by ladder.services.ratings.rating_applier) -------
 
 RATING_K: float = env.float("RATING_K", default=32.0)  # Elo K once a bot is established
 RATING_PROVISIONAL_K: float = env.float("RATING_PROVISIONAL_K", default=48.0)  # K for a new bot
 RATING_PROVISIONAL_GAMES: int = env.int("RATING_PROVISIONAL_GAMES", default=10)  # games at that K
-# Most pending rated matches the game's applier applies in one transaction (ladder.services.rating_applier).
+# Most pending rated matches the game's applier applies in one transaction
+# (ladder.services.ratings.rating_applier).
 RATING_APPLY_BATCH: int = env.int("RATING_APPLY_BATCH", default=500)
 if RATING_APPLY_BATCH < 1:
     raise ImproperlyConfigured(f"RATING_APPLY_BATCH ({RATING_APPLY_BATCH}) must be at least 1")

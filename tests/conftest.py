@@ -172,9 +172,9 @@ def _no_counters_from_earlier_tests():
 @pytest.fixture(autouse=True)
 def _no_match_durations_from_earlier_tests():
     """Every test starts with this process's figures of how long matches take unread: they size the
-    messages of a send (``ladder.services.match_durations``), and an earlier test's matches would size
+    messages of a send (``ladder.messaging.match_durations``), and an earlier test's matches would size
     this one's."""
-    from ladder.services.match_durations import match_seconds_forget
+    from ladder.messaging.match_durations import match_seconds_forget
 
     match_seconds_forget()
 
@@ -326,7 +326,7 @@ def wait_until_checked(client, bot_ids, *, timeout: float = 120) -> dict[int, st
 
 def broker_queue_purge(queue: str) -> int:
     """Drop every message waiting in ``queue`` on the configured broker, as a flushed Redis would."""
-    from ladder.services.enqueue import broker_queue_purge as purge
+    from ladder.messaging.enqueue import broker_queue_purge as purge
 
     return purge(queue)
 

@@ -57,7 +57,7 @@ class UserFactory(factory.django.DjangoModelFactory):
 def api_token_key(user, **options) -> str:
     """The key of a new API token of ``user`` (``options``: ``name``, ``expires_in_days``), made as the API
     makes one: only its digest is stored, so the key is known only here."""
-    from ladder.services.tokens import token_create
+    from ladder.services.accounts.tokens import token_create
 
     return token_create(user=user, **options)[1]
 
@@ -134,7 +134,7 @@ class WebhookFactory(factory.django.DjangoModelFactory):
 
 
 def _sealed(secret: str) -> str:
-    from ladder.services.webhooks import secret_seal
+    from ladder.services.webhooks.subscriptions import secret_seal
 
     return secret_seal(secret)
 
@@ -230,7 +230,7 @@ def finished_match(
     """
     from bots.referee import MatchResult, SeatResult
     from ladder.models import Match
-    from ladder.services.matches import match_claim, match_record_result
+    from ladder.services.play.matches import match_claim, match_record_result
 
     tournament = tournament or RatedTournamentFactory(game=bots[0].game, bots=list(bots))
     match = MatchFactory(tournament=tournament, players=len(bots), deal=deal,
@@ -322,8 +322,8 @@ def big_history() -> dict:
     records): it exists for its volume, which the query-count tests read and that path would take minutes
     to write."""
     from ladder.models import Game, Match, Rating, RatingChange, Seat
-    from ladder.services.pair_records import pair_records_rebuild
-    from ladder.services.tournament_records import records_rebuild
+    from ladder.services.ratings.pair_records import pair_records_rebuild
+    from ladder.services.ratings.tournament_records import records_rebuild
 
     game = Game.objects.get(slug="kingdomino")
     bots = [BotFactory(game=game, name=f"many-{i:02d}") for i in range(20)]
@@ -367,7 +367,7 @@ def rated_result(*, bots: Sequence, places: Sequence[int], tournament=None):
     and pair records included) but not played: it has no actions, so no replay. For histories of many
     results whose games do not matter, where :func:`finished_match` would play each one."""
     from bots.referee import MatchResult, SeatResult
-    from ladder.services.matches import match_claim, match_record_result
+    from ladder.services.play.matches import match_claim, match_record_result
 
     tournament = tournament or RatedTournamentFactory(game=bots[0].game, bots=list(bots))
     match = MatchFactory(tournament=tournament, players=len(bots))

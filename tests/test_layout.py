@@ -73,7 +73,7 @@ def test_the_rule_finds_modules_and_their_tests():
     modules = source_modules_with_logic()
     assert "engines/kingdomino/state.py" in modules and "ladder/settings.py" not in modules
     assert len(modules) > 100
-    assert [path.name for path in modules_testing("ladder/services/limits.py")] == ["test_limits.py"]
+    assert [path.name for path in modules_testing("ladder/core/limits.py")] == ["test_limits.py"]
     assert mirror_of("ladder/api/errors.py") == ROOT / "tests/api"
     assert mirror_of("ladder/web/charts.py") == ROOT / "tests/web"
     # "elo" is not a part of "test_elopement.py", nor "state" of "test_statement.py".

@@ -1,6 +1,6 @@
 """The Celery app, configured from Django settings under the ``CELERY_`` namespace.
 
-The database is the source of truth; the broker only rings the bell (see ladder.services.matches).
+The database is the source of truth; the broker only rings the bell (see ladder.services.play.matches).
 """
 
 import os

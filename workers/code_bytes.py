@@ -9,7 +9,7 @@ from __future__ import annotations
 import threading
 from collections import OrderedDict
 
-from ladder.services.bots import bot_code_by_sha256
+from ladder.services.uploads.bots import bot_code_by_sha256
 
 # Enough for the active bots of every game; a bot is at most a few hundred KiB.
 MAX_ENTRIES = 256

@@ -1,7 +1,7 @@
 """Playing matches on this worker: claim them, fetch the code, run the referee, record or release.
 
 :func:`match_execute` plays the one match of a ``run_match`` message; :func:`matches_execute` the few of a
-``run_matches`` message (``ladder.services.enqueue``), claimed in one transaction, played one after the
+``run_matches`` message (``ladder.messaging.enqueue``), claimed in one transaction, played one after the
 other, and recorded together: one claim and about one recording per message rather than per match.
 """
 
@@ -16,10 +16,15 @@ from collections.abc import Callable, Sequence
 from celery.exceptions import SoftTimeLimitExceeded
 from django.conf import settings
 
-from ladder.services.bots import sandbox_limits
-from ladder.services.matches import ClaimedMatch, match_claim, match_claim_many, match_release_after_fault
-from ladder.services.recording import PackedResult, result_pack
-from ladder.services.result_group import result_record, results_record_guarded
+from ladder.core.limits import sandbox_limits
+from ladder.services.play.matches import (
+    ClaimedMatch,
+    match_claim,
+    match_claim_many,
+    match_release_after_fault,
+)
+from ladder.services.play.recording import PackedResult, result_pack
+from ladder.services.play.result_group import result_record, results_record_guarded
 from workers.code_bytes import code_bytes_cache
 from workers.heartbeat import lease_heartbeat
 

@@ -8,7 +8,7 @@ playing thread takes it (:meth:`LeaseHeartbeat.database`) for any query of its o
 and getting the match back waits for a renewal under way.
 
 The thread wakes every ``MATCH_HEARTBEAT_S`` while it holds matches and renews their leases with one
-UPDATE guarded by each match's attempt token (``ladder.services.matches.match_leases_renew``): a worker
+UPDATE guarded by each match's attempt token (``ladder.services.play.matches.match_leases_renew``): a worker
 that claimed the matches of a message together (``workers.execution.matches_execute``) holds the lease
 of every one of them, played or waiting its turn, until its result is recorded or it is given back
 (:meth:`LeaseHeartbeat.forget`). Handing matches over and taking them back only sets a field under a
@@ -121,7 +121,7 @@ class LeaseHeartbeat:
             self._renew(held)
 
     def _renew(self, held: _Held) -> None:
-        from ladder.services.matches import match_leases_renew
+        from ladder.services.play.matches import match_leases_renew
 
         with self._database_lock:
             if self._held is not held:

@@ -1,6 +1,6 @@
 """Thin tasks with explicit, stable names: load ids, call a service, return.
 
-``ladder`` sends these by name (ladder.services.enqueue) and never imports this module.
+``ladder`` sends these by name (ladder.messaging.enqueue) and never imports this module.
 """
 
 from __future__ import annotations
@@ -84,7 +84,7 @@ def deliver_webhook(delivery_id: int) -> str:
     another attempt is left alone). The retry is a new message due later, and the delivery row is the
     record: an attempt lost with its worker is sent again by the reconciler's sweep. Runs on the webhook
     workers (``WEBHOOKS_QUEUE``), never on a match worker."""
-    from ladder.services.webhooks import webhook_delivery_attempt
+    from ladder.services.webhooks.deliveries import webhook_delivery_attempt
 
     status = webhook_delivery_attempt(delivery_id=delivery_id)
     logger.info("webhook delivery %s: %s", delivery_id, status)
@@ -95,9 +95,9 @@ def deliver_webhook(delivery_id: int) -> str:
 def reconcile() -> dict:
     """Requeue matches whose worker vanished, re-send messages the broker lost, re-send the checks of
     uploads left pending and the webhook deliveries whose message or attempt was lost."""
-    from ladder.services.matches import matches_reconcile
-    from ladder.services.validation import versions_reconcile
-    from ladder.services.webhooks import webhook_deliveries_sweep
+    from ladder.services.play.matches import matches_reconcile
+    from ladder.services.uploads.validation import versions_reconcile
+    from ladder.services.webhooks.deliveries import webhook_deliveries_sweep
 
     report = matches_reconcile().to_json()
     report["validations_resent"] = versions_reconcile()
@@ -108,7 +108,7 @@ def reconcile() -> dict:
 @ladder_task("ladder.ladder_tick", time_limit=300)
 def ladder_tick() -> dict:
     """Pair active bots of similar rating into new ladder matches."""
-    from ladder.services.ladder import ladder_tick as schedule
+    from ladder.services.tournaments.ladder import ladder_tick as schedule
 
     return schedule()
 
@@ -117,6 +117,6 @@ def ladder_tick() -> dict:
 def collusion_screen() -> dict:
     """Flag the pairs of bots whose results against each other depart from the rest of their games, and
     hold their games out of the ratings until staff review them."""
-    from ladder.services.collusion import collusion_screen_all
+    from ladder.services.ratings.collusion import collusion_screen_all
 
     return collusion_screen_all()

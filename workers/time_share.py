@@ -89,7 +89,7 @@ def matches_timed(*, match_ids: list[int], worker: str) -> dict[int, str]:
 
 def _play_a_waiting_match(*, worker: str) -> str | None:
     """Play the first queued match this process can claim; its outcome, or None if none could be."""
-    from ladder.services.matches import matches_waiting
+    from ladder.services.play.matches import matches_waiting
 
     for match_id in matches_waiting(limit=CLAIM_TRIES):
         outcome = match_timed(match_id=match_id, worker=worker)
@@ -100,12 +100,12 @@ def _play_a_waiting_match(*, worker: str) -> str | None:
 
 
 def validation_run(*, version_id: int, worker: str) -> str:
-    """Check version ``version_id`` (``ladder.services.validation.bot_version_validate``), or, when this
-    process owes waiting matches time, play one of them and send the check back to its queue. Returns
+    """Check version ``version_id`` (``ladder.services.uploads.validation.bot_version_validate``), or, when
+    this process owes waiting matches time, play one of them and send the check back to its queue. Returns
     the version's status, or "deferred"."""
-    from ladder.services.enqueue import versions_validate_now
-    from ladder.services.matches import matches_waiting
-    from ladder.services.validation import bot_version_validate, version_pending
+    from ladder.messaging.enqueue import versions_validate_now
+    from ladder.services.play.matches import matches_waiting
+    from ladder.services.uploads.validation import bot_version_validate, version_pending
 
     ledger = check_share()
     waiting = version_pending(version_id=version_id) and bool(matches_waiting(limit=1))

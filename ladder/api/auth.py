@@ -15,12 +15,12 @@ from rest_framework.views import APIView
 from ladder.api.errors import error_responses
 from ladder.api.throttles import LoginThrottle, RegistrationThrottle
 from ladder.api.tokens import NewTokenSerializer, TokenOptionsSerializer, new_token_body
+from ladder.core.errors import ServiceError
+from ladder.core.quotas import unrated_matches_quota, write_rate_usage
+from ladder.core.worker_time import worker_seconds_quota
 from ladder.models import ApiToken
-from ladder.services.errors import ServiceError
-from ladder.services.quotas import unrated_matches_quota, write_rate_usage
-from ladder.services.tokens import MAX_EXPIRY_DAYS, token_for_credentials, token_revoke
-from ladder.services.users import USERNAME_RULE, user_register, validate_username
-from ladder.services.worker_time import worker_seconds_quota
+from ladder.services.accounts.tokens import MAX_EXPIRY_DAYS, token_for_credentials, token_revoke
+from ladder.services.accounts.users import USERNAME_RULE, user_register, validate_username
 
 _CREDENTIALS = {"username": "ada", "password": "a-long-passphrase"}
 _TOKEN = "9944b09199c62bcf9418ad846dd0e4bbdfc6ee4b"

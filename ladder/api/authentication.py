@@ -1,5 +1,5 @@
 """``Authorization: Token <key>`` for scripts, checked against the stored digests of ``ApiToken``
-(``ladder.services.tokens``): a wrong, revoked, rotated or expired key is a 401 saying which."""
+(``ladder.services.accounts.tokens``): a wrong, revoked, rotated or expired key is a 401 saying which."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from drf_spectacular.plumbing import build_bearer_security_scheme_object
 from rest_framework import exceptions
 from rest_framework.authentication import BaseAuthentication, get_authorization_header
 
-from ladder.services.tokens import TokenRefused, token_authenticate
+from ladder.services.accounts.tokens import TokenRefused, token_authenticate
 
 KEYWORD = "Token"
 

@@ -20,12 +20,12 @@ from rest_framework.views import APIView
 from ladder.api.errors import error_responses
 from ladder.api.filters import BotFilter
 from ladder.api.parsers import FormParser, MultiPartParser
+from ladder.core.errors import ServiceError
 from ladder.models import Bot, BotVersion, RatingChange
 from ladder.selectors import access
 from ladder.selectors.bots import bot_detail_get, bot_get, bot_head_to_head, bot_rating_history, bots_listed
 from ladder.selectors.leaderboards import rating_is_provisional
-from ladder.services.bots import bot_create, bot_set_active, bot_version_create
-from ladder.services.errors import ServiceError
+from ladder.services.uploads.bots import bot_create, bot_set_active, bot_version_create
 
 _UPLOAD_HELP = ("bot.py (a Python file defining act(observation, legal_actions) or a class Bot) or a .zip "
                 "with bot.py at its root. It is stored as a pending version; a worker then compiles it and "

@@ -1,7 +1,7 @@
 """Version comparisons: start one for your bot, list your bot's, read one (its owner and staff only).
 
-The statistics are those of ``ladder.services.comparisons``: paired games on one deal, the pentanomial
-counts of the pairs, the SPRT's LLR against its two bounds and the 95% Elo interval.
+The statistics are those of ``ladder.services.tournaments.comparisons``: paired games on one deal, the
+pentanomial counts of the pairs, the SPRT's LLR against its two bounds and the 95% Elo interval.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from rest_framework.views import APIView
 from ladder.api.errors import error_responses
 from ladder.selectors import access
 from ladder.selectors.comparisons import comparison_state, comparisons_of_bot
-from ladder.services.comparisons import (
+from ladder.services.tournaments.comparisons import (
     DEFAULT_ALPHA,
     DEFAULT_BETA,
     DEFAULT_ELO0,

@@ -17,8 +17,8 @@ from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
 
 from ladder.api.parsers import refusal_of_django_limit
-from ladder.services.errors import ServiceError
-from ladder.services.quotas import QuotaExceeded
+from ladder.core.errors import ServiceError
+from ladder.core.quotas import QuotaExceeded
 
 _SERVICE_CODES = {400: "invalid", 403: "permission_denied", 404: "not_found", 409: "conflict", 410: "gone",
                   429: "throttled", 503: "unavailable"}

@@ -9,8 +9,8 @@ from django import forms
 from django.db.models import Exists, OuterRef
 from django_filters.fields import IsoDateTimeField
 
+from ladder.core.rated_play import RATED_MATCHES
 from ladder.models import Bot, Match, Seat, Tournament
-from ladder.services.rated_play import RATED_MATCHES
 
 # Ids are 64-bit; bounding them turns a silly value into a 400 instead of a database error.
 _MAX_ID = (1 << 63) - 1

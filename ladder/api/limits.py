@@ -1,6 +1,6 @@
 """Serializers of sandbox limits: a tournament's overrides (input and output) and a match's limits.
 
-The fields come from ``ladder.services.limits`` (names, floors, the server's caps), so the schema states
+The fields come from ``ladder.core.limits`` (names, floors, the server's caps), so the schema states
 the caps in force. The service checks the same rules again for callers other than the API.
 """
 
@@ -10,7 +10,7 @@ from collections.abc import Mapping
 
 from rest_framework import serializers
 
-from ladder.services.limits import TOURNAMENT_LIMITS, limit_cap, limit_names
+from ladder.core.limits import TOURNAMENT_LIMITS, limit_cap, limit_names
 
 # What each limit means, for the fields no tournament sets (the settable ones carry their own).
 _MATCH_LIMIT_HELP = {

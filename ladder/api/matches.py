@@ -16,10 +16,10 @@ from ladder.api.errors import error_responses
 from ladder.api.filters import MatchFilter
 from ladder.api.limits import MatchLimitsSerializer
 from ladder.api.pagination import KeysetPagination
+from ladder.core.rated_play import match_public_seed
 from ladder.models import Match, Seat
 from ladder.selectors import access
 from ladder.selectors.matches import match_bundle, match_get, match_replay, matches_listed
-from ladder.services.rated_play import match_public_seed
 
 
 class SeatSerializer(serializers.ModelSerializer):

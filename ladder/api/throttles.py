@@ -1,15 +1,15 @@
 """The API's own rate limits: per client address on the requests no user is known for yet (registrations,
 and token requests: password guessing), and on the one expensive read, the bulk export (a whole history
 streamed, holding a web worker while it lasts). The limits per user on writes (uploads, tournaments and
-comparisons created) are counted by the services that perform them (``ladder.services.quotas.
+comparisons created) are counted by the services that perform them (``ladder.core.quotas.
 write_rate_check``), for the API and the site alike.
 
 Rates live in ``REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"]`` under the scopes ``registrations``, ``logins``
 and ``exports`` (``"30/hour"`` style; a missing or null rate turns the limit off).
 They are read on every request rather than once at import, so settings overrides (tests, the
-environment) take effect. The counting is the services' (``ladder.services.quotas.rate_check``), in
+environment) take effect. The counting is the services' (``ladder.core.quotas.rate_check``), in
 Django's default cache, shared with the site's log-in and sign-up pages: a shared cache (Redis) makes
-them hold across web processes. The client address is ``ladder.services.client_address.client_ident``:
+them hold across web processes. The client address is ``ladder.core.client_address.client_ident``:
 ``X-Forwarded-For`` is read only as far as the proxies the operator declared (``NUM_PROXIES``,
 ``TRUSTED_PROXIES``).
 """
@@ -19,8 +19,8 @@ from __future__ import annotations
 from rest_framework.exceptions import Throttled
 from rest_framework.throttling import BaseThrottle
 
-from ladder.services.client_address import client_ident
-from ladder.services.quotas import QuotaExceeded, rate_check
+from ladder.core.client_address import client_ident
+from ladder.core.quotas import QuotaExceeded, rate_check
 
 
 class WriteRateThrottle(BaseThrottle):

@@ -14,7 +14,13 @@ from rest_framework.views import APIView
 
 from ladder.api.errors import error_responses
 from ladder.models import ApiToken
-from ladder.services.tokens import MAX_EXPIRY_DAYS, token_create, token_revoke, token_rotate, tokens_of
+from ladder.services.accounts.tokens import (
+    MAX_EXPIRY_DAYS,
+    token_create,
+    token_revoke,
+    token_rotate,
+    tokens_of,
+)
 
 _KEY = "9944b09199c62bcf9418ad846dd0e4bbdfc6ee4b"
 _TOKEN_EXAMPLE = {"id": 3, "name": "laptop", "prefix": "9944b091", "created_at": "2026-05-01T12:00:00Z",

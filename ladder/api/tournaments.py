@@ -23,7 +23,7 @@ from ladder.selectors.tournaments import (
     tournament_standings,
     tournaments_with_entrants,
 )
-from ladder.services.tournaments import tournament_create
+from ladder.services.tournaments.round_robins import tournament_create
 
 _SEED_MAX = (1 << 62)
 

@@ -15,8 +15,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from ladder.api.errors import error_responses
-from ladder.services.webhook_targets import URL_MAX_LENGTH
-from ladder.services.webhooks import (
+from ladder.services.webhooks.subscriptions import (
     EVENTS,
     webhook_attempts,
     webhook_create,
@@ -24,6 +23,7 @@ from ladder.services.webhooks import (
     webhook_get,
     webhooks_of,
 )
+from ladder.services.webhooks.targets import URL_MAX_LENGTH
 
 _EVENTS_HELP = f"Events to receive, among: {', '.join(EVENTS)}."
 

@@ -109,7 +109,7 @@ class _History:
 
     def __init__(self, *, bots: int) -> None:
         from ladder.models import Game
-        from ladder.services.ladder import ladder_tournament_get
+        from ladder.services.tournaments.ladder import ladder_tournament_get
 
         self.game = Game.objects.get(slug=BENCH_GAME)
         self.tournament = ladder_tournament_get(game=self.game)
@@ -132,7 +132,7 @@ class _History:
 
         from ladder.models import Match, MatchSetup, Rating, Seat
         from ladder.ratings.elo import expected_score
-        from ladder.services.pair_records import pair_records_rebuild
+        from ladder.services.ratings.pair_records import pair_records_rebuild
 
         start = timezone.now() - timedelta(days=30)
         setup = MatchSetup.objects.for_parts(options=self.game.default_options, limits={}).id
@@ -186,7 +186,7 @@ class _History:
         from django.core.management.color import no_style
 
         from ladder.models import Match, MatchSetup, Rating, Seat
-        from ladder.services.pair_records import pair_records_rebuild
+        from ladder.services.ratings.pair_records import pair_records_rebuild
 
         bots = [bot.id for bot in self.bots]
         versions = [self.versions[bot_id].id for bot_id in bots]
@@ -247,7 +247,7 @@ class _History:
     def _standings_rebuild(self) -> None:
         """The tournament's stored standings from its seats, where the code keeps them."""
         try:
-            from ladder.services.tournament_records import records_rebuild
+            from ladder.services.ratings.tournament_records import records_rebuild
         except ImportError:  # code from before the standings were stored: its reads compute them
             return
         records_rebuild(tournament_ids=[self.tournament.id], now=timezone.now())
@@ -255,10 +255,10 @@ class _History:
     def fit_from_history(self) -> None:
         """The fit as a request would have to make it without pair records: every rated seat read and
         summed per pair, then the same fit."""
+        from ladder.core.rated_play import RATED_MATCHES
         from ladder.models import Match, Rating, Seat
         from ladder.ratings.bradley_terry import match_pairwise_results
         from ladder.ratings.confidence import board_certainty
-        from ladder.services.rated_play import RATED_MATCHES
 
         rated = Match.objects.filter(RATED_MATCHES, game=self.game, status=Match.Status.FINISHED)
         by_match = defaultdict(list)
@@ -286,7 +286,7 @@ class _History:
     def _record(self, count: int) -> float:
         from bots.referee import MatchResult, SeatResult
         from ladder.models import Match, Seat
-        from ladder.services.matches import match_claim, match_record_result
+        from ladder.services.play.matches import match_claim, match_record_result
 
         claims = []
         for _ in range(count):
@@ -330,7 +330,7 @@ def _pair_writes(*, enabled: bool):
     if enabled:
         yield
         return
-    from ladder.services import pair_records
+    from ladder.services.ratings import pair_records
 
     original = pair_records.pair_records_parts
     pair_records.pair_records_parts = lambda rows: []

@@ -117,9 +117,9 @@ class _Workers:
 
 def _bots(count: int, first: int = 0) -> list[int]:
     from bots.examples import EXAMPLES_DIR
-    from ladder.services.bots import bot_create
-    from ladder.services.examples import examples_owner
-    from ladder.services.validation import bot_version_validate
+    from ladder.services.uploads.bots import bot_create
+    from ladder.services.uploads.examples import examples_owner
+    from ladder.services.uploads.validation import bot_version_validate
 
     code = (EXAMPLES_DIR / BENCH_GAME / "random_bot.py").read_bytes()
     owner = examples_owner()
@@ -132,8 +132,8 @@ def _bots(count: int, first: int = 0) -> list[int]:
 
 
 def _round_robin(bot_ids: list[int], matches: int, name: str):
-    from ladder.services.match_durations import match_seconds_forget
-    from ladder.services.tournaments import tournament_create
+    from ladder.messaging.match_durations import match_seconds_forget
+    from ladder.services.tournaments.round_robins import tournament_create
 
     # Its messages sized by every match played so far (``match_durations``), as a server that has been
     # playing the game for a while sizes them, not by what this process read a round or two ago.
@@ -264,7 +264,7 @@ def _wait_finished_reconciling(tournament, timeout: float, alive) -> float:
     """Like :func:`_wait_finished`, running the reconciler every ``RECONCILE_INTERVAL_S`` meanwhile; fails
     at once when ``alive()`` says the workers that should finish the job are gone."""
     from ladder.models import Match
-    from ladder.services.matches import matches_reconcile
+    from ladder.services.play.matches import matches_reconcile
 
     deadline = time.monotonic() + timeout
     next_reconcile = time.monotonic()
@@ -283,8 +283,8 @@ def _wait_finished_reconciling(tournament, timeout: float, alive) -> float:
 def _recovery_s(bot_ids: list[int], matches: int, disruption: str) -> float:
     """Seconds from ``disruption`` ("killed_worker" or "flushed_broker"), done once a tenth of a round
     robin on two workers has finished, to the round robin's last match finished."""
+    from ladder.messaging.enqueue import broker_queue_purge
     from ladder.models import Match
-    from ladder.services.enqueue import broker_queue_purge
 
     log_dir = Path(tempfile.mkdtemp(prefix="bench-workers-"))
     workers = _Workers(f"bench-{uuid.uuid4().hex[:8]}", log_dir=log_dir)
@@ -327,7 +327,7 @@ def _ladder_rate(seconds: float) -> tuple[float, bool]:
     """Ladder matches finished per second on two worker processes (module docstring), and whether the
     ladder still learned at the end."""
     from ladder.models import Game, Match
-    from ladder.services.ladder import ladder_field, ladder_tick
+    from ladder.services.tournaments.ladder import ladder_field, ladder_tick
 
     workers = _Workers(f"bench-{uuid.uuid4().hex[:8]}")
     settings.MATCH_QUEUE, settings.LADDER_QUEUE = workers.queue, f"{workers.queue}.ladder"
@@ -358,7 +358,7 @@ def _ladder_rate(seconds: float) -> tuple[float, bool]:
 def _referee_rate(tournament) -> float:
     """Matches per second for the same matches played in a loop by the referee alone."""
     from bots.referee import BotSpec, play_match
-    from ladder.services.bots import sandbox_limits
+    from ladder.core.limits import sandbox_limits
 
     jobs = []
     matches = tournament.matches.select_related("setup").prefetch_related("seats__bot", "seats__bot_version")

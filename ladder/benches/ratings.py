@@ -52,7 +52,7 @@ def bench_ratings(*, matches: int = 600, threads: int = 8, bots: int = 6) -> dic
             figures[f"ratings.applied_per_s.{name}"] = round(2 * (matches // 2) / seconds, 1)
         figures["ratings.applied_ratio"] = round(
             figures["ratings.applied_per_s.applier"] / figures["ratings.applied_per_s.row_locks"], 2)
-        from ladder.services.rating_rebuild import rebuild_aside, rebuild_swap
+        from ladder.services.ratings.rating_rebuild import rebuild_aside, rebuild_swap
 
         started = time.perf_counter()
         plan = rebuild_aside(game_id=field.game.id)
@@ -67,7 +67,7 @@ def bench_ratings(*, matches: int = 600, threads: int = 8, bots: int = 6) -> dic
 class _Field:
     def __init__(self, *, bots: int) -> None:
         from ladder.models import Game
-        from ladder.services.ladder import ladder_tournament_get
+        from ladder.services.tournaments.ladder import ladder_tournament_get
 
         self.game = Game.objects.get(slug=BENCH_GAME)
         self.tournament = ladder_tournament_get(game=self.game)
@@ -126,7 +126,7 @@ def _finish(cursor, match_id: int) -> None:
 
 
 def _record_pending(match_id: int, game_id: int) -> None:
-    from ladder.services.rating_applier import pending_add, ratings_apply_pending
+    from ladder.services.ratings.rating_applier import pending_add, ratings_apply_pending
 
     with transaction.atomic(), connection.cursor() as cursor:
         _finish(cursor, match_id)
@@ -138,7 +138,7 @@ def _record_with_row_locks(match_id: int, game_id: int) -> None:
     """The former recorder's rating path: rows locked in bot-id order inside the recording transaction."""
     from ladder.models import Rating, RatingChange, Seat
     from ladder.ratings.elo import BotRating, RatedSeat, rate_match
-    from ladder.services.rating_applier import k_factors
+    from ladder.services.ratings.rating_applier import k_factors
 
     q = connection.ops.quote_name
     with transaction.atomic(), connection.cursor() as cursor:

@@ -2,7 +2,7 @@
 ``recording.*`` figures).
 
 Rated ladder matches of one game are scheduled among a field of bots, claimed and recorded through the
-real service functions (``ladder.services.matches``: ``match_claim``, ``match_record_result``) with
+real service functions (``ladder.services.play.matches``: ``match_claim``, ``match_record_result``) with
 synthetic results of the shape the referee hands over (the actions of matches played in process by the
 game's engine, a decision record per decision of each seat; no sandbox, no broker):
 
@@ -13,7 +13,7 @@ game's engine, a decision record per decision of each seat; no sandbox, no broke
   logs, their rating history) written by bare multi-row INSERTs, 100 matches a statement, one process;
 * ``recording.ratio``: recorded over bare (how much of the database's raw pace the recording keeps);
 * ``recording.recorded_per_s_grouped``: results recorded per second through the workers' group commit
-  (``ladder.services.result_group``, Redis only): the matches claimed and their results packed
+  (``ladder.services.play.result_group``, Redis only): the matches claimed and their results packed
   beforehand (the playing workers' own work), then :data:`GROUP_THREADS` waiting workers in each of
   ``processes`` processes hand in one result after another, and whichever holds the game's recorder lock records all that wait, up to
   ``RESULTS_GROUP_BATCH`` a transaction; ``recording.grouped_ratio`` that over bare;
@@ -172,10 +172,10 @@ class RecordingField:
         from django.contrib.auth import get_user_model
 
         from engines import get as engine_get
+        from ladder.core.limits import limits_resolve
+        from ladder.core.worker_time import match_reservation_s
         from ladder.models import Bot, BotVersion, Game, MatchSetup, Rating
-        from ladder.services.ladder import ladder_tournament_get
-        from ladder.services.limits import limits_resolve
-        from ladder.services.worker_time import match_reservation_s
+        from ladder.services.tournaments.ladder import ladder_tournament_get
 
         self.game = Game.objects.get(slug=game_slug)
         self.players = players
@@ -209,7 +209,7 @@ class RecordingField:
         now = timezone.now()
         for _ in range(count):
             bot_ids = self.rng.sample(self.bots, self.players)
-            # As ``tournaments.matches_create`` schedules a ladder match, without the broker's message.
+            # As ``round_robins.matches_create`` schedules a ladder match, without the broker's message.
             matches.append(Match(game=self.game, tournament=self.tournament, index=self.next_index,
                                  players=self.players, seed=self.rng.getrandbits(48), setup=self.setup,
                                  rules_version=self.rules_version,
@@ -229,7 +229,7 @@ class RecordingField:
 
     def record(self, scheduled: list[_Scheduled]) -> None:
         """Claim and record each match, one after another, through the service functions."""
-        from ladder.services.matches import match_claim, match_record_result
+        from ladder.services.play.matches import match_claim, match_record_result
 
         for i, match in enumerate(scheduled):
             claim = match_claim(match_id=match.match_id, worker="bench")
@@ -243,7 +243,7 @@ class RecordingField:
         (:func:`recording_statements`)."""
         from django.test.utils import CaptureQueriesContext
 
-        from ladder.services.matches import match_claim, match_record_result
+        from ladder.services.play.matches import match_claim, match_record_result
 
         total = rating = 0
         for i, match in enumerate(self.schedule(samples)):
@@ -266,7 +266,7 @@ class RecordingField:
         from django.conf import settings
 
         from ladder.benches.protocol_trace import protocol_traced
-        from ladder.services.matches import match_claim_many, match_record_result
+        from ladder.services.play.matches import match_claim_many, match_record_result
 
         scheduled = self.schedule(settings.MATCHES_PER_MESSAGE)
         with _commits_as_a_worker():
@@ -283,7 +283,7 @@ class RecordingField:
 
     def rows_per_match(self) -> int:
         """Rows one recording inserts or updates in :func:`recording_tables`, by the server's statistics."""
-        from ladder.services.matches import match_claim, match_record_result
+        from ladder.services.play.matches import match_claim, match_record_result
 
         match = self.schedule(1)[0]
         claim = match_claim(match_id=match.match_id, worker="bench")
@@ -309,9 +309,9 @@ class RecordingField:
         matches claimed and their results packed beforehand (untimed: the workers that play them do both,
         each on its own machine), then handed in at once by ``threads`` waiting workers in each of
         ``processes`` processes. None unless the broker is Redis."""
-        from ladder.services.matches import match_claim
-        from ladder.services.recording import result_pack
-        from ladder.services.result_group import group_available
+        from ladder.services.play.matches import match_claim
+        from ladder.services.play.recording import result_pack
+        from ladder.services.play.result_group import group_available
 
         if not group_available():
             return None
@@ -335,8 +335,8 @@ class RecordingField:
         (``recorded_per_s_grouped`` has them on this machine)."""
         from django.conf import settings
 
-        from ladder.services.matches import match_claim
-        from ladder.services.recording import result_pack, results_record
+        from ladder.services.play.matches import match_claim
+        from ladder.services.play.recording import result_pack, results_record
 
         self.record(self.schedule(20))
         claims = [match_claim(match_id=match.match_id, worker="bench") for match in self.schedule(matches)]
@@ -358,9 +358,9 @@ class RecordingField:
         (``result_pack``) and the message's recorded together (``results_record_guarded``)."""
         from django.conf import settings
 
-        from ladder.services.matches import match_claim_many
-        from ladder.services.recording import result_pack
-        from ladder.services.result_group import results_record_guarded
+        from ladder.services.play.matches import match_claim_many
+        from ladder.services.play.recording import result_pack
+        from ladder.services.play.result_group import results_record_guarded
 
         size = settings.MATCHES_PER_MESSAGE
         for start in range(0, len(scheduled), size):
@@ -499,7 +499,7 @@ def _group_producer(work: list, game: str, threads: int, start, ready) -> None:
     (``recording.PackedResult``) through the group of ``game``, one after another."""
     import threading
 
-    from ladder.services.result_group import group_for
+    from ladder.services.play.result_group import group_for
 
     connections.close_all()
     _as_a_worker()

@@ -1,4 +1,4 @@
-"""Rated and unrated play (ladder.services.rated_play): tournaments get ``rated``; the ladder is rated and
+"""Rated and unrated play (ladder.core.rated_play): tournaments get ``rated``; the ladder is rated and
 loses its public seed, and its matches still waiting in the queue get secret seeds of their own (theirs
 derived from that public seed)."""
 

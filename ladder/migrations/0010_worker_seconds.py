@@ -1,5 +1,5 @@
 """Match.reserved_s: the worker seconds a match may take at worst, which its creator's daily budget of
-worker time holds until the match is played (ladder.services.worker_time).
+worker time holds until the match is played (ladder.core.worker_time).
 
 Nullable, so that code which does not write it may still be deployed. The matches still to be played
 (queued or running) get it from their stored limits, so that the budget counts them from the first

@@ -7,8 +7,8 @@ from django.utils import timezone
 
 def pair_records_backfill(apps, schema_editor):
     """Sum every game's finished rated matches into pair records, in one INSERT ... SELECT: the rule of
-    ladder.services.pair_records (places decide, a forfeit loses to those who played on, 2/N per pair),
-    frozen here as that module stated it when this migration was written."""
+    ladder.services.ratings.pair_records (places decide, a forfeit loses to those who played on, 2/N per
+    pair), frozen here as that module stated it when this migration was written."""
     connection = schema_editor.connection
     table = {name: connection.ops.quote_name(apps.get_model("ladder", name)._meta.db_table)
              for name in ("PairRecord", "Match", "Seat", "Tournament")}

@@ -4,8 +4,8 @@ import django.db.models.deletion
 from django.db import migrations, models
 from django.utils import timezone
 
-# The rules of ladder.services.tournament_records (ratings.standings and ratings.crosstable read from the
-# stored seats), frozen here as that module stated them when this migration was written.
+# The rules of ladder.services.ratings.tournament_records (ratings.standings and ratings.crosstable read from
+# the stored seats), frozen here as that module stated them when this migration was written.
 _PLACED = (
     "WITH seated AS (SELECT m.tournament_id AS tournament_id, s.match_id AS match_id, s.position AS position, "
     "s.bot_id AS bot_id, COALESCE(s.score, 0) AS score, s.place AS place, "

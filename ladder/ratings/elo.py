@@ -1,8 +1,8 @@
 """Elo for 2 to 5 players, and the one step that applies a rated match to its bots' ratings.
 
 Pure functions on plain data (no Django, no database): the online applier
-(``ladder.services.rating_applier.ratings_apply_pending``) and the rebuild (``ratings_rebuild``) both go
-through :func:`rate_match`, so that a rebuild reproduces the online ratings exactly.
+(``ladder.services.ratings.rating_applier.ratings_apply_pending``) and the rebuild (``ratings_rebuild``) both
+go through :func:`rate_match`, so that a rebuild reproduces the online ratings exactly.
 
 Elo
 ---

@@ -3,7 +3,7 @@ pentanomial mean and variance, a normal-approximation Elo interval and a sequent
 ratio test (SPRT), as fishtest runs them for chess engines.
 
 Pure functions on plain numbers (no Django, no database): version comparisons
-(``ladder.services.comparisons``) decide with them.
+(``ladder.services.tournaments.comparisons``) decide with them.
 
 Elo and score
 -------------

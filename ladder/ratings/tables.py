@@ -1,8 +1,8 @@
 """Tournament tables: points by place, standings and crosstables of finished matches.
 
 Pure functions on plain data (no Django, no database): the tournament pages (``ladder.selectors``), the
-stored standings (``ladder.services.tournament_records``, whose SQL a test holds equal to these) and the
-tests share one definition.
+stored standings (``ladder.services.ratings.tournament_records``, whose SQL a test holds equal to these) and
+the tests share one definition.
 
 Match data
 ----------

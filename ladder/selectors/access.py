@@ -24,9 +24,9 @@ from __future__ import annotations
 from django.contrib.auth.models import AnonymousUser
 from django.db.models import Q, QuerySet
 
+from ladder.core.errors import ServiceError
+from ladder.core.rated_play import match_seed_visible
 from ladder.models import Bot, BotVersion, Comparison, Match, Seat
-from ladder.services.errors import ServiceError
-from ladder.services.rated_play import match_seed_visible
 
 
 def _can_read_private(user) -> bool:

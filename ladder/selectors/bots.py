@@ -6,12 +6,12 @@ from __future__ import annotations
 from django.db.models import Exists, F, OuterRef, Prefetch, Q, QuerySet, Subquery
 from django.db.models.functions import Lower
 
+from ladder.core.errors import ServiceError
 from ladder.models import Bot, BotVersion, Game, Match, PairFlag, Rating, RatingChange, Seat
 from ladder.ratings.tables import HeadToHead, crosstable
 from ladder.selectors import access
+from ladder.selectors.ladder import bot_ladder_games, bot_ladder_status
 from ladder.selectors.matches import RECENT_MATCHES, finished_matches_with_seats, seat_results
-from ladder.services import ladder
-from ladder.services.errors import ServiceError
 
 # Matches of a bot that its page's head-to-head table is computed over (the newest ones).
 HEAD_TO_HEAD_MATCHES = 1000
@@ -81,8 +81,8 @@ def bot_detail_get(*, bot_id: int) -> Bot:
     if bot is None:
         raise ServiceError(f"no bot with id {bot_id}", status=404)
     bot.current_version = next((v for v in bot.versions.all() if v.number == bot.current_version_number), None)
-    bot.ladder_status = ladder.bot_ladder_status(bot=bot)
-    bot.ladder_games = ladder.bot_ladder_games(bot=bot)
+    bot.ladder_status = bot_ladder_status(bot=bot)
+    bot.ladder_games = bot_ladder_games(bot=bot)
     return bot
 
 
@@ -172,8 +172,8 @@ def bot_page_data(*, bot_id: int, viewer) -> dict:
         "ratings_over_time": ratings_over_time,
         "recent": recent,
         "head_to_head": bot_frequent_opponents(bot=bot),
-        "ladder_status": ladder.bot_ladder_status(bot=bot),
-        "ladder_games": ladder.bot_ladder_games(bot=bot),
+        "ladder_status": bot_ladder_status(bot=bot),
+        "ladder_games": bot_ladder_games(bot=bot),
     }
 
 

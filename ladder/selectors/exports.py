@@ -18,9 +18,9 @@ from collections.abc import Iterator
 
 from django.db.models import Q
 
+from ladder.core.errors import ServiceError
 from ladder.models import Game, Match, Seat, Tournament
 from ladder.selectors.access import PUBLIC_MATCHES
-from ladder.services.errors import ServiceError
 
 #: Matches read per query: small enough that a chunk's actions fit in memory many times over.
 EXPORT_CHUNK = 200

@@ -13,9 +13,9 @@ from django.db.models import F, Window
 from django.db.models.functions import RowNumber
 from django.utils import timezone
 
+from ladder.core.errors import ServiceError
 from ladder.models import Game, Match, PairRecord, Rating, RatingChange, Tournament
 from ladder.ratings.confidence import SETTLED_P, RowCertainty, board_certainty
-from ladder.services.errors import ServiceError
 
 # Rating changes per bot that the site's trend column covers.
 TREND_GAMES = 20

@@ -20,11 +20,12 @@ from django.db.models import Prefetch, Q, QuerySet
 import engines
 from bots.bundle_format import BUNDLE_FORMAT, BUNDLE_FORMAT_VERSION
 from ladder import seat_logs
+from ladder.core.errors import ServiceError
+from ladder.core.limits import sandbox_limits
+from ladder.core.rated_play import match_seed_visible
 from ladder.models import Game, Match, Seat, Tournament
 from ladder.ratings.tables import PlacedSeat
 from ladder.selectors import access
-from ladder.services.errors import ServiceError
-from ladder.services.rated_play import match_seed_visible
 
 T = TypeVar("T")
 
@@ -345,8 +346,6 @@ def match_bundle(*, match_id: int, user) -> dict:
     and, like its replay, for a rated
     duplicate deal's rotation until its tournament finished (its seed is secret until then). Three queries.
     """
-    from ladder.services.bots import sandbox_limits
-
     match = _match_to_read(match_id=match_id, user=user)
     waiting = _wait_reason(match=match, what="bundle")
     if waiting is not None:

@@ -1,8 +1,8 @@
 """Reading tournaments: one tournament, the list, progress, standings and crosstable.
 
 The standings are read here once, for the API and the site alike, from the rows the recorder keeps as
-results come in (``ladder.services.tournament_records``: each bot's line, each pair's head-to-head record,
-the count of finished matches), so that a tournament's page costs the same after a million matches as
+results come in (``ladder.services.ratings.tournament_records``: each bot's line, each pair's head-to-head
+record, the count of finished matches), so that a tournament's page costs the same after a million matches as
 after ten. The rows hold what ``ladder.ratings.tables`` (``standings``, ``crosstable``) computes from the
 finished matches, and the pairs' sums are the sufficient statistics of its Bradley-Terry fit. Every bot
 entered in the tournament is listed, those still waiting for their first match last with 0 games and a
@@ -18,11 +18,11 @@ from django.db.models import Count, Exists, OuterRef, Q, QuerySet, Subquery
 from django.db.models.functions import Coalesce
 from django.utils import timezone
 
+from ladder.core.errors import ServiceError
 from ladder.models import Bot, Match, Tournament, TournamentHeadToHead, TournamentStanding, TournamentTally
 from ladder.ratings.bradley_terry import PairwiseResult, fit_bradley_terry
 from ladder.ratings.tables import HeadToHead, Standing, match_points
 from ladder.selectors.matches import finished_seat_results, recent_matches
-from ladder.services.errors import ServiceError
 
 # Bots shown in a tournament page's crosstable (the best by standing); a wider table is unreadable.
 CROSSTABLE_BOTS = 16
@@ -227,7 +227,7 @@ def tournament_standings(*, tournament: Tournament) -> list[dict]:
     ``bot`` and its Bradley-Terry ``rating`` for this tournament, ``rating_stderr`` and the 95% interval
     ``rating_low``..``rating_high``. Every entered bot that has not finished a match yet is listed last,
     sharing the rank after the others, with zeros and a prior-wide interval. Read from the stored
-    standings and head-to-head records (``ladder.services.tournament_records``): three queries, whose
+    standings and head-to-head records (``ladder.services.ratings.tournament_records``): three queries, whose
     cost follows the bots, not the matches."""
     return _standings(_results(tournament))
 

@@ -10,12 +10,12 @@ from datetime import datetime, timedelta
 from django import forms
 
 from bots.untrusted import MAX_DEPTH, UntrustedOutput, parse_json
+from ladder.core.errors import ServiceError
+from ladder.core.limits import TOURNAMENT_LIMITS
+from ladder.core.quotas import QuotaExceeded
 from ladder.models import Bot, Game
-from ladder.services.errors import ServiceError
-from ladder.services.limits import TOURNAMENT_LIMITS
-from ladder.services.quotas import QuotaExceeded
-from ladder.services.tokens import MAX_EXPIRY_DAYS
-from ladder.services.users import USERNAME_RULE, validate_username
+from ladder.services.accounts.tokens import MAX_EXPIRY_DAYS
+from ladder.services.accounts.users import USERNAME_RULE, validate_username
 
 
 def add_service_error(form: forms.Form, error: ServiceError) -> None:

@@ -19,6 +19,11 @@ from django.urls import reverse
 from django.utils import timezone
 from django.views.decorators.http import require_GET, require_POST
 
+from ladder.core.client_address import client_ident
+from ladder.core.errors import ServiceError
+from ladder.core.limits import limits_playable, limits_resolve, tournament_limits_allowed
+from ladder.core.quotas import QuotaExceeded, rate_check
+from ladder.core.rated_play import match_public_seed
 from ladder.models import Match
 from ladder.ratings.sequential import elo_interval
 from ladder.selectors import access
@@ -28,16 +33,11 @@ from ladder.selectors import games as game_reads
 from ladder.selectors import leaderboards as leaderboard_reads
 from ladder.selectors import matches as match_reads
 from ladder.selectors import tournaments as tournament_reads
-from ladder.services.bots import bot_create, bot_version_create
-from ladder.services.client_address import client_ident
-from ladder.services.comparisons import comparison_create
-from ladder.services.errors import ServiceError
-from ladder.services.limits import limits_playable, limits_resolve, tournament_limits_allowed
-from ladder.services.quotas import QuotaExceeded, rate_check
-from ladder.services.rated_play import match_public_seed
-from ladder.services.tokens import token_create, token_revoke, tokens_of
-from ladder.services.tournaments import tournament_create
-from ladder.services.users import user_register
+from ladder.services.accounts.tokens import token_create, token_revoke, tokens_of
+from ladder.services.accounts.users import user_register
+from ladder.services.tournaments.comparisons import comparison_create
+from ladder.services.tournaments.round_robins import tournament_create
+from ladder.services.uploads.bots import bot_create, bot_version_create
 from ladder.web import charts, replay
 from ladder.web.forms import (
     BotUploadForm,

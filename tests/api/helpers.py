@@ -30,7 +30,7 @@ def check_pending_uploads() -> list[str]:
     """Decide every pending version as a worker's ``validate_version`` task would (the same service, in
     this process's real sandbox); returns their statuses in version id order."""
     from ladder.models import BotVersion
-    from ladder.services.validation import bot_version_validate
+    from ladder.services.uploads.validation import bot_version_validate
 
     pending = BotVersion.objects.filter(validation_status=BotVersion.Validation.PENDING).order_by("id")
     return [bot_version_validate(version_id=version_id) for version_id in pending.values_list("id", flat=True)]

@@ -11,7 +11,7 @@ from ladder.api.limits import (
     TournamentLimitsInputSerializer,
     TournamentLimitsSerializer,
 )
-from ladder.services.limits import TOURNAMENT_LIMITS, limit_names
+from ladder.core.limits import TOURNAMENT_LIMITS, limit_names
 
 
 def errors_of(data) -> dict:

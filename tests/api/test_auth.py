@@ -6,7 +6,7 @@ from django.middleware.csrf import get_token
 from django.test import RequestFactory
 from rest_framework.test import APIClient
 
-from ladder.services.tokens import token_authenticate
+from ladder.services.accounts.tokens import token_authenticate
 from tests.api.helpers import error_of
 from tests.factories import UserFactory
 

@@ -117,7 +117,7 @@ def test_detail_has_versions_ratings_and_ladder_status_in_six_queries(api_client
 def test_detail_counts_the_bots_ladder_games_of_the_last_hour_and_day(api_client):
     import random
 
-    from ladder.services.ladder import ladder_tick
+    from ladder.services.tournaments.ladder import ladder_tick
 
     bot, other = BotFactory(), BotFactory()
     assert api_client.get(f"/api/bots/{bot.id}/").json()["ladder_games"] == {"last_hour": 0, "last_day": 0}

@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 
 from ladder.models import Match
-from ladder.services.comparisons import comparison_create
+from ladder.services.tournaments.comparisons import comparison_create
 from tests.api.helpers import error_of, token_client
 from tests.factories import (
     BotFactory,
@@ -19,7 +19,7 @@ from tests.factories import (
     UserFactory,
     finished_match,
 )
-from tests.ladder.services.test_version_comparisons import play, queued
+from tests.ladder.services.tournaments.test_version_comparisons import play, queued
 
 pytestmark = pytest.mark.django_db
 

@@ -8,7 +8,7 @@ import pytest
 from ladder.models import Comparison, Match
 from tests.api.helpers import error_of, token_client
 from tests.factories import BotVersionFactory, UserFactory
-from tests.ladder.services.test_version_comparisons import play, queued
+from tests.ladder.services.tournaments.test_version_comparisons import play, queued
 
 pytestmark = pytest.mark.django_db
 

@@ -11,7 +11,7 @@ import pytest
 import engines
 from ladder.models import Match
 from ladder.selectors import exports
-from ladder.services.comparisons import comparison_create
+from ladder.services.tournaments.comparisons import comparison_create
 from tests.api.helpers import error_of, token_client
 from tests.factories import (
     BotFactory,
@@ -22,7 +22,7 @@ from tests.factories import (
     TournamentFactory,
     finished_match,
 )
-from tests.ladder.services.test_version_comparisons import play, queued
+from tests.ladder.services.tournaments.test_version_comparisons import play, queued
 
 pytestmark = pytest.mark.django_db
 

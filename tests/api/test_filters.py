@@ -13,8 +13,8 @@ from django.utils import timezone
 
 from ladder.api.filters import BotFilter, MatchFilter, TournamentFilter, UtcDateTimeField
 from ladder.models import Bot, Game, Match, Tournament
-from ladder.services.bots import bot_set_active
-from ladder.services.comparisons import comparison_create
+from ladder.services.tournaments.comparisons import comparison_create
+from ladder.services.uploads.bots import bot_set_active
 from tests.factories import (
     BotFactory,
     BotVersionFactory,

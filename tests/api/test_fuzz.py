@@ -21,8 +21,8 @@ from schemathesis.specs.openapi.checks import (
     status_code_conformance,
 )
 
-from ladder.services.tokens import token_create
-from ladder.services.webhooks import webhook_create
+from ladder.services.accounts.tokens import token_create
+from ladder.services.webhooks.subscriptions import webhook_create
 from tests.api.helpers import token_client
 from tests.factories import BotFactory, TournamentFactory, UserFactory, finished_match
 

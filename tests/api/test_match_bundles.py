@@ -11,8 +11,8 @@ import json
 import pytest
 
 import engines
+from ladder.core.limits import sandbox_limits
 from ladder.models import Game
-from ladder.services.bots import sandbox_limits
 from tests.api.helpers import error_of, token_client
 from tests.factories import (
     LAST_LEGAL_BOT,

@@ -10,7 +10,7 @@ import pytest
 from django.utils import timezone
 
 from ladder.models import Match, Tournament
-from ladder.services.matches import match_claim
+from ladder.services.play.matches import match_claim
 from tests.api.helpers import error_of, token_client
 from tests.factories import (
     BotFactory,
@@ -21,7 +21,7 @@ from tests.factories import (
     TournamentFactory,
     finished_match,
 )
-from tests.ladder.services.test_version_comparisons import play
+from tests.ladder.services.tournaments.test_version_comparisons import play
 
 pytestmark = pytest.mark.django_db
 

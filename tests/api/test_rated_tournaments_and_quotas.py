@@ -7,10 +7,10 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 
 from bots.referee import MatchResult, SeatResult
 from ladder.models import Match
-from ladder.services.ladder import ladder_tick, ladder_tournament_get
-from ladder.services.matches import match_claim, match_record_result
-from ladder.services.scheduling import derive_seed
-from ladder.services.tournaments import tournament_create
+from ladder.services.play.matches import match_claim, match_record_result
+from ladder.services.tournaments.ladder import ladder_tick, ladder_tournament_get
+from ladder.services.tournaments.round_robins import tournament_create
+from ladder.services.tournaments.scheduling import derive_seed
 from tests.api.helpers import error_of, upload
 from tests.factories import BotFactory, StaffFactory
 

@@ -16,9 +16,9 @@ from django.test import Client
 from django.test.client import BOUNDARY, MULTIPART_CONTENT, encode_multipart
 from rest_framework.test import APIClient
 
-from ladder.services.comparisons import comparison_create
-from ladder.services.tokens import token_create
-from ladder.services.webhooks import webhook_create
+from ladder.services.accounts.tokens import token_create
+from ladder.services.tournaments.comparisons import comparison_create
+from ladder.services.webhooks.subscriptions import webhook_create
 from tests.api.helpers import token_client
 from tests.factories import (
     BotFactory,

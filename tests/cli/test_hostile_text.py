@@ -16,7 +16,7 @@ from django.db import connection
 from ladder.models import BotVersion, Match, Seat
 from tests.cli.test_main_commands import PASSWORD, login
 from tests.factories import FIRST_LEGAL_BOT, BotFactory, BotVersionFactory, UserFactory, finished_match
-from tests.ladder.services.test_version_comparisons import play
+from tests.ladder.services.tournaments.test_version_comparisons import play
 
 #: Window title, clear screen, 8-bit CSI, carriage return, bell, DEL, NEL, a right-to-left override and a
 #: line separator: what a terminal obeys. (PostgreSQL stores no NUL and no lone surrogate: those are in

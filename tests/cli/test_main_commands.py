@@ -13,10 +13,10 @@ import zipfile
 import pytest
 
 from ladder.models import Comparison
-from ladder.services.comparisons import comparison_create
+from ladder.services.tournaments.comparisons import comparison_create
 from tests.cli.conftest import cli_process
 from tests.factories import FIRST_LEGAL_BOT, BotFactory, BotVersionFactory, UserFactory, finished_match
-from tests.ladder.services.test_version_comparisons import play, queued
+from tests.ladder.services.tournaments.test_version_comparisons import play, queued
 
 PASSWORD = "correct-horse-battery"  # the UserFactory's
 

@@ -13,9 +13,9 @@ from django.db.models import Min
 
 from ladder.models import Game, Match, PairFlag, Rating, RatingChange, Seat
 from ladder.ratings.elo import BotRating, RatedSeat, rate_match
-from ladder.services.collusion import collusion_screen
-from ladder.services.ladder import ladder_tick
-from ladder.services.rating_applier import k_factors
+from ladder.services.ratings.collusion import collusion_screen
+from ladder.services.ratings.rating_applier import k_factors
+from ladder.services.tournaments.ladder import ladder_tick
 from tests.arranged_bots import CLIMBER, GREEDY, THROWER
 from tests.conftest import wait_until
 from tests.factories import BotFactory, UserFactory

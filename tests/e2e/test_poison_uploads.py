@@ -10,9 +10,9 @@ import time
 
 import pytest
 
+from ladder.messaging.enqueue import versions_validate_now
 from ladder.models import BotVersion, Game
-from ladder.services.enqueue import versions_validate_now
-from ladder.services.validation import CHECK_FAILED
+from ladder.services.uploads.validation import CHECK_FAILED
 from tests.conftest import wait_until
 from tests.factories import FIRST_LEGAL_BOT, BotFactory, BotVersionFactory, zip_with_members
 

@@ -14,8 +14,8 @@ import pytest
 import redis
 
 from ladder.models import Match, Seat
-from ladder.services.matches import matches_reconcile
-from ladder.services.tournaments import tournament_create
+from ladder.services.play.matches import matches_reconcile
+from ladder.services.tournaments.round_robins import tournament_create
 from tests.factories import FIRST_LEGAL_BOT, LAST_LEGAL_BOT, BotFactory, _game
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(300)]

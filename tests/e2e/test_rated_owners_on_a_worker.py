@@ -7,7 +7,7 @@ import random
 import pytest
 
 from ladder.models import Game, Match, Tournament
-from ladder.services.ladder import ladder_tick, ladder_tournament_get
+from ladder.services.tournaments.ladder import ladder_tick, ladder_tournament_get
 from tests.conftest import wait_until
 from tests.factories import BotFactory, UserFactory
 

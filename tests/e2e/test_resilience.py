@@ -7,11 +7,11 @@ import time
 
 import pytest
 
+from ladder.messaging.enqueue import matches_send_now
 from ladder.models import Match, PendingRating, Rating, RatingChange
-from ladder.services.enqueue import matches_send_now
-from ladder.services.matches import matches_reconcile
-from ladder.services.rating_rebuild import ratings_rebuild
-from ladder.services.tournaments import tournament_create
+from ladder.services.play.matches import matches_reconcile
+from ladder.services.ratings.rating_rebuild import ratings_rebuild
+from ladder.services.tournaments.round_robins import tournament_create
 from tests.conftest import broker_queue_purge, wait_until
 from tests.factories import FIRST_LEGAL_BOT, LAST_LEGAL_BOT, BotFactory
 

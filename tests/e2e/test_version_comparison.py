@@ -8,8 +8,8 @@ import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 
 from ladder.models import Comparison, Match, Rating, RatingChange
-from ladder.services.comparisons import comparison_create
-from ladder.services.matches import matches_reconcile
+from ladder.services.play.matches import matches_reconcile
+from ladder.services.tournaments.comparisons import comparison_create
 from tests.conftest import wait_until, wait_until_checked
 from tests.e2e.test_round_robin import EXAMPLES, registered
 from tests.factories import BotFactory, BotVersionFactory

@@ -11,8 +11,8 @@ import pytest
 from django.utils import timezone
 
 from ladder.models import LadderEntry, Match, Seat
-from ladder.services.ladder import ladder_tick
-from ladder.services.tournaments import tournament_create
+from ladder.services.tournaments.ladder import ladder_tick
+from ladder.services.tournaments.round_robins import tournament_create
 from tests.conftest import wait_until
 from tests.factories import LAST_LEGAL_BOT, BotFactory, UserFactory
 

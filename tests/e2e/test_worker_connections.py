@@ -14,7 +14,7 @@ import pytest
 from django.db import connection
 
 from ladder.models import Match
-from ladder.services.tournaments import tournament_create
+from ladder.services.tournaments.round_robins import tournament_create
 from tests.conftest import wait_until
 from tests.factories import BotFactory
 

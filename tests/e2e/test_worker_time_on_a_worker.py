@@ -11,7 +11,7 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from rest_framework.test import APIClient
 
 from ladder.models import BotVersion, Match
-from ladder.services.tournaments import tournament_create
+from ladder.services.tournaments.round_robins import tournament_create
 from tests.conftest import wait_until
 from tests.e2e.test_round_robin import registered, wait_finished
 from tests.factories import BotFactory

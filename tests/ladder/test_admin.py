@@ -9,7 +9,7 @@ from django.contrib import admin
 
 from ladder import models
 from ladder.admin import MatchAdmin, TournamentAdmin, TournamentAdminForm
-from ladder.services.rated_play import RATED_SEED_REFUSED, rated_match_seed
+from ladder.core.rated_play import RATED_SEED_REFUSED, rated_match_seed
 from tests.factories import (
     BotFactory,
     MatchFactory,

@@ -12,7 +12,7 @@ import pytest
 from django.core import checks
 
 from ladder.checks import ENGINE_MARGIN_S, HEARTBEATS_PER_LEASE, sandbox_limits_check
-from ladder.services.limits import MATCH_OVERHEAD_S
+from ladder.core.limits import MATCH_OVERHEAD_S
 
 
 def check_messages() -> list[tuple[str, str]]:

@@ -10,10 +10,10 @@ from django.db import connection
 
 from ladder.models import Match, MatchSetup, Tournament
 from ladder.selectors.exports import exported_matches
-from ladder.services.comparisons import comparison_create
-from ladder.services.ladder import ladder_tick
-from ladder.services.matches import match_claim_many
-from ladder.services.tournaments import tournament_create
+from ladder.services.play.matches import match_claim_many
+from ladder.services.tournaments.comparisons import comparison_create
+from ladder.services.tournaments.ladder import ladder_tick
+from ladder.services.tournaments.round_robins import tournament_create
 from tests.factories import BotFactory, BotVersionFactory, MatchFactory
 
 

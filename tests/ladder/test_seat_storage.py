@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from bots.referee import SeatResult
 from ladder.models import Seat
 from ladder.selectors.matches import match_private_by_position
-from ladder.services.tournaments import tournament_create
+from ladder.services.tournaments.round_robins import tournament_create
 from tests.factories import UserFactory, finished_match
 from workers.execution import match_execute
 

@@ -17,8 +17,8 @@ import pytest
 import engines
 from bots.referee import MatchResult, SeatResult
 from ladder.models import Tournament
-from ladder.services.matches import match_claim, match_record_result
-from ladder.services.tournaments import tournament_create
+from ladder.services.play.matches import match_claim, match_record_result
+from ladder.services.tournaments.round_robins import tournament_create
 
 SCREENSHOTS = Path(__file__).resolve().parent / "screenshots"
 CHROMIUM = "/usr/bin/chromium"
@@ -83,7 +83,7 @@ def finish_match(match_id: int) -> None:
 def matches_stay_in_process(settings, monkeypatch):
     """Tournament messages go to Kombu's in-memory broker for the length of the test: no worker consumes
     them here (matches are finished in-process), and none may be left on the real broker for one."""
-    from ladder.services import enqueue
+    from ladder.messaging import enqueue
 
     settings.CELERY_BROKER_URL = "memory://"
     settings.CELERY_BROKER_TRANSPORT = "memory"  # the embedded default names its own transport class

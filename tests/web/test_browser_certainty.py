@@ -9,7 +9,7 @@ import re
 import pytest
 
 from ladder.models import Game
-from ladder.services.ladder import ladder_tournament_get
+from ladder.services.tournaments.ladder import ladder_tournament_get
 from tests.factories import rated_field, rated_result
 from tests.web.conftest import screenshot
 

@@ -8,7 +8,7 @@ import pytest
 from ladder.models import Comparison
 from ladder.ratings.sequential import elo_interval
 from tests.factories import BotVersionFactory
-from tests.ladder.services.test_version_comparisons import play, queued
+from tests.ladder.services.tournaments.test_version_comparisons import play, queued
 from tests.web.conftest import screenshot
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(180)]

@@ -10,7 +10,7 @@ import pytest
 from django.urls import reverse
 
 from ladder.models import Match
-from ladder.services.comparisons import comparison_create
+from ladder.services.tournaments.comparisons import comparison_create
 from tests.factories import BotFactory, BotVersionFactory, StaffFactory, UserFactory
 from tests.web.conftest import finish_match
 

@@ -9,7 +9,7 @@ from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
 from ladder.models import Comparison
-from ladder.services.comparisons import comparison_create
+from ladder.services.tournaments.comparisons import comparison_create
 from ladder.web.charts import llr_chart_svg
 from tests.factories import BotVersionFactory, UserFactory
 

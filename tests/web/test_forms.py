@@ -10,10 +10,10 @@ from datetime import UTC, datetime
 import pytest
 from django import forms
 
+from ladder.core.errors import ServiceError
+from ladder.core.limits import TOURNAMENT_LIMITS
+from ladder.core.quotas import QuotaExceeded
 from ladder.models import Game
-from ladder.services.errors import ServiceError
-from ladder.services.limits import TOURNAMENT_LIMITS
-from ladder.services.quotas import QuotaExceeded
 from ladder.web.forms import (
     BotUploadForm,
     ComparisonForm,

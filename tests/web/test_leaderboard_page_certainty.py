@@ -12,7 +12,7 @@ from django.utils import timezone
 
 from ladder.models import Game, Match
 from ladder.selectors.leaderboards import ladder_pace
-from ladder.services.ladder import ladder_tournament_get
+from ladder.services.tournaments.ladder import ladder_tournament_get
 from tests.factories import BotFactory, rated_field, rated_result
 
 pytestmark = pytest.mark.django_db

@@ -7,8 +7,8 @@ from django.core.cache import cache
 from django.core.files.uploadedfile import SimpleUploadedFile
 
 from ladder.models import Match
-from ladder.services.ladder import ladder_tick, ladder_tournament_get
-from ladder.services.matches import match_claim
+from ladder.services.play.matches import match_claim
+from ladder.services.tournaments.ladder import ladder_tick, ladder_tournament_get
 from tests.factories import FIRST_LEGAL_BOT
 from tests.web.conftest import finish_match
 

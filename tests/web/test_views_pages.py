@@ -87,7 +87,7 @@ def test_bot_page_says_why_a_bot_whose_only_opponents_are_its_owners_bots_gets_n
 def test_bot_page_counts_its_ladder_games_of_the_last_hour_and_day(client, bot_factory):
     import random
 
-    from ladder.services.ladder import ladder_tick
+    from ladder.services.tournaments.ladder import ladder_tick
 
     bot = bot_factory()
     bot_factory()

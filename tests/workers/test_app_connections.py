@@ -53,7 +53,7 @@ def test_a_worker_claim_outside_a_transaction_runs_with_its_settings_in_one_tran
     sent): its statements share one transaction, which drops the wait for the WAL flush and plans
     generically, and the session keeps its defaults after it."""
     from ladder.core import database
-    from ladder.services.matches import _claim_transaction
+    from ladder.services.play.matches import _claim_transaction
 
     settings.MATCH_SYNCHRONOUS_COMMIT = False
     worker_process()

@@ -3,7 +3,7 @@
 import pytest
 
 from ladder.models import Match, RatingChange
-from ladder.services.tournaments import tournament_create
+from ladder.services.tournaments.round_robins import tournament_create
 from tests.factories import FIRST_LEGAL_BOT, LAST_LEGAL_BOT, BotFactory
 from workers.execution import match_execute
 

@@ -6,9 +6,9 @@ import time
 import pytest
 
 from ladder.models import Match
-from ladder.services.matches import match_claim, match_record_result
-from ladder.services.tournaments import tournament_create
-from tests.ladder.services.test_matches_lifecycle import result_for
+from ladder.services.play.matches import match_claim, match_record_result
+from ladder.services.tournaments.round_robins import tournament_create
+from tests.ladder.services.play.test_matches_lifecycle import result_for
 from workers.heartbeat import LeaseHeartbeat
 
 # The heartbeat renews outside any transaction, which a test's own transaction would otherwise hold open.

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from ladder.models import Match, RatingChange
-from ladder.services.tournaments import tournament_create
+from ladder.services.tournaments.round_robins import tournament_create
 from tests.factories import FIRST_LEGAL_BOT
 from workers.execution import match_execute
 

@@ -9,9 +9,9 @@ import pytest
 from django.db import connection
 
 from ladder.models import Match, RatingChange
-from ladder.services import match_sql
-from ladder.services.matches import match_claim, match_claim_many
-from ladder.services.tournaments import tournament_create
+from ladder.services.play import match_sql
+from ladder.services.play.matches import match_claim, match_claim_many
+from ladder.services.tournaments.round_robins import tournament_create
 from tests.factories import FIRST_LEGAL_BOT, LAST_LEGAL_BOT, BotFactory
 from tests.held_elsewhere import held_elsewhere
 from workers.execution import matches_execute

@@ -11,14 +11,15 @@ import pytest
 from django.conf import settings as django_settings
 
 from bots.sandbox.errors import SandboxFault
-from ladder.models import WebhookDelivery
-from ladder.services.enqueue import (
+from ladder.messaging.enqueue import (
     DELIVER_WEBHOOK_TASK,
     RUN_MATCH_TASK,
     RUN_MATCHES_TASK,
     VALIDATE_VERSION_TASK,
 )
-from ladder.services.webhooks import attempt_lease_s, webhook_create, webhooks_emit
+from ladder.models import WebhookDelivery
+from ladder.services.webhooks.deliveries import attempt_lease_s, webhooks_emit
+from ladder.services.webhooks.subscriptions import webhook_create
 from tests.factories import UserFactory
 from tests.webhook_receiver import Receiver
 from workers import tasks

@@ -7,9 +7,9 @@ import uuid
 import pytest
 
 import workers.time_share as time_share_module
+from ladder.messaging.enqueue import broker_queue_length
 from ladder.models import BotVersion, Match
-from ladder.services.enqueue import broker_queue_length
-from ladder.services.tournaments import tournament_create
+from ladder.services.tournaments.round_robins import tournament_create
 from tests.conftest import broker_queue_purge
 from tests.factories import BotVersionFactory
 from workers.time_share import CheckShare, check_share, match_timed, validation_run

@@ -17,7 +17,7 @@ import time
 import pytest
 
 from ladder.models import Match
-from ladder.services.tournaments import tournament_create
+from ladder.services.tournaments.round_robins import tournament_create
 from tests.bots.sandbox_helpers import botladder_groups, descendants
 from tests.conftest import wait_until
 from tests.factories import FIRST_LEGAL_BOT, LAST_LEGAL_BOT, BotFactory

@@ -31,9 +31,9 @@ from django.core.management.base import BaseCommand, CommandError
 
 from bots.sandbox import FORBIDDEN_ENV
 from ladder.child_processes import GroupReaper, kill_group, spawn_bound
+from ladder.core.errors import ServiceError
 from ladder.models import Bot, BotVersion, Game
-from ladder.services.errors import ServiceError
-from ladder.services.tournaments import tournament_create
+from ladder.services.tournaments.round_robins import tournament_create
 
 REPO = Path(__file__).resolve().parents[3]
 STOP_GRACE_S = 10.0

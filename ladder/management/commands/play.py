@@ -10,7 +10,7 @@ import sys
 from django.conf import settings
 from django.core.management.base import BaseCommand
 
-from ladder.services.bots import sandbox_limit_caps, sandbox_limits
+from ladder.core.limits import sandbox_limit_caps, sandbox_limits
 
 
 class Command(BaseCommand):

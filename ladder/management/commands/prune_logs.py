@@ -3,8 +3,8 @@ import math
 
 from django.core.management.base import BaseCommand, CommandError
 
-from ladder.services.errors import ServiceError
-from ladder.services.retention import seat_logs_prune
+from ladder.core.errors import ServiceError
+from ladder.services.play.retention import seat_logs_prune
 
 
 def _days(value: str) -> float:

@@ -1,7 +1,7 @@
 from django.core.management.base import BaseCommand, CommandError
 
-from ladder.services.errors import ServiceError
-from ladder.services.rating_rebuild import ratings_rebuild
+from ladder.core.errors import ServiceError
+from ladder.services.ratings.rating_rebuild import ratings_rebuild
 
 
 class Command(BaseCommand):

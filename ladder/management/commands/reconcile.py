@@ -2,8 +2,8 @@ import json
 
 from django.core.management.base import BaseCommand
 
-from ladder.services.matches import matches_reconcile
-from ladder.services.validation import versions_reconcile
+from ladder.services.play.matches import matches_reconcile
+from ladder.services.uploads.validation import versions_reconcile
 
 
 class Command(BaseCommand):

@@ -1,7 +1,7 @@
 from django.core.management.base import BaseCommand
 
-from ladder.services.examples import examples_seed
-from ladder.services.games import games_sync
+from ladder.core.games import games_sync
+from ladder.services.uploads.examples import examples_seed
 
 
 class Command(BaseCommand):

@@ -1,6 +1,6 @@
 from django.core.management.base import BaseCommand
 
-from ladder.services.games import games_sync
+from ladder.core.games import games_sync
 
 
 class Command(BaseCommand):

@@ -7,7 +7,7 @@ import pytest
 
 from ladder.benches.leaderboard import _field_fit, _History
 from ladder.models import Match, PairRecord, Rating
-from tests.ladder.services.test_pair_records import history_read_pairwise, records
+from tests.ladder.services.ratings.test_pair_records import history_read_pairwise, records
 
 pytestmark = pytest.mark.django_db
 

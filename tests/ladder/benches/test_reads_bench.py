@@ -10,7 +10,7 @@ from ladder.benches.leaderboard import _History
 from ladder.benches.reads import ROUTES, measure_reads
 from ladder.models import Match, PairRecord, Rating, Seat, TournamentStanding
 from ladder.selectors.tournaments import tournament_standings
-from tests.ladder.services.test_tournament_records import computed_standings
+from tests.ladder.services.ratings.test_tournament_records import computed_standings
 
 pytestmark = pytest.mark.django_db
 

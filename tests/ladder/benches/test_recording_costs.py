@@ -1,6 +1,6 @@
 """What recording a result costs the database: its statements and the bytes a match keeps on disk.
 
-A worker records every match it plays (``ladder.services.matches.match_record_result``); at thousands of
+A worker records every match it plays (``ladder.services.play.matches.match_record_result``); at thousands of
 results a second for one game, each statement and each byte of every match counts. The matches here are
 rated ladder matches scheduled as the ladder's tick schedules them, recorded with results of the shape the
 referee hands over (``ladder.benches.recording``: the actions of matches the engine played, a decision record
@@ -22,8 +22,8 @@ from ladder.benches.recording import (
     storage_per_match,
 )
 from ladder.models import Match, PairRecord, RatingChange, Seat, TournamentStanding, TournamentTally
-from ladder.services import match_sql
-from ladder.services.matches import match_claim, match_claim_many, match_record_result
+from ladder.services.play import match_sql
+from ladder.services.play.matches import match_claim, match_claim_many, match_record_result
 
 pytestmark = pytest.mark.django_db
 
@@ -149,7 +149,7 @@ def test_the_recording_bench_gives_every_figure_it_documents():
         figures["recording.recorded_per_s_by_message"] / figures["recording.bare_insert_per_s"], rel=0.01)
     assert figures["recording.prepared_speedup"] == pytest.approx(
         figures["recording.recorded_per_s"] / figures["recording.recorded_per_s_unprepared"], rel=0.01)
-    from ladder.services.result_group import group_available
+    from ladder.services.play.result_group import group_available
 
     if group_available():
         assert figures["recording.recorded_per_s_grouped"] > 0

@@ -19,7 +19,7 @@ _OLD_TABLE_SQL = """CREATE TABLE authtoken_token (
 def test_old_keys_keep_authenticating_and_leave_no_plain_text_behind():
     from django.contrib.auth import get_user_model
 
-    from ladder.services.tokens import token_authenticate
+    from ladder.services.accounts.tokens import token_authenticate
 
     migrate(BEFORE)
     user = get_user_model().objects.create_user(username="scripted", password="x")

@@ -4,7 +4,7 @@ round robins stay unrated with their seeds."""
 
 import pytest
 
-from ladder.services.scheduling import derive_seed
+from ladder.services.tournaments.scheduling import derive_seed
 from tests.ladder.migration_steps import migrate, migrate_to_latest
 
 BEFORE = [("ladder", "0002_match_tournament_limits")]

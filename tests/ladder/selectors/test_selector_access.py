@@ -9,10 +9,10 @@ import pytest
 from django.contrib.auth.models import AnonymousUser
 from django.utils import timezone
 
+from ladder.core.errors import ServiceError
 from ladder.models import Bot, BotVersion, Match, Seat, Tournament
 from ladder.selectors import access
-from ladder.services.comparisons import comparison_create
-from ladder.services.errors import ServiceError
+from ladder.services.tournaments.comparisons import comparison_create
 from tests.factories import (
     BotFactory,
     BotVersionFactory,

@@ -7,11 +7,11 @@ from __future__ import annotations
 import pytest
 from django.contrib.auth.models import AnonymousUser
 
+from ladder.core.errors import ServiceError
 from ladder.models import Bot, BotVersion, Game, Rating, RatingChange
 from ladder.selectors import bots as reads
-from ladder.services.bots import bot_set_active
-from ladder.services.comparisons import comparison_create
-from ladder.services.errors import ServiceError
+from ladder.services.tournaments.comparisons import comparison_create
+from ladder.services.uploads.bots import bot_set_active
 from tests.factories import BotFactory, BotVersionFactory, StaffFactory, TournamentFactory, finished_match
 
 pytestmark = pytest.mark.django_db

@@ -14,7 +14,7 @@ from django.utils import timezone
 from ladder.models import Comparison
 from ladder.ratings.sequential import elo_interval, sprt_bounds
 from ladder.selectors.comparisons import comparison_progress, comparison_state, comparisons_of_bot
-from ladder.services.comparisons import comparison_create
+from ladder.services.tournaments.comparisons import comparison_create
 from tests.factories import BotFactory, BotVersionFactory
 
 pytestmark = pytest.mark.django_db

@@ -7,10 +7,10 @@ from __future__ import annotations
 import pytest
 from django.utils import timezone
 
+from ladder.core.errors import ServiceError
 from ladder.models import Game, Match
 from ladder.selectors.exports import export_game_get, exported_matches
-from ladder.services.comparisons import comparison_create
-from ladder.services.errors import ServiceError
+from ladder.services.tournaments.comparisons import comparison_create
 from tests.factories import (
     BotFactory,
     BotVersionFactory,

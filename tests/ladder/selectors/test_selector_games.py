@@ -12,8 +12,8 @@ from django.utils import timezone
 import engines
 from ladder.models import Game
 from ladder.selectors.games import games_available, games_with_counts
-from ladder.services.bots import bot_set_active
-from ladder.services.comparisons import comparison_create
+from ladder.services.tournaments.comparisons import comparison_create
+from ladder.services.uploads.bots import bot_set_active
 from tests.factories import BotFactory, BotVersionFactory, TournamentFactory, finished_match
 
 pytestmark = pytest.mark.django_db

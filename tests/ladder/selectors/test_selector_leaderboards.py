@@ -9,6 +9,7 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
+from ladder.core.errors import ServiceError
 from ladder.models import Game, Rating
 from ladder.ratings.confidence import SETTLED_P
 from ladder.selectors import leaderboards
@@ -23,9 +24,8 @@ from ladder.selectors.leaderboards import (
     rating_is_provisional,
     rating_trends,
 )
-from ladder.services.bots import bot_set_active
-from ladder.services.errors import ServiceError
-from ladder.services.ladder import ladder_tournament_get
+from ladder.services.tournaments.ladder import ladder_tournament_get
+from ladder.services.uploads.bots import bot_set_active
 from tests.factories import BotFactory, FinishedMatchFactory, TournamentFactory, UserFactory, finished_match
 
 pytestmark = pytest.mark.django_db

@@ -11,12 +11,12 @@ import pytest
 from django.contrib.auth.models import AnonymousUser
 from django.db.models import Q
 
+from ladder.core.errors import ServiceError
 from ladder.models import Game, Match
 from ladder.ratings.tables import PlacedSeat
 from ladder.selectors import matches as reads
 from ladder.selectors.matches import REPLAY_STATUS, ReplayUnavailable
-from ladder.services.comparisons import comparison_create
-from ladder.services.errors import ServiceError
+from ladder.services.tournaments.comparisons import comparison_create
 from tests.factories import (
     BotFactory,
     BotVersionFactory,

@@ -9,9 +9,9 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
+from ladder.core.errors import ServiceError
 from ladder.models import Match, Tournament
 from ladder.selectors import tournaments as reads
-from ladder.services.errors import ServiceError
 from tests.factories import BotFactory, MatchFactory, TournamentFactory, finished_match
 
 pytestmark = pytest.mark.django_db

@@ -1,0 +1,1 @@
+"""Accounts: registration and API tokens."""

@@ -1,0 +1,1 @@
+"""Play: matches claimed by the workers, their results recorded, old logs pruned."""

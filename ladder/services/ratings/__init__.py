@@ -1,0 +1,1 @@
+"""What results add up to: ratings, pair records, tournament tables; the collusion screen."""

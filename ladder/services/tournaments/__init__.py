@@ -1,0 +1,1 @@
+"""Tournaments: round robins, version comparisons and the continuous ladder."""

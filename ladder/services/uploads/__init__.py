@@ -1,0 +1,1 @@
+"""Uploads: bots and their versions, the workers' check of each, the example bots."""

@@ -1,0 +1,1 @@
+"""Webhooks: subscriptions, the events they hear of, and their deliveries."""
