@@ -129,11 +129,9 @@ def finish_many_sql() -> str:
 
     Whether a tournament has queued matches is read once per tournament of the batch (a materialised
     query: as an EXISTS in the select list it ran once per seat), as its newest queued match: one entry
-    read from the end of the index on (tournament, status, id), however many are queued. (A count of
-    them read the whole queue, 12 ms a recording with 25,000 queued in the ladder's tournament; an
-    EXISTS is costed as stopping at the first match found, which for the ladder's tournament, most of
-    the table, made a scan from the oldest matches look cheap, while the queued ones are the newest: a
-    scan from the newest end finds them first.)"""
+    read from the end of the index on (tournament, status, id), however many are queued: a count reads
+    the whole queue, and an EXISTS may scan from the oldest matches while the queued ones are the
+    newest."""
     match, seat, tournament, a = table_name(Match), table_name(Seat), table_name(Tournament), array_placeholder()
     return (
         f"WITH v AS (SELECT * FROM unnest({a}::bigint[], {a}::uuid[], {a}::bytea[], {a}::double precision[]) "
