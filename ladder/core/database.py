@@ -132,14 +132,12 @@ def transaction_settings(cursor) -> None:
     * on a worker's connection (:func:`commit_without_flush_wait`), no wait for the WAL flush at its
       commit;
     * where statements are prepared (:func:`statement_cursor`), one plan for each prepared statement, made
-      for any parameters, instead of one more at each execution. The server's own choice kept planning
-      some of them at every run: their rows arrive as arrays whose lengths change the estimates of a plan
-      made for the values, so the plan made for any values looked dearer than it is (the finish of a
-      message's matches was planned anew at every recording, about a fifth of that statement's time).
-      Their plans are the same index lookups whatever the arrays hold.
+      for any parameters, instead of one more at each execution: their rows arrive as arrays whose
+      lengths change a custom plan's estimates, so the server's own choice would keep planning them
+      anew, while their plans are the same index lookups whatever the arrays hold.
 
-    Nothing where neither applies. Each setting sent as a statement of its own cost a worker's process a
-    send to the server and the server a statement, twice in every claim and recording.
+    Nothing where neither applies. One statement for both, not one each: each is a round trip, in every
+    claim and recording.
 
     A transaction begun with a batch of statements (:func:`statements_batched`) gets them with its BEGIN;
     this is for a batch that is a transaction of its own (:func:`implicit_transactions`)."""

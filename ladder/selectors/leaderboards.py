@@ -67,7 +67,7 @@ def leaderboard_ranked(*, game: Game, include_inactive: bool = False) -> list[di
 def _certainty(board: tuple, elos: tuple, pairs: tuple) -> list[RowCertainty]:
     """``board_certainty``, remembered by its inputs: a leaderboard read again before the next rated result
     (which changes its pair records and Elo) costs no fit. Keyed by content, so nothing is ever stale;
-    the fit grows with the square of the bots (about 10 ms for 20 bots and 80 ms for 100 here)."""
+    the fit grows with the square of the bots."""
     return board_certainty(board, dict(elos), pairs)
 
 
