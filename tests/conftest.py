@@ -9,6 +9,7 @@ transport by default, Redis in CI) and the configured database; the test databas
 
 from __future__ import annotations
 
+import ast
 import inspect
 import os
 import re
@@ -53,18 +54,46 @@ _SANDBOX_COMMANDS = re.compile(r'"manage\.py", "(play|demo)"')
 _SANDBOX_FOLDERS = ("e2e",)
 
 
-def _source(function) -> str:
+def _file_sources(filename: str) -> dict[tuple[str, int], str]:
+    """The source of each function defined in the file, decorators included, by (name, first line): the
+    file is read and parsed once, where ``inspect.getsource`` tokenizes it again for each function."""
     try:
-        return inspect.getsource(function)
-    except (OSError, TypeError):
+        text = Path(filename).read_text()
+        tree = ast.parse(text)
+    except (OSError, SyntaxError, ValueError):
+        return {}
+    lines = text.splitlines(keepends=True)
+    sources = {}
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            # A decorated function's code starts at its first decorator, as inspect.getsource's does.
+            first = min([node.lineno, *(decorator.lineno for decorator in node.decorator_list)])
+            sources[node.name, first] = "".join(lines[first - 1:node.end_lineno])
+    return sources
+
+
+def _source(function, sources: dict) -> str:
+    """``function``'s source as ``inspect.getsource`` gives it (empty if it has none); ``sources`` keeps
+    :func:`_file_sources` by file."""
+    code = getattr(inspect.unwrap(function), "__code__", None)
+    if code is None:
         return ""
+    if code.co_filename not in sources:
+        sources[code.co_filename] = _file_sources(code.co_filename)
+    found = sources[code.co_filename].get((code.co_name, code.co_firstlineno))
+    if found is None:  # a lambda, say
+        try:
+            found = inspect.getsource(function)
+        except (OSError, TypeError):
+            found = ""
+    return found
 
 
 def _calls(names) -> re.Pattern:
     return re.compile(rf"(?<![\w.])({'|'.join(names)})\(")
 
 
-def _sandbox_calls(module, seen: dict) -> re.Pattern:
+def _sandbox_calls(module, seen: dict, sources: dict) -> re.Pattern:
     """The calls that start sandboxes in ``module``: the sandbox's entry points, and the names of the
     module's own functions that call one (one level of helpers)."""
     if module not in seen:
@@ -75,12 +104,13 @@ def _sandbox_calls(module, seen: dict) -> re.Pattern:
         direct = _calls(names)
         names += [name for name, function in vars(module).items()
                   if inspect.isfunction(function) and function.__module__ == module.__name__
-                  and (direct.search(_source(function)) or _SANDBOX_COMMANDS.search(_source(function)))]
+                  and (direct.search(_source(function, sources))
+                       or _SANDBOX_COMMANDS.search(_source(function, sources)))]
         seen[module] = _calls(names)
     return seen[module]
 
 
-def _starts_sandboxes(item, seen: dict) -> bool:
+def _starts_sandboxes(item, seen: dict, sources: dict) -> bool:
     if SANDBOX_FIXTURES & set(getattr(item, "fixturenames", ())):
         return True
     if Path(str(item.fspath)).parent.name in _SANDBOX_FOLDERS:
@@ -88,8 +118,8 @@ def _starts_sandboxes(item, seen: dict) -> bool:
     function, module = getattr(item, "function", None), getattr(item, "module", None)
     if function is None or module is None:
         return False
-    source = _source(function)
-    return bool(_sandbox_calls(module, seen).search(source) or _SANDBOX_COMMANDS.search(source))
+    source = _source(function, sources)
+    return bool(_sandbox_calls(module, seen, sources).search(source) or _SANDBOX_COMMANDS.search(source))
 
 
 def pytest_collection_modifyitems(config, items):
@@ -98,8 +128,9 @@ def pytest_collection_modifyitems(config, items):
     through the real sandbox (``_SANDBOX_NAMES``). ``-m "not sandbox"`` runs what a machine without Linux
     isolation can run."""
     seen: dict = {}
+    sources: dict = {}
     for item in items:
-        if _starts_sandboxes(item, seen):
+        if _starts_sandboxes(item, seen, sources):
             item.add_marker(pytest.mark.sandbox)
 
 
