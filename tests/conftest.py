@@ -193,13 +193,32 @@ def bot_factory(db):
     return BotFactory
 
 
-@pytest.fixture
-def big_history(db):
+@pytest.fixture(scope="module")
+def big_history(django_db_setup, django_db_blocker):
     """10,000 finished matches between 20 bots, built in bulk (``tests.factories.big_history``): the history
-    the query-count tests of the site and the API read."""
+    the query-count tests of the site and the API read. Built once per module, in a transaction that each
+    test's own nests in (as a savepoint) and that is rolled back when the module's tests are done, so the
+    tests of a module that reads it must all use ``db``, not ``transactional_db``."""
+    from django.db import connection, transaction
+
     from tests.factories import big_history
 
-    return big_history()
+    with django_db_blocker.unblock():
+        module_transaction = transaction.atomic()
+        module_transaction.__enter__()
+        try:
+            history = big_history()
+            # Checked now, once: left deferred, the foreign keys of its rows would be checked again at the
+            # end of each test, whose savepoint's rollback puts them back in the queue.
+            connection.check_constraints()
+        except BaseException:
+            transaction.set_rollback(True)
+            module_transaction.__exit__(None, None, None)
+            raise
+    yield history
+    with django_db_blocker.unblock():
+        transaction.set_rollback(True)
+        module_transaction.__exit__(None, None, None)
 
 
 @pytest.fixture(autouse=True)
