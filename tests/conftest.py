@@ -42,7 +42,7 @@ def sandbox_is_available() -> bool:
 
 
 #: Fixtures that start real sandboxes, or real workers (which start them).
-SANDBOX_FIXTURES = frozenset({"sandbox", "isolated", "worker_pool"})
+SANDBOX_FIXTURES = frozenset({"sandbox", "isolated", "worker_pool", "workers"})
 #: What a test calls when it plays or checks bots in the real sandbox without one of those fixtures: the
 #: shared sandbox, an upload's check, or the sandbox bench; and the referee's sandboxed match, when the
 #: module's ``play_match`` is the referee's (not an in-process helper of the same name).
@@ -409,27 +409,19 @@ def private_queue(settings):
     broker_queue_purge(settings.LADDER_QUEUE)
 
 
-@pytest.fixture
-def worker_pool(transactional_db, settings, tmp_path, bots_allow_unsafe):
-    """Real worker processes on a private queue of the configured broker, against the test database.
+def _worker_env(queue: str, *, bots_allow_unsafe: bool) -> dict[str, str]:
+    """The environment of a worker process on ``queue`` (and its ``.validation``, ``.ladder`` and
+    ``.webhooks`` queues) and the test database."""
+    from django.conf import settings
 
-    Matches enqueued by the test go to that queue (``settings.MATCH_QUEUE``); ``start`` starts a match
-    worker, ``start_webhooks`` a webhook worker (``settings.WEBHOOKS_QUEUE``). Every process is stopped
-    (its whole process group) when the test ends, pass or fail.
-    """
-    queue = f"test-{uuid.uuid4().hex[:10]}"
-    settings.MATCH_QUEUE = queue
-    settings.VALIDATION_QUEUE = f"{queue}.validation"
-    settings.LADDER_QUEUE = f"{queue}.ladder"
-    settings.WEBHOOKS_QUEUE = f"{queue}.webhooks"
     env = {
         **os.environ,
         "DJANGO_SETTINGS_MODULE": "ladder.settings_test",
         "DATABASE_URL": database_url(),
         "MATCH_QUEUE": queue,
-        "VALIDATION_QUEUE": settings.VALIDATION_QUEUE,
-        "LADDER_QUEUE": settings.LADDER_QUEUE,
-        "WEBHOOKS_QUEUE": settings.WEBHOOKS_QUEUE,
+        "VALIDATION_QUEUE": f"{queue}.validation",
+        "LADDER_QUEUE": f"{queue}.ladder",
+        "WEBHOOKS_QUEUE": f"{queue}.webhooks",
         "CELERY_TASK_DEFAULT_QUEUE": queue,
         "BOTS_ALLOW_UNSAFE": "1" if bots_allow_unsafe else "0",
         "VAR_DIR": str(settings.VAR_DIR),
@@ -437,6 +429,84 @@ def worker_pool(transactional_db, settings, tmp_path, bots_allow_unsafe):
     }
     if settings.CELERY_BROKER_URL:
         env["CELERY_BROKER_URL"] = settings.CELERY_BROKER_URL
-    pool = WorkerPool(queue=queue, env=env, log_dir=tmp_path)
+    return env
+
+
+def _use_queues(settings, queue: str) -> None:
+    """Send what the test enqueues to ``queue`` and its sibling queues (see :func:`_worker_env`)."""
+    settings.MATCH_QUEUE = queue
+    settings.VALIDATION_QUEUE = f"{queue}.validation"
+    settings.LADDER_QUEUE = f"{queue}.ladder"
+    settings.WEBHOOKS_QUEUE = f"{queue}.webhooks"
+
+
+@pytest.fixture
+def worker_pool(transactional_db, settings, tmp_path, bots_allow_unsafe):
+    """Real worker processes of this test alone, on a private queue of the configured broker, against the
+    test database: for the tests that configure their workers (``env``), kill them, or start them at a
+    chosen moment. The others share :func:`workers`.
+
+    Matches enqueued by the test go to that queue (``settings.MATCH_QUEUE``); ``start`` starts a match
+    worker, ``start_webhooks`` a webhook worker (``settings.WEBHOOKS_QUEUE``). Every process is stopped
+    (its whole process group) when the test ends, pass or fail.
+    """
+    queue = f"test-{uuid.uuid4().hex[:10]}"
+    _use_queues(settings, queue)
+    pool = WorkerPool(queue=queue, env=_worker_env(queue, bots_allow_unsafe=bots_allow_unsafe), log_dir=tmp_path)
     yield pool
     pool.stop_all()
+
+
+#: Pool processes of the shared match worker: two, so that what runs side by side does.
+SHARED_CONCURRENCY = 2
+#: How long a test's leftovers (a match that was running when it ended) may take to finish before the
+#: shared worker is replaced instead.
+SHARED_DRAIN_S = 30
+
+
+@pytest.fixture(scope="session")
+def _shared_worker_pool(django_db_setup, django_db_blocker, tmp_path_factory, bots_allow_unsafe):
+    """The session's one match worker (``SHARED_CONCURRENCY`` processes) on queues of its own, started when
+    the first test asks for it and replaced only when a test leaves it unclean (see :func:`workers`)."""
+    queue = f"test-shared-{uuid.uuid4().hex[:8]}"
+    with django_db_blocker.unblock():
+        env = _worker_env(queue, bots_allow_unsafe=bots_allow_unsafe)
+    pool = WorkerPool(queue=queue, env=env, log_dir=tmp_path_factory.mktemp("shared-workers"))
+    yield pool
+    pool.stop_all()
+    for suffix in ("", ".validation", ".ladder", ".webhooks"):
+        broker_queue_purge(queue + suffix)
+
+
+def _drained(*, timeout: float) -> bool:
+    """Whether nothing of the test is left on a worker: no match running, no upload waiting for its check."""
+    from ladder.models import BotVersion, Match
+
+    deadline = time.monotonic() + timeout
+    while Match.objects.filter(status="running").exists() or BotVersion.objects.filter(validation_status="pending").exists():
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.2)
+    return True
+
+
+@pytest.fixture
+def workers(request, transactional_db, settings, _shared_worker_pool):
+    """The session's shared worker, running, with this test's matches and checks sent to its queues: for
+    the tests that only play through workers (they neither configure, kill nor time their start).
+
+    After the test its queues are emptied and what it left running is awaited; a worker that does not
+    drain within ``SHARED_DRAIN_S`` (a failed test's backlog) is stopped, and the next test starts a new
+    one. The test database is emptied after that, as after every test with real workers.
+    """
+    pool = _shared_worker_pool
+    _use_queues(settings, pool.queue)
+    if not any(process.poll() is None for process in pool.processes):
+        pool.stop_all()
+        pool.processes.clear()
+        pool.start(concurrency=SHARED_CONCURRENCY, name="shared")
+    yield pool
+    for suffix in ("", ".validation", ".ladder"):
+        broker_queue_purge(pool.queue + suffix)
+    if not _drained(timeout=SHARED_DRAIN_S):
+        pool.stop_all()
