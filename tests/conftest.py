@@ -379,9 +379,16 @@ class WorkerPool:
             _signal_group(process, signal.SIGKILL)
             if process.poll() is None:
                 process.wait(timeout=5)
+        self.processes.clear()
 
     def logs(self) -> str:
         return "\n".join(f"--- {p.name}\n{p.read_text(errors='replace')[-4000:]}" for p in self.log_dir.glob("*.log"))
+
+    def purge(self) -> None:
+        """Drop every message left on the pool's queues. Left, they would stay in the filesystem broker's one
+        folder, which every worker of the machine lists each time it polls (every 10 ms, per queue)."""
+        for suffix in ("", ".validation", ".ladder", ".webhooks"):
+            broker_queue_purge(self.queue + suffix)
 
 
 def _signal_group(process: subprocess.Popen, sig: int) -> None:
@@ -463,6 +470,10 @@ def _use_queues(settings, queue: str) -> None:
     settings.WEBHOOKS_QUEUE = f"{queue}.webhooks"
 
 
+#: The session's shared worker (:func:`workers`), once started.
+_SHARED_POOLS: list[WorkerPool] = []
+
+
 @pytest.fixture
 def worker_pool(transactional_db, settings, tmp_path, bots_allow_unsafe):
     """Real worker processes of this test alone, on a private queue of the configured broker, against the
@@ -471,13 +482,18 @@ def worker_pool(transactional_db, settings, tmp_path, bots_allow_unsafe):
 
     Matches enqueued by the test go to that queue (``settings.MATCH_QUEUE``); ``start`` starts a match
     worker, ``start_webhooks`` a webhook worker (``settings.WEBHOOKS_QUEUE``). Every process is stopped
-    (its whole process group) when the test ends, pass or fail.
+    (its whole process group) when the test ends, pass or fail, and the queues are emptied.
     """
+    # Alone on the test database, as before there was a shared worker: some of these tests count the
+    # database's connections or time their workers.
+    for shared in _SHARED_POOLS:
+        shared.stop_all()
     queue = f"test-{uuid.uuid4().hex[:10]}"
     _use_queues(settings, queue)
     pool = WorkerPool(queue=queue, env=_worker_env(queue, bots_allow_unsafe=bots_allow_unsafe), log_dir=tmp_path)
     yield pool
     pool.stop_all()
+    pool.purge()
 
 
 #: Pool processes of the shared match worker: two, so that what runs side by side does.
@@ -490,15 +506,17 @@ SHARED_DRAIN_S = 30
 @pytest.fixture(scope="session")
 def _shared_worker_pool(django_db_setup, django_db_blocker, tmp_path_factory, bots_allow_unsafe):
     """The session's one match worker (``SHARED_CONCURRENCY`` processes) on queues of its own, started when
-    the first test asks for it and replaced only when a test leaves it unclean (see :func:`workers`)."""
+    a test asks for it; stopped by a test that needs the database's workers all its own (``worker_pool``)
+    and by one that leaves it unclean (see :func:`workers`)."""
     queue = f"test-shared-{uuid.uuid4().hex[:8]}"
     with django_db_blocker.unblock():
         env = _worker_env(queue, bots_allow_unsafe=bots_allow_unsafe)
     pool = WorkerPool(queue=queue, env=env, log_dir=tmp_path_factory.mktemp("shared-workers"))
+    _SHARED_POOLS.append(pool)
     yield pool
+    _SHARED_POOLS.remove(pool)
     pool.stop_all()
-    for suffix in ("", ".validation", ".ladder", ".webhooks"):
-        broker_queue_purge(queue + suffix)
+    pool.purge()
 
 
 def _drained(*, timeout: float) -> bool:
@@ -513,6 +531,11 @@ def _drained(*, timeout: float) -> bool:
     return True
 
 
+def _last_user_of(items, fixture: str):
+    """The last of ``items`` (the tests this session runs, in order) that uses ``fixture``."""
+    return next((item for item in reversed(items) if fixture in getattr(item, "fixturenames", ())), None)
+
+
 @pytest.fixture
 def workers(request, transactional_db, settings, _shared_worker_pool):
     """The session's shared worker, running, with this test's matches and checks sent to its queues: for
@@ -520,16 +543,16 @@ def workers(request, transactional_db, settings, _shared_worker_pool):
 
     After the test its queues are emptied and what it left running is awaited; a worker that does not
     drain within ``SHARED_DRAIN_S`` (a failed test's backlog) is stopped, and the next test starts a new
-    one. The test database is emptied after that, as after every test with real workers.
+    one; after the session's last test that uses it, it is stopped too. The test database is emptied after
+    that, as after every test with real workers.
     """
     pool = _shared_worker_pool
     _use_queues(settings, pool.queue)
     if not any(process.poll() is None for process in pool.processes):
         pool.stop_all()
-        pool.processes.clear()
         pool.start(concurrency=SHARED_CONCURRENCY, name="shared")
     yield pool
-    for suffix in ("", ".validation", ".ladder"):
-        broker_queue_purge(pool.queue + suffix)
-    if not _drained(timeout=SHARED_DRAIN_S):
+    pool.purge()
+    if not _drained(timeout=SHARED_DRAIN_S) or request.node is _last_user_of(request.session.items, "workers"):
+        # Not drained; or no test after this one needs it, and an idle worker still polls its queues.
         pool.stop_all()
