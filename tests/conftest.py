@@ -9,6 +9,7 @@ server), so the workers see exactly what the test committed.
 
 from __future__ import annotations
 
+import ast
 import inspect
 import os
 import re
@@ -41,7 +42,7 @@ def sandbox_is_available() -> bool:
 
 
 #: Fixtures that start real sandboxes, or real workers (which start them).
-SANDBOX_FIXTURES = frozenset({"sandbox", "isolated", "worker_pool"})
+SANDBOX_FIXTURES = frozenset({"sandbox", "isolated", "worker_pool", "workers"})
 #: What a test calls when it plays or checks bots in the real sandbox without one of those fixtures: the
 #: shared sandbox, an upload's check, or the sandbox bench; and the referee's sandboxed match, when the
 #: module's ``play_match`` is the referee's (not an in-process helper of the same name).
@@ -53,18 +54,46 @@ _SANDBOX_COMMANDS = re.compile(r'"manage\.py", "(play|demo)"')
 _SANDBOX_FOLDERS = ("e2e",)
 
 
-def _source(function) -> str:
+def _file_sources(filename: str) -> dict[tuple[str, int], str]:
+    """The source of each function defined in the file, decorators included, by (name, first line): the
+    file is read and parsed once, where ``inspect.getsource`` tokenizes it again for each function."""
     try:
-        return inspect.getsource(function)
-    except (OSError, TypeError):
+        text = Path(filename).read_text()
+        tree = ast.parse(text)
+    except (OSError, SyntaxError, ValueError):
+        return {}
+    lines = text.splitlines(keepends=True)
+    sources = {}
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            # A decorated function's code starts at its first decorator, as inspect.getsource's does.
+            first = min([node.lineno, *(decorator.lineno for decorator in node.decorator_list)])
+            sources[node.name, first] = "".join(lines[first - 1:node.end_lineno])
+    return sources
+
+
+def _source(function, sources: dict) -> str:
+    """``function``'s source as ``inspect.getsource`` gives it (empty if it has none); ``sources`` keeps
+    :func:`_file_sources` by file."""
+    code = getattr(inspect.unwrap(function), "__code__", None)
+    if code is None:
         return ""
+    if code.co_filename not in sources:
+        sources[code.co_filename] = _file_sources(code.co_filename)
+    found = sources[code.co_filename].get((code.co_name, code.co_firstlineno))
+    if found is None:  # a lambda, say
+        try:
+            found = inspect.getsource(function)
+        except (OSError, TypeError):
+            found = ""
+    return found
 
 
 def _calls(names) -> re.Pattern:
     return re.compile(rf"(?<![\w.])({'|'.join(names)})\(")
 
 
-def _sandbox_calls(module, seen: dict) -> re.Pattern:
+def _sandbox_calls(module, seen: dict, sources: dict) -> re.Pattern:
     """The calls that start sandboxes in ``module``: the sandbox's entry points, and the names of the
     module's own functions that call one (one level of helpers)."""
     if module not in seen:
@@ -75,12 +104,13 @@ def _sandbox_calls(module, seen: dict) -> re.Pattern:
         direct = _calls(names)
         names += [name for name, function in vars(module).items()
                   if inspect.isfunction(function) and function.__module__ == module.__name__
-                  and (direct.search(_source(function)) or _SANDBOX_COMMANDS.search(_source(function)))]
+                  and (direct.search(_source(function, sources))
+                       or _SANDBOX_COMMANDS.search(_source(function, sources)))]
         seen[module] = _calls(names)
     return seen[module]
 
 
-def _starts_sandboxes(item, seen: dict) -> bool:
+def _starts_sandboxes(item, seen: dict, sources: dict) -> bool:
     if SANDBOX_FIXTURES & set(getattr(item, "fixturenames", ())):
         return True
     if Path(str(item.fspath)).parent.name in _SANDBOX_FOLDERS:
@@ -88,8 +118,8 @@ def _starts_sandboxes(item, seen: dict) -> bool:
     function, module = getattr(item, "function", None), getattr(item, "module", None)
     if function is None or module is None:
         return False
-    source = _source(function)
-    return bool(_sandbox_calls(module, seen).search(source) or _SANDBOX_COMMANDS.search(source))
+    source = _source(function, sources)
+    return bool(_sandbox_calls(module, seen, sources).search(source) or _SANDBOX_COMMANDS.search(source))
 
 
 def pytest_collection_modifyitems(config, items):
@@ -98,9 +128,33 @@ def pytest_collection_modifyitems(config, items):
     through the real sandbox (``_SANDBOX_NAMES``). ``-m "not sandbox"`` runs what a machine without Linux
     isolation can run."""
     seen: dict = {}
+    sources: dict = {}
     for item in items:
-        if _starts_sandboxes(item, seen):
+        if _starts_sandboxes(item, seen, sources):
             item.add_marker(pytest.mark.sandbox)
+    _skip_redis_tests_without_redis(items)
+
+
+#: Why a ``redis`` test is skipped where the broker is not Redis (``make test`` without CELERY_BROKER_URL).
+NEEDS_REDIS = ("needs Redis: CELERY_BROKER_URL is not a redis:// URL here (.ci/run runs the tests marked "
+               "redis against Redis)")
+
+
+def broker_is_redis() -> bool:
+    """Whether the configured broker is Redis (CI), rather than Kombu's filesystem transport."""
+    from django.conf import settings
+
+    return settings.CELERY_BROKER_URL.startswith("redis://")
+
+
+def _skip_redis_tests_without_redis(items) -> None:
+    """Skip the tests marked ``redis`` (what only Redis has: the result group, the reconciler's view of
+    taken messages, messages listed by match, FLUSHDB) where the broker is another."""
+    if broker_is_redis():
+        return
+    for item in items:
+        if item.get_closest_marker("redis"):
+            item.add_marker(pytest.mark.skip(reason=NEEDS_REDIS))
 
 
 @pytest.fixture(scope="session")
@@ -148,13 +202,32 @@ def bot_factory(db):
     return BotFactory
 
 
-@pytest.fixture
-def big_history(db):
+@pytest.fixture(scope="module")
+def big_history(django_db_setup, django_db_blocker):
     """10,000 finished matches between 20 bots, built in bulk (``tests.factories.big_history``): the history
-    the query-count tests of the site and the API read."""
+    the query-count tests of the site and the API read. Built once per module, in a transaction that each
+    test's own nests in (as a savepoint) and that is rolled back when the module's tests are done, so the
+    tests of a module that reads it must all use ``db``, not ``transactional_db``."""
+    from django.db import connection, transaction
+
     from tests.factories import big_history
 
-    return big_history()
+    with django_db_blocker.unblock():
+        module_transaction = transaction.atomic()
+        module_transaction.__enter__()
+        try:
+            history = big_history()
+            # Checked now, once: left deferred, the foreign keys of its rows would be checked again at the
+            # end of each test, whose savepoint's rollback puts them back in the queue.
+            connection.check_constraints()
+        except BaseException:
+            transaction.set_rollback(True)
+            module_transaction.__exit__(None, None, None)
+            raise
+    yield history
+    with django_db_blocker.unblock():
+        transaction.set_rollback(True)
+        module_transaction.__exit__(None, None, None)
 
 
 @pytest.fixture(autouse=True)
@@ -289,9 +362,16 @@ class WorkerPool:
             _signal_group(process, signal.SIGKILL)
             if process.poll() is None:
                 process.wait(timeout=5)
+        self.processes.clear()
 
     def logs(self) -> str:
         return "\n".join(f"--- {p.name}\n{p.read_text(errors='replace')[-4000:]}" for p in self.log_dir.glob("*.log"))
+
+    def purge(self) -> None:
+        """Drop every message left on the pool's queues. Left, they would stay in the filesystem broker's one
+        folder, which every worker of the machine lists each time it polls (every 10 ms, per queue)."""
+        for suffix in ("", ".validation", ".ladder", ".webhooks"):
+            broker_queue_purge(self.queue + suffix)
 
 
 def _signal_group(process: subprocess.Popen, sig: int) -> None:
@@ -342,27 +422,19 @@ def private_queue(settings):
     broker_queue_purge(settings.LADDER_QUEUE)
 
 
-@pytest.fixture
-def worker_pool(transactional_db, settings, tmp_path, bots_allow_unsafe):
-    """Real worker processes on a private queue of the configured broker, against the test database.
+def _worker_env(queue: str, *, bots_allow_unsafe: bool) -> dict[str, str]:
+    """The environment of a worker process on ``queue`` (and its ``.validation``, ``.ladder`` and
+    ``.webhooks`` queues) and the test database."""
+    from django.conf import settings
 
-    Matches enqueued by the test go to that queue (``settings.MATCH_QUEUE``); ``start`` starts a match
-    worker, ``start_webhooks`` a webhook worker (``settings.WEBHOOKS_QUEUE``). Every process is stopped
-    (its whole process group) when the test ends, pass or fail.
-    """
-    queue = f"test-{uuid.uuid4().hex[:10]}"
-    settings.MATCH_QUEUE = queue
-    settings.VALIDATION_QUEUE = f"{queue}.validation"
-    settings.LADDER_QUEUE = f"{queue}.ladder"
-    settings.WEBHOOKS_QUEUE = f"{queue}.webhooks"
     env = {
         **os.environ,
         "DJANGO_SETTINGS_MODULE": "ladder.settings_test",
         "DATABASE_URL": database_url(),
         "MATCH_QUEUE": queue,
-        "VALIDATION_QUEUE": settings.VALIDATION_QUEUE,
-        "LADDER_QUEUE": settings.LADDER_QUEUE,
-        "WEBHOOKS_QUEUE": settings.WEBHOOKS_QUEUE,
+        "VALIDATION_QUEUE": f"{queue}.validation",
+        "LADDER_QUEUE": f"{queue}.ladder",
+        "WEBHOOKS_QUEUE": f"{queue}.webhooks",
         "CELERY_TASK_DEFAULT_QUEUE": queue,
         "BOTS_ALLOW_UNSAFE": "1" if bots_allow_unsafe else "0",
         "VAR_DIR": str(settings.VAR_DIR),
@@ -370,6 +442,100 @@ def worker_pool(transactional_db, settings, tmp_path, bots_allow_unsafe):
     }
     if settings.CELERY_BROKER_URL:
         env["CELERY_BROKER_URL"] = settings.CELERY_BROKER_URL
-    pool = WorkerPool(queue=queue, env=env, log_dir=tmp_path)
+    return env
+
+
+def _use_queues(settings, queue: str) -> None:
+    """Send what the test enqueues to ``queue`` and its sibling queues (see :func:`_worker_env`)."""
+    settings.MATCH_QUEUE = queue
+    settings.VALIDATION_QUEUE = f"{queue}.validation"
+    settings.LADDER_QUEUE = f"{queue}.ladder"
+    settings.WEBHOOKS_QUEUE = f"{queue}.webhooks"
+
+
+#: The session's shared worker (:func:`workers`), once started.
+_SHARED_POOLS: list[WorkerPool] = []
+
+
+@pytest.fixture
+def worker_pool(transactional_db, settings, tmp_path, bots_allow_unsafe):
+    """Real worker processes of this test alone, on a private queue of the configured broker, against the
+    test database: for the tests that configure their workers (``env``), kill them, or start them at a
+    chosen moment. The others share :func:`workers`.
+
+    Matches enqueued by the test go to that queue (``settings.MATCH_QUEUE``); ``start`` starts a match
+    worker, ``start_webhooks`` a webhook worker (``settings.WEBHOOKS_QUEUE``). Every process is stopped
+    (its whole process group) when the test ends, pass or fail, and the queues are emptied.
+    """
+    # Alone on the test database, as before there was a shared worker: some of these tests count the
+    # database's connections or time their workers.
+    for shared in _SHARED_POOLS:
+        shared.stop_all()
+    queue = f"test-{uuid.uuid4().hex[:10]}"
+    _use_queues(settings, queue)
+    pool = WorkerPool(queue=queue, env=_worker_env(queue, bots_allow_unsafe=bots_allow_unsafe), log_dir=tmp_path)
     yield pool
     pool.stop_all()
+    pool.purge()
+
+
+#: Pool processes of the shared match worker: two, so that what runs side by side does.
+SHARED_CONCURRENCY = 2
+#: How long a test's leftovers (a match that was running when it ended) may take to finish before the
+#: shared worker is replaced instead.
+SHARED_DRAIN_S = 30
+
+
+@pytest.fixture(scope="session")
+def _shared_worker_pool(django_db_setup, django_db_blocker, tmp_path_factory, bots_allow_unsafe):
+    """The session's one match worker (``SHARED_CONCURRENCY`` processes) on queues of its own, started when
+    a test asks for it; stopped by a test that needs the database's workers all its own (``worker_pool``)
+    and by one that leaves it unclean (see :func:`workers`)."""
+    queue = f"test-shared-{uuid.uuid4().hex[:8]}"
+    with django_db_blocker.unblock():
+        env = _worker_env(queue, bots_allow_unsafe=bots_allow_unsafe)
+    pool = WorkerPool(queue=queue, env=env, log_dir=tmp_path_factory.mktemp("shared-workers"))
+    _SHARED_POOLS.append(pool)
+    yield pool
+    _SHARED_POOLS.remove(pool)
+    pool.stop_all()
+    pool.purge()
+
+
+def _drained(*, timeout: float) -> bool:
+    """Whether nothing of the test is left on a worker: no match running, no upload waiting for its check."""
+    from ladder.models import BotVersion, Match
+
+    deadline = time.monotonic() + timeout
+    while Match.objects.filter(status="running").exists() or BotVersion.objects.filter(validation_status="pending").exists():
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.2)
+    return True
+
+
+def _last_user_of(items, fixture: str):
+    """The last of ``items`` (the tests this session runs, in order) that uses ``fixture``."""
+    return next((item for item in reversed(items) if fixture in getattr(item, "fixturenames", ())), None)
+
+
+@pytest.fixture
+def workers(request, transactional_db, settings, _shared_worker_pool):
+    """The session's shared worker, running, with this test's matches and checks sent to its queues: for
+    the tests that only play through workers (they neither configure, kill nor time their start).
+
+    After the test its queues are emptied and what it left running is awaited; a worker that does not
+    drain within ``SHARED_DRAIN_S`` (a failed test's backlog) is stopped, and the next test starts a new
+    one; after the session's last test that uses it, it is stopped too. The test database is emptied after
+    that, as after every test with real workers.
+    """
+    pool = _shared_worker_pool
+    _use_queues(settings, pool.queue)
+    if not any(process.poll() is None for process in pool.processes):
+        pool.stop_all()
+        pool.start(concurrency=SHARED_CONCURRENCY, name="shared")
+    yield pool
+    pool.purge()
+    if not _drained(timeout=SHARED_DRAIN_S) or request.node is _last_user_of(request.session.items, "workers"):
+        # Not drained; or no test after this one needs it, and an idle worker still polls its queues.
+        pool.stop_all()

@@ -42,12 +42,11 @@ def play_ladder(*, until, rng, game, screen: bool) -> None:
         time.sleep(0.5)
 
 
-def test_an_arranged_pair_is_flagged_and_gains_nothing_on_the_headline(worker_pool, settings):
+def test_an_arranged_pair_is_flagged_and_gains_nothing_on_the_headline(workers, settings):
     settings.LADDER_MAX_BACKLOG = 8
     game = Game.objects.get(slug="kingdomino")
     for i in range(FIELD):
         BotFactory(game=game, owner=UserFactory(username=f"honest{i}"), name=f"greedy{i}", code=GREEDY)
-    worker_pool.start(concurrency=2)
     rng = random.Random(7)
     try:
         play_ladder(until=lambda: ladder_finished().count() >= WARM_UP, rng=rng, game=game, screen=True)
@@ -62,7 +61,7 @@ def test_an_arranged_pair_is_flagged_and_gains_nothing_on_the_headline(worker_po
                    message="the queued ladder matches to finish")
         collusion_screen(game=game)
     except BaseException:
-        print(worker_pool.logs())
+        print(workers.logs())
         raise
 
     flag = PairFlag.objects.get()

@@ -18,8 +18,7 @@ from tests.factories import FIRST_LEGAL_BOT, LAST_LEGAL_BOT
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(600)]
 
 
-def test_a_ci_job_uploads_compares_runs_a_round_robin_and_exports_it(worker_pool, live_server, tmp_path):
-    worker_pool.start(concurrency=2)
+def test_a_ci_job_uploads_compares_runs_a_round_robin_and_exports_it(workers, live_server, tmp_path):
     registered("ada")
     env = {"BOTLADDER_URL": live_server.url, "XDG_CONFIG_HOME": str(tmp_path / "config"), "BOTLADDER_TOKEN": ""}
 
@@ -30,7 +29,7 @@ def test_a_ci_job_uploads_compares_runs_a_round_robin_and_exports_it(worker_pool
 
     def uploaded(path: Path, *target: str) -> dict:
         run = botladder("upload", str(path), *target, "--wait", "--interval", "0.3", "--json")
-        assert run.status == 0, (run.out, run.err, worker_pool.logs())
+        assert run.status == 0, (run.out, run.err, workers.logs())
         return json.loads(run.out)
 
     run = botladder("login", "--username", "ada", "--password-stdin", stdin="a-long-passphrase\n")
@@ -49,7 +48,7 @@ def test_a_ci_job_uploads_compares_runs_a_round_robin_and_exports_it(worker_pool
     # The SPRT's H1 at 100 Elo: greedy against random decides within a few dozen games either way.
     sprt = ("--elo1", "100", "--max-games", "200", "--wait", "--interval", "0.5")
     better = botladder("compare", str(bot_id), "--baseline", "1", "--candidate", "2", *sprt, "--json")
-    assert better.status == 0, (better.out, better.err, worker_pool.logs())
+    assert better.status == 0, (better.out, better.err, workers.logs())
     assert json.loads(better.out)["verdict"] == "better"
     worse = botladder("compare", str(bot_id), "--baseline", "2", "--candidate", "1", *sprt)
     assert worse.status == 3, (worse.out, worse.err)
@@ -65,7 +64,7 @@ def test_a_ci_job_uploads_compares_runs_a_round_robin_and_exports_it(worker_pool
     run = botladder("tournament", "create", "--game", "kingdomino", "--name", "cli",
                     "--bots", ",".join(map(str, entrants)), "--games-per-pairing", "2", "--seed", "5", "--wait",
                     "--interval", "0.5", "--json")
-    assert run.status == 0, (run.out, run.err, worker_pool.logs())
+    assert run.status == 0, (run.out, run.err, workers.logs())
     tournament = json.loads(run.out)
     assert tournament["status"] == "finished" and tournament["progress"]["finished"] == 6
 

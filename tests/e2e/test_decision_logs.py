@@ -42,8 +42,7 @@ def _movers(match: dict, actions: list) -> list[int]:
     return movers
 
 
-def test_each_owner_reads_their_bots_decisions_against_the_matchs_steps(worker_pool):
-    worker_pool.start(concurrency=1)
+def test_each_owner_reads_their_bots_decisions_against_the_matchs_steps(workers):
     ada, bob, carol = registered("ada"), registered("bob"), registered("carol")
     bot_ids = {}
     for client, name, code in ((ada, "counter", COUNTING_BOT), (bob, "plain", FIRST_LEGAL_BOT)):
@@ -56,7 +55,7 @@ def test_each_owner_reads_their_bots_decisions_against_the_matchs_steps(worker_p
                                              "players_per_match": 2, "games_per_pairing": 2, "seed": 5},
                        format="json")
     assert created.status_code == 201, created.json()
-    body = wait_finished(ada, created.json()["id"], worker_pool)
+    body = wait_finished(ada, created.json()["id"], workers)
     assert body["progress"]["failed"] == 0
     matches = ada.get(f"/api/matches/?tournament={created.json()['id']}").json()["results"]
     assert len(matches) == 2

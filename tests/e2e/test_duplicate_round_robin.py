@@ -15,8 +15,7 @@ from tests.factories import FIRST_LEGAL_BOT, LAST_LEGAL_BOT, BotFactory
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(300)]
 
 
-def test_every_finished_deal_holds_its_bots_in_both_seat_orders_under_one_seed(worker_pool):
-    worker_pool.start(concurrency=1)
+def test_every_finished_deal_holds_its_bots_in_both_seat_orders_under_one_seed(workers):
     ada = registered("ada")
     bot_ids = []
     for name, code in (("first", FIRST_LEGAL_BOT), ("last", LAST_LEGAL_BOT)):
@@ -31,7 +30,7 @@ def test_every_finished_deal_holds_its_bots_in_both_seat_orders_under_one_seed(w
                        format="json")
     assert created.status_code == 201, created.json()
     assert created.json()["duplicate"] is True and created.json()["progress"]["total"] == 4
-    body = wait_finished(ada, created.json()["id"], worker_pool)
+    body = wait_finished(ada, created.json()["id"], workers)
     assert body["progress"]["finished"] == 4 and body["progress"]["failed"] == 0
 
     by_deal: dict[int, list[Match]] = {}
@@ -56,8 +55,7 @@ def test_every_finished_deal_holds_its_bots_in_both_seat_orders_under_one_seed(w
 SLOW_BOT = b"import time\n\ndef act(observation, legal_actions):\n    time.sleep(0.03)\n    return legal_actions[0]\n"
 
 
-def test_the_rotations_of_a_rated_deal_never_overlap_on_two_worker_processes(worker_pool):
-    worker_pool.start(concurrency=2)
+def test_the_rotations_of_a_rated_deal_never_overlap_on_two_worker_processes(workers):
     staff = registered("operator")
     get_user_model().objects.filter(username="operator").update(is_staff=True)
     bots = [BotFactory(code=SLOW_BOT), BotFactory(code=SLOW_BOT + b"# the other\n")]
@@ -65,7 +63,7 @@ def test_the_rotations_of_a_rated_deal_never_overlap_on_two_worker_processes(wor
                                                "bots": [b.id for b in bots], "players_per_match": 2,
                                                "games_per_pairing": 3, "duplicate": True}, format="json")
     assert created.status_code == 201, created.json()
-    body = wait_finished(staff, created.json()["id"], worker_pool)
+    body = wait_finished(staff, created.json()["id"], workers)
     assert body["progress"]["finished"] == 6 and body["progress"]["failed"] == 0
 
     by_deal: dict[int, list[Match]] = {}

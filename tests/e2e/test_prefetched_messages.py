@@ -28,9 +28,9 @@ WORKERS = 4
 PREFETCH = 4
 
 
+# FLUSHDB and the broker's unacknowledged messages are Redis's.
+@pytest.mark.redis
 def test_prefetching_workers_get_each_match_once_and_a_flush_is_recovered(worker_pool, settings):
-    if not settings.CELERY_BROKER_URL.startswith("redis://"):
-        pytest.skip("FLUSHDB and the broker's unacknowledged messages are Redis's")
     dice_king = _game("dice_king")
     codes = [FIRST_LEGAL_BOT, LAST_LEGAL_BOT] * 2 + [FIRST_LEGAL_BOT]
     bots = [BotFactory(code=code, game=dice_king) for code in codes]

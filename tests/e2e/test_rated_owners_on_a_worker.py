@@ -16,9 +16,8 @@ pytestmark = [pytest.mark.slow, pytest.mark.timeout(300)]
 TICKS = 6
 
 
-def test_ladder_ticks_never_seat_two_bots_of_one_owner(worker_pool, settings):
+def test_ladder_ticks_never_seat_two_bots_of_one_owner(workers, settings):
     settings.LADDER_MAX_BACKLOG = 1000
-    worker_pool.start(concurrency=2)
     kingdomino, draftosaurus = Game.objects.get(slug="kingdomino"), Game.objects.get(slug="draftosaurus")
     Tournament.objects.filter(pk=ladder_tournament_get(game=draftosaurus).pk).update(players_per_match=3)
     alice, bob, carol = (UserFactory(username=name) for name in ("alice", "bob", "carol"))
@@ -36,7 +35,7 @@ def test_ladder_ticks_never_seat_two_bots_of_one_owner(worker_pool, settings):
             wait_until(lambda: not ladder.filter(status__in=["queued", "running"]).exists(), timeout=120,
                        message=f"the matches of ladder tick {tick} to finish")
         except BaseException:
-            print(worker_pool.logs())
+            print(workers.logs())
             raise
 
     assert ladder.count() == 4 * TICKS and ladder.filter(status="finished").count() == 4 * TICKS

@@ -107,10 +107,9 @@ def test_round_robin_through_rest_and_a_real_worker(worker_pool, settings):
     assert page.status_code == 200 and board[0]["bot"].encode() in page.content
 
 
-def test_a_users_round_robin_with_a_chosen_seed_leaves_every_leaderboard_rating_alone(worker_pool):
+def test_a_users_round_robin_with_a_chosen_seed_leaves_every_leaderboard_rating_alone(workers):
     """Two bots of one owner and another user's bot, a seed of the owner's choosing, played by a real
     worker: the round robin has its own standings, and the leaderboard does not move."""
-    worker_pool.start(concurrency=1)
     ada, bob = registered("ada"), registered("bob")
     bot_ids = []
     for client, name, code in ((ada, "thrower", FIRST_LEGAL_BOT), (ada, "farmer", FIRST_LEGAL_BOT + b"#2\n"),
@@ -129,7 +128,7 @@ def test_a_users_round_robin_with_a_chosen_seed_leaves_every_leaderboard_rating_
                                              "players_per_match": 2, "games_per_pairing": 2, "seed": 11},
                        format="json")
     assert created.status_code == 201, created.json()
-    body = wait_finished(ada, created.json()["id"], worker_pool)
+    body = wait_finished(ada, created.json()["id"], workers)
     assert body["progress"]["finished"] == 6 and body["progress"]["failed"] == 0
     assert {line["bot_id"] for line in body["standings"]} == set(bot_ids)
     assert all(line["games"] == 4 for line in body["standings"])

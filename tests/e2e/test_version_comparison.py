@@ -44,8 +44,7 @@ def wait_done(client, comparison_id: int, worker_pool) -> dict:
         raise
 
 
-def test_greedy_v2_is_found_better_than_random_v1_well_below_the_cap(worker_pool):
-    worker_pool.start(concurrency=2)
+def test_greedy_v2_is_found_better_than_random_v1_well_below_the_cap(workers):
     ada = registered("ada")
     bot_id = bot_with_versions(ada, "learner", (EXAMPLES / "random_bot.py").read_bytes(),
                                (EXAMPLES / "greedy_bot.py").read_bytes())
@@ -54,7 +53,7 @@ def test_greedy_v2_is_found_better_than_random_v1_well_below_the_cap(worker_pool
     created = ada.post(f"/api/bots/{bot_id}/comparisons/", {"baseline": 1, "candidate": 2}, format="json")
     assert created.status_code == 201, created.json()
     assert created.json()["max_games"] == 2000
-    body = wait_done(ada, created.json()["id"], worker_pool)
+    body = wait_done(ada, created.json()["id"], workers)
     print(f"greedy against random: {body['verdict']} after {body['games']} games, pairs {body['pairs']}, "
           f"elo {body['elo']}, {time.monotonic() - started:.1f} s")
 
@@ -68,8 +67,7 @@ def test_greedy_v2_is_found_better_than_random_v1_well_below_the_cap(worker_pool
     assert set(Rating.objects.values_list("games", flat=True)) == {0}
 
 
-def test_a_version_against_an_identical_copy_is_not_found_better(worker_pool):
-    worker_pool.start(concurrency=2)
+def test_a_version_against_an_identical_copy_is_not_found_better(workers):
     ada = registered("ada")
     random_bot = (EXAMPLES / "random_bot.py").read_bytes()
     bot_id = bot_with_versions(ada, "twins", random_bot, random_bot + b"\n# the same bot again\n")
@@ -77,7 +75,7 @@ def test_a_version_against_an_identical_copy_is_not_found_better(worker_pool):
     created = ada.post(f"/api/bots/{bot_id}/comparisons/", {"baseline": 1, "candidate": 2, "max_games": 24},
                        format="json")
     assert created.status_code == 201, created.json()
-    body = wait_done(ada, created.json()["id"], worker_pool)
+    body = wait_done(ada, created.json()["id"], workers)
     print(f"identical copies: {body['verdict']} after {body['games']} games, pairs {body['pairs']}, "
           f"{time.monotonic() - started:.1f} s")
 

@@ -1,7 +1,7 @@
 """Every page answers in a fixed number of queries with 10,000 matches in the database.
 
-One history is built per test (bulk_create, a few seconds), so the pages are checked together in one
-test, as a table of (url, queries) with the expected count per page. The numbers are exact on purpose:
+One history is built per module (bulk_create, a few seconds; ``big_history`` in tests/conftest.py), and the
+pages are checked together, as a table of (url, queries) with the expected count per page. The numbers are exact on purpose:
 a change that adds a query to a page shows up here, and the author decides whether it is worth it.
 """
 

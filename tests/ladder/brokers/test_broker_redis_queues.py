@@ -10,8 +10,7 @@ import pytest
 from django.conf import settings
 from kombu import Connection
 
-pytestmark = pytest.mark.skipif(not settings.CELERY_BROKER_URL.startswith("redis://"),
-                                reason="the tests' broker is not Redis")
+pytestmark = pytest.mark.redis
 
 
 @pytest.mark.parametrize("hash_order_guess", ["validation last", "validation first"])

@@ -218,9 +218,9 @@ def test_a_send_is_spread_further_where_its_matches_are_known_to_be_long(count, 
     assert max(sizes, default=0) - min(sizes, default=0) <= 1 and max(sizes, default=0) <= 16
 
 
+# Several matches to a message only where the broker lists its messages (Redis).
+@pytest.mark.redis
 def test_a_send_is_sized_by_how_long_its_games_recent_matches_took(queues, settings):
-    if not on_redis():
-        pytest.skip("several matches to a message only where the broker lists its messages (Redis)")
     from ladder.messaging.match_durations import MIN_SAMPLES
     from ladder.models import Game
 
@@ -247,9 +247,8 @@ def test_a_send_is_sized_by_how_long_its_games_recent_matches_took(queues, setti
                      ("kingdomino", 3): [2, 2, 2, 2, 3, 3, 3, 3]}
 
 
+@pytest.mark.redis
 def test_many_matches_go_out_several_to_a_message_and_are_listed_by_match(queues, settings):
-    if not on_redis():
-        pytest.skip("several matches to a message only where the broker lists its messages (Redis)")
     settings.MATCHES_PER_MESSAGE, settings.MATCH_MESSAGES_MIN = 4, 3
     matches = [MatchFactory(priority=Match.Priority.TOURNAMENT) for _ in range(10)]
     ids = sorted(m.pk for m in matches)

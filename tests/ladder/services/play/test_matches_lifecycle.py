@@ -160,12 +160,12 @@ def test_reconciler_resends_at_once_what_the_broker_lost(three_matches, private_
     assert matches_reconcile().resent == 0
 
 
+# Only the Redis broker keeps taken messages where the reconciler can see them.
+@pytest.mark.redis
 def test_reconciler_leaves_taken_messages_alone_and_resends_only_the_lost(three_matches, settings, private_queue,
                                                                          django_capture_on_commit_callbacks):
     """Messages a worker has prefetched (taken, not acknowledged) are in Kombu's ``unacked`` hash, not in
     the queue: their matches are not missing. A lost message among them is found, and only it is sent."""
-    if not settings.CELERY_BROKER_URL.startswith("redis://"):
-        pytest.skip("only the Redis broker keeps taken messages where the reconciler can see them")
     first, second, third = [m.id for m in three_matches]
     matches_send_now([first, second, third])
     with celery_client().connection_for_read() as consumer:
@@ -187,12 +187,11 @@ def test_reconciler_leaves_taken_messages_alone_and_resends_only_the_lost(three_
         channel.close()
 
 
+@pytest.mark.redis
 def test_a_message_held_longer_than_a_lease_by_a_worker_counts_as_lost(three_matches, settings, private_queue,
                                                                         django_capture_on_commit_callbacks):
     """A worker that died with prefetched messages never acknowledges them, and Kombu gives them back only
     after its visibility timeout: a queued match whose message was taken a lease ago is sent again."""
-    if not settings.CELERY_BROKER_URL.startswith("redis://"):
-        pytest.skip("only the Redis broker keeps taken messages where the reconciler can see them")
     matches_send_now([m.id for m in three_matches])
     with celery_client().connection_for_read() as consumer:
         channel = consumer.channel()

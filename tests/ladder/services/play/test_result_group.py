@@ -25,8 +25,7 @@ pytestmark = pytest.mark.django_db(transaction=True)
 
 @pytest.fixture
 def client():
-    if not settings.CELERY_BROKER_URL.startswith("redis://"):
-        pytest.skip("the group lives in Redis")
+    """The broker's Redis, where the group lives (the tests that use it are marked ``redis``)."""
     return redis.Redis.from_url(settings.CELERY_BROKER_URL)
 
 
@@ -98,6 +97,7 @@ def count_sends(monkeypatch, thread: list | None = None) -> list:
     return sends
 
 
+@pytest.mark.redis
 def test_a_result_handed_in_to_an_empty_group_is_recorded_by_its_worker_in_two_round_trips(group, monkeypatch):
     """Nobody else waiting: the worker takes the lock as it finds the group empty (one round trip),
     records its own result, and looks once more at the group as it lets the lock go (one more), where
@@ -113,6 +113,7 @@ def test_a_result_handed_in_to_an_empty_group_is_recorded_by_its_worker_in_two_r
     assert group.client.llen(group.entries) == 0 and group.client.get(group.lock_key) is None
 
 
+@pytest.mark.redis
 def test_a_worker_whose_own_result_is_recorded_says_so_even_if_the_broker_goes_away_after(group, monkeypatch):
     result, = claimed_results(1)
     from ladder.services.play import result_group as module
@@ -129,6 +130,7 @@ def test_a_worker_whose_own_result_is_recorded_says_so_even_if_the_broker_goes_a
     assert Match.objects.get(pk=result.match_id).status == "finished"
 
 
+@pytest.mark.redis
 def test_results_pushed_while_a_worker_records_its_own_are_recorded_by_it_after(group, client, monkeypatch):
     """Another worker's result arrives while this one records its own without the list: it waits on its
     answer, and the worker that held the lock records it after letting the lock go."""
@@ -158,6 +160,7 @@ def test_results_pushed_while_a_worker_records_its_own_are_recorded_by_it_after(
         "finished"}
 
 
+@pytest.mark.redis
 def test_results_handed_in_at_once_are_recorded_once_each_in_shared_transactions(group):
     results = claimed_results(24)
     outcomes = in_threads(group, results)
@@ -170,6 +173,7 @@ def test_results_handed_in_at_once_are_recorded_once_each_in_shared_transactions
     assert group.record(results[0]) == Recorded(False, 1)
 
 
+@pytest.mark.redis
 def test_one_result_that_does_not_fit_its_match_costs_only_itself(group):
     good, bad = claimed_results(2)
     three = claimed_results(1, players=3)[0]
@@ -183,6 +187,7 @@ def test_one_result_that_does_not_fit_its_match_costs_only_itself(group):
     assert Match.objects.get(pk=bad.match_id).status == "running"  # left to its lease, nothing half-written
 
 
+@pytest.mark.redis
 def test_results_handed_in_while_a_recorder_works_cost_their_workers_two_round_trips(group, client, monkeypatch):
     """A busy group: the worker hands its result in (one round trip, which tells it to wait) and waits on
     its answer (one more); the recorder answers each batch as it takes the next, and lets the lock go as
@@ -217,6 +222,7 @@ def test_results_handed_in_while_a_recorder_works_cost_their_workers_two_round_t
     assert client.get(group.lock_key) is None and client.llen(group.entries) == 0
 
 
+@pytest.mark.redis
 def test_a_result_lost_with_a_flushed_group_is_recorded_by_its_worker_at_once(group, monkeypatch):
     result = claimed_results(1)[0]
     # Another recorder holds the lock while the broker loses the group's entries; it then dies.
@@ -236,6 +242,7 @@ def test_a_result_lost_with_a_flushed_group_is_recorded_by_its_worker_at_once(gr
     assert Match.objects.get(pk=result.match_id).status == "finished"
 
 
+@pytest.mark.redis
 def test_a_waiter_whose_answer_never_comes_records_its_result_itself(group, settings):
     settings.RESULTS_GROUP_WAIT_S = 0.5
     result = claimed_results(1)[0]
@@ -249,6 +256,7 @@ def test_a_waiter_whose_answer_never_comes_records_its_result_itself(group, sett
     assert group.client.llen(group.entries) == 0
 
 
+@pytest.mark.redis
 def test_an_entry_that_is_not_ours_is_dropped_and_the_group_goes_on(group, caplog):
     result = claimed_results(1)[0]
     group.client.rpush(group.entries, b"\x80not json", b'{"m": "1; DROP TABLE", "t": 1}', b"[]")

@@ -264,7 +264,8 @@ def test_the_applier_reads_the_seats_of_its_batch_and_not_every_seat_of_their_bo
               rules_version=pending.rules_version, status="finished", started_at=now, finished_at=now)
         for i in range(3000)])
     rng = random.Random(5)
-    Seat.objects.bulk_create([Seat(match=match, position=p, bot=bot, bot_version=bot.versions.first(), place=p + 1,
+    versions = {bot.id: bot.versions.first() for bot in bots}
+    Seat.objects.bulk_create([Seat(match=match, position=p, bot=bot, bot_version=versions[bot.id], place=p + 1,
                                    outcome="ok") for match in history for p, bot in enumerate(rng.sample(bots, 2))])
     for position, bot in enumerate(bots[:2]):
         SeatFactory(match=pending, position=position, bot=bot, place=position + 1, outcome="ok")
