@@ -16,6 +16,7 @@ import statistics
 import numpy as np
 import pytest
 
+from tests.cores import across_cores
 from tests.ladder.ladder_simulation import (
     informative,
     matches_to_settle,
@@ -24,7 +25,6 @@ from tests.ladder.ladder_simulation import (
     today,
     uniform,
 )
-from tests.cores import across_cores
 
 STRENGTHS = [float(s) for s in np.linspace(1000.0, 2000.0, 30)]
 SEEDS = range(48)
