@@ -36,7 +36,6 @@ from hypothesis import strategies as st
 
 import engines
 from engines import IllegalAction
-from tests.cores import Cores
 
 PLAYOUT_SEEDS = range(12)
 
@@ -52,13 +51,6 @@ def _configurations():
 
 CONFIGURATIONS = list(_configurations())
 GAMES = [pytest.param(name, id=name) for name in engines.names()]
-
-
-@pytest.fixture(scope="module")
-def cores():
-    """Processes forked once for this module: a test plays its seeds side by side on them."""
-    with Cores() as pool:
-        yield pool
 
 
 def roundtrip(value):
