@@ -42,7 +42,7 @@ def sandbox_is_available() -> bool:
 
 
 #: Fixtures that start real sandboxes, or real workers (which start them).
-SANDBOX_FIXTURES = frozenset({"sandbox", "isolated", "worker_pool", "workers"})
+SANDBOX_FIXTURES = frozenset({"sandbox", "own_sandbox", "isolated", "worker_pool", "workers"})
 #: What a test calls when it plays or checks bots in the real sandbox without one of those fixtures: the
 #: shared sandbox, an upload's check, or the sandbox bench; and the referee's sandboxed match, when the
 #: module's ``play_match`` is the referee's (not an in-process helper of the same name).

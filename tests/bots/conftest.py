@@ -89,18 +89,32 @@ def isolated():
         skip_without_isolation(exc)
 
 
-@pytest.fixture(scope="module")
-def sandbox(tmp_path_factory):
-    """A real zygote sandbox of its own for each test module (skipped, or failed in CI, where the machine
-    cannot isolate bots)."""
+def _started_sandbox(tmp_path_factory):
+    """A real zygote sandbox with a code cache of its own (skipped, or failed in CI, where the machine cannot
+    isolate bots)."""
     from sandbox_helpers import skip_without_isolation
 
     from bots.sandbox import SandboxUnavailable
     from bots.sandbox.zygote import ZygoteSandbox
 
     try:
-        box = ZygoteSandbox(tmp_path_factory.mktemp("code-cache")).start()
+        return ZygoteSandbox(tmp_path_factory.mktemp("code-cache")).start()
     except SandboxUnavailable as exc:
         skip_without_isolation(exc)
+
+
+@pytest.fixture(scope="session")
+def sandbox(tmp_path_factory):
+    """One real zygote sandbox for every module whose tests only play bots through it (each test checks
+    that its bots left nothing behind)."""
+    box = _started_sandbox(tmp_path_factory)
+    yield box
+    box.close()
+
+
+@pytest.fixture(scope="module")
+def own_sandbox(tmp_path_factory):
+    """A real zygote sandbox of the module's own, for tests that look at its cells, cgroups or uids."""
+    box = _started_sandbox(tmp_path_factory)
     yield box
     box.close()

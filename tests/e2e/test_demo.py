@@ -1,7 +1,7 @@
 """``manage.py demo``, run as ``make demo`` runs it (on a private PostgreSQL, ``ladder.private_postgres``),
 serves finished matches and leaves no process behind, its database server included, when stopped, however
-it is stopped: SIGINT, SIGTERM to its process group and SIGKILL 3 s later (a supervisor's way), SIGKILL
-alone.
+it is stopped: SIGINT, SIGTERM to its process group and SIGKILL to it once the demo has exited or at most
+3 s later (a supervisor's way), SIGKILL alone.
 
 Its processes are found by a marker in their environment and by the sessions those processes lead
 (the sandbox's processes get an empty environment but stay in their worker's session), never by name:
@@ -127,12 +127,17 @@ def test_demo_terminated_then_killed_leaves_no_process(tmp_path):
         wait_until_playing(tmp_path, demo)
 
         def terminate_then_kill(demo):
+            # As a supervisor stops a service (docker stop): SIGTERM, then SIGKILL to the group once the
+            # demo has exited or 3 s have passed, whichever comes first.
             os.killpg(demo.pid, signal.SIGTERM)
-            time.sleep(3)
+            try:
+                demo.wait(timeout=3)
+            except subprocess.TimeoutExpired:
+                pass
             try:
                 os.killpg(demo.pid, signal.SIGKILL)
             except ProcessLookupError:
-                pass  # it had stopped by itself
+                pass  # the whole group had stopped by itself
 
         assert_leaves_nothing(demo, terminate_then_kill, tmp_path, marker)
     finally:

@@ -22,6 +22,7 @@ search bots use) is shown to draw the future, this turn's coming rolls included,
 
 from __future__ import annotations
 
+import functools
 import random
 
 import pytest
@@ -223,40 +224,48 @@ def first_difference(a: list, b: list) -> int:
 
 @pytest.mark.parametrize("pair", sorted(CHOOSER_PAIRS))
 @pytest.mark.parametrize(("name", "players", "options"), list(_configurations()))
-def test_same_seed_same_chance_at_every_position_whatever_the_choices(name, players, options, pair):
+def test_same_seed_same_chance_at_every_position_whatever_the_choices(name, players, options, pair, cores):
+    cores.map(functools.partial(same_chance_whatever_the_choices, name, players, options, pair), SEEDS)
+
+
+def same_chance_whatever_the_choices(name, players, options, pair, seed):
     make_a, make_b = CHOOSER_PAIRS[pair]
-    for seed in SEEDS:
-        actions_a, views_a = play(name, players, seed, options, make_a())
-        actions_b, views_b = play(name, players, seed, options, make_b())
-        diverged = first_difference(actions_a, actions_b)
-        assert actions_a != actions_b and diverged < min(len(actions_a), len(actions_b)), "the choices never differ"
-        assert views_a[0] == views_b[0], "the same seed deals the same start"
-        events_a, events_b = EXTRACTORS[name](views_a), EXTRACTORS[name](views_b)
-        common = sorted(set(events_a) & set(events_b))
-        later = [key for key in common if events_a[key][1] > diverged and events_b[key][1] > diverged]
-        assert len(later) >= 3, f"too few chance events after the choices diverged at decision {diverged}"
-        differ = [key for key in common if events_a[key][0] != events_b[key][0]]
-        assert differ == [], f"seed {seed}: same position, different outcome at {differ[:5]}"
+    actions_a, views_a = play(name, players, seed, options, make_a())
+    actions_b, views_b = play(name, players, seed, options, make_b())
+    diverged = first_difference(actions_a, actions_b)
+    assert actions_a != actions_b and diverged < min(len(actions_a), len(actions_b)), "the choices never differ"
+    assert views_a[0] == views_b[0], "the same seed deals the same start"
+    events_a, events_b = EXTRACTORS[name](views_a), EXTRACTORS[name](views_b)
+    common = sorted(set(events_a) & set(events_b))
+    later = [key for key in common if events_a[key][1] > diverged and events_b[key][1] > diverged]
+    assert len(later) >= 3, f"too few chance events after the choices diverged at decision {diverged}"
+    differ = [key for key in common if events_a[key][0] != events_b[key][0]]
+    assert differ == [], f"seed {seed}: same position, different outcome at {differ[:5]}"
 
 
 @pytest.mark.parametrize("pair", sorted(CHOOSER_PAIRS))
 @pytest.mark.parametrize("players", [2, 3, 4])
-def test_dice_king_tile_draws_agree_wherever_both_supplies_hold_both_tiles(players, pair):
+def test_dice_king_tile_draws_agree_wherever_both_supplies_hold_both_tiles(players, pair, cores):
+    checked = cores.map(functools.partial(tile_draws_agree, players, pair), SEEDS + (7, 11))
+    assert sum(checked) >= 3
+
+
+def tile_draws_agree(players, pair, seed) -> int:
+    """Check the draws of ``seed``'s two matches; how many were checked after the choices diverged."""
     make_a, make_b = CHOOSER_PAIRS[pair]
     checked_after_divergence = 0
-    for seed in SEEDS + (7, 11):
-        actions_a, views_a = play("dice_king", players, seed, {}, make_a())
-        actions_b, views_b = play("dice_king", players, seed, {}, make_b())
-        diverged = first_difference(actions_a, actions_b)
-        draws_a, draws_b = dice_king_draws(views_a), dice_king_draws(views_b)
-        for key in sorted(set(draws_a) & set(draws_b)):
-            tile_a, supply_a, step_a = draws_a[key]
-            tile_b, supply_b, step_b = draws_b[key]
-            if tile_a in supply_b and tile_b in supply_a:
-                assert tile_a == tile_b, f"seed {seed}, draw {key}: {tile_a} and {tile_b} were both available"
-                if step_a > diverged and step_b > diverged:
-                    checked_after_divergence += 1
-    assert checked_after_divergence >= 3
+    actions_a, views_a = play("dice_king", players, seed, {}, make_a())
+    actions_b, views_b = play("dice_king", players, seed, {}, make_b())
+    diverged = first_difference(actions_a, actions_b)
+    draws_a, draws_b = dice_king_draws(views_a), dice_king_draws(views_b)
+    for key in sorted(set(draws_a) & set(draws_b)):
+        tile_a, supply_a, step_a = draws_a[key]
+        tile_b, supply_b, step_b = draws_b[key]
+        if tile_a in supply_b and tile_b in supply_a:
+            assert tile_a == tile_b, f"seed {seed}, draw {key}: {tile_a} and {tile_b} were both available"
+            if step_a > diverged and step_b > diverged:
+                checked_after_divergence += 1
+    return checked_after_divergence
 
 
 def play_turn(state, policy, turn_of) -> None:

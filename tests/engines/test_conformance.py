@@ -25,6 +25,7 @@ registering it; nothing here names a game. What it asserts:
 
 from __future__ import annotations
 
+import functools
 import json
 import random
 
@@ -108,18 +109,21 @@ def snapshot(state, players):
 
 
 @pytest.mark.parametrize(("name", "players", "options"), CONFIGURATIONS)
-def test_random_playouts_end_with_a_valid_result(name, players, options):
-    for seed in PLAYOUT_SEEDS:
-        state, actions = playout(name, players, options, seed)
-        assert state.current_player() is None
-        assert state.legal_actions() == []
-        scores, places = state.scores(), state.ranking()
-        assert len(scores) == players and len(places) == players
-        assert all(type(s) is int for s in scores), f"scores must be ints: {scores}"
-        assert_competition_ranking(places)
-        assert_places_agree_with_scores(scores, places)
-        with pytest.raises(IllegalAction):
-            state.apply(actions[-1] if actions else 0)
+def test_random_playouts_end_with_a_valid_result(name, players, options, cores):
+    cores.map(functools.partial(playout_ends_with_a_valid_result, name, players, options), PLAYOUT_SEEDS)
+
+
+def playout_ends_with_a_valid_result(name, players, options, seed):
+    state, actions = playout(name, players, options, seed)
+    assert state.current_player() is None
+    assert state.legal_actions() == []
+    scores, places = state.scores(), state.ranking()
+    assert len(scores) == players and len(places) == players
+    assert all(type(s) is int for s in scores), f"scores must be ints: {scores}"
+    assert_competition_ranking(places)
+    assert_places_agree_with_scores(scores, places)
+    with pytest.raises(IllegalAction):
+        state.apply(actions[-1] if actions else 0)
 
 
 def assert_competition_ranking(places):
@@ -141,7 +145,11 @@ def assert_places_agree_with_scores(scores, places):
 
 
 @pytest.mark.parametrize(("name", "players", "options"), CONFIGURATIONS)
-def test_everything_a_bot_or_viewer_receives_is_json(name, players, options):
+def test_everything_a_bot_or_viewer_receives_is_json(name, players, options, cores):
+    cores.map(functools.partial(everything_received_is_json, name, players, options), range(2))
+
+
+def everything_received_is_json(name, players, options, seed):
     def check(state):
         for action in state.legal_actions():
             assert_json(action, "a legal action")
@@ -151,18 +159,21 @@ def test_everything_a_bot_or_viewer_receives_is_json(name, players, options):
         assert_json(state.scores(), "scores()")
         assert state.current_player() in range(players)
 
-    for seed in range(2):
-        state, _ = playout(name, players, options, seed, check=check)
-        assert_json(state.view(), "the final view()")
-        for player in range(players):
-            assert_json(state.observation(player), "the final observation")
+    state, _ = playout(name, players, options, seed, check=check)
+    assert_json(state.view(), "the final view()")
+    for player in range(players):
+        assert_json(state.observation(player), "the final observation")
 
 
 NOT_ACTIONS = [None, "no such action", 10**9, -1, [], {}, {"type": "no such action"}, [[["deep"]]], True]
 
 
 @pytest.mark.parametrize(("name", "players", "options"), CONFIGURATIONS)
-def test_illegal_actions_raise_and_change_nothing(name, players, options):
+def test_illegal_actions_raise_and_change_nothing(name, players, options, cores):
+    cores.map(functools.partial(illegal_actions_are_refused_along_a_playout, name, players, options), range(2))
+
+
+def illegal_actions_are_refused_along_a_playout(name, players, options, seed):
     def check(state):
         legal_texts = {canonical(a) for a in state.legal_actions()}
         before = snapshot(state, players)
@@ -173,25 +184,27 @@ def test_illegal_actions_raise_and_change_nothing(name, players, options):
                 state.apply(candidate)
             assert snapshot(state, players) == before, f"a refused {candidate!r} changed the state"
 
-    for seed in range(2):
-        playout(name, players, options, seed, check=check)
+    playout(name, players, options, seed, check=check)
 
 
 @pytest.mark.parametrize(("name", "players", "options"), CONFIGURATIONS)
-def test_replay_reproduces_every_view(name, players, options):
-    for seed in range(3):
-        # The views seen while the match was played the first time, with legal_actions() and
-        # observations asked along the way as a referee would, must be the views a replay recomputes.
-        state = engines.get(name).new_state(players, seed, options)
-        chooser = random.Random(seed)
-        views, actions = [state.view()], []
-        while not state.is_terminal():
-            legal = state.legal_actions()
-            state.observation(state.current_player())
-            actions.append(roundtrip(chooser.choice(legal)))
-            state.apply(actions[-1])
-            views.append(state.view())
-        assert engines.replay(name, players, seed, options, actions) == views
+def test_replay_reproduces_every_view(name, players, options, cores):
+    cores.map(functools.partial(replay_reproduces_the_views, name, players, options), range(3))
+
+
+def replay_reproduces_the_views(name, players, options, seed):
+    # The views seen while the match was played the first time, with legal_actions() and
+    # observations asked along the way as a referee would, must be the views a replay recomputes.
+    state = engines.get(name).new_state(players, seed, options)
+    chooser = random.Random(seed)
+    views, actions = [state.view()], []
+    while not state.is_terminal():
+        legal = state.legal_actions()
+        state.observation(state.current_player())
+        actions.append(roundtrip(chooser.choice(legal)))
+        state.apply(actions[-1])
+        views.append(state.view())
+    assert engines.replay(name, players, seed, options, actions) == views
 
 
 @pytest.mark.parametrize("name", GAMES)
@@ -278,10 +291,14 @@ def test_game_declares_its_facts_once(name):
 
 
 @pytest.mark.parametrize(("name", "players", "options"), CONFIGURATIONS)
-def test_random_playouts_stay_within_the_declared_length(name, players, options):
+def test_random_playouts_stay_within_the_declared_length(name, players, options, cores):
     bound = engines.get(name).facts.max_game_length
-    lengths = [len(playout(name, players, options, seed)[1]) for seed in range(100, 104)]
+    lengths = cores.map(functools.partial(playout_length, name, players, options), range(100, 104))
     assert max(lengths) <= bound, f"{name} declares max_game_length {bound} but played {max(lengths)}"
+
+
+def playout_length(name, players, options, seed) -> int:
+    return len(playout(name, players, options, seed)[1])
 
 
 @pytest.mark.parametrize("name", GAMES)

@@ -60,6 +60,12 @@ OTHER_NAMESPACE = textwrap.dedent("""
 """)
 
 
+@pytest.fixture(scope="module")
+def sandbox(own_sandbox):
+    """This module's own sandbox: its tests look at the cgroups it made."""
+    return own_sandbox
+
+
 def ready_frozen_bot(box: ZygoteSandbox):
     """A bot of ``box`` that answered ``ready`` and is now frozen between its turns, as most are."""
     bot = box.spawn(FIRST_BOT, Limits())

@@ -40,6 +40,12 @@ _START = b'{"type":"start","game":"race","seat":0,"players":2,"options":{}}\n'
 _ACT = b'{"type":"act","observation":{},"legal_actions":[1,2],"time_left_ms":1000}\n'
 
 
+@pytest.fixture(scope="module")
+def sandbox(own_sandbox):
+    """This module's own sandbox: its tests look at its free cells and spawn bots in it directly."""
+    return own_sandbox
+
+
 def thinker_turns(log: str) -> list[dict]:
     """Per turn of the background thinker: how far its thread and child counted between and during."""
     turns: dict[int, dict] = {}

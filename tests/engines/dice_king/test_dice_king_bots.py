@@ -11,7 +11,6 @@ from bot_matches import examples, play_match
 from dice_king_helpers import GAME, at_claim, dice_showing, fresh, give_cards, set_display
 
 from bots.loader import bind, load_module
-from tests.cores import across_cores
 
 BOTS = examples("dice_king")
 GREEDY = load_module(BOTS / "greedy_bot.py", "dice_king_greedy_bot")
@@ -76,6 +75,6 @@ def greedy_first(seed: int) -> bool:
     return play(bots, 3, seed).ranking()[greedy_seat] == 1
 
 
-def test_greedy_wins_at_least_half_of_three_player_games_against_two_random_bots():
-    wins = sum(across_cores(greedy_first, range(200)))
+def test_greedy_wins_at_least_half_of_three_player_games_against_two_random_bots(cores):
+    wins = sum(cores.map(greedy_first, range(200)))
     assert wins >= 100, f"greedy placed first in only {wins} of 200 games"

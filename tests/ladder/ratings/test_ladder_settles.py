@@ -10,15 +10,13 @@ compares rules rather than luck; the margins below the targets leave room for th
 from __future__ import annotations
 
 import functools
-import multiprocessing
-import os
 import random
 import statistics
-from concurrent.futures import ProcessPoolExecutor
 
 import numpy as np
 import pytest
 
+from tests.cores import across_cores
 from tests.ladder.ladder_simulation import (
     informative,
     matches_to_settle,
@@ -35,10 +33,8 @@ NEWCOMERS = (1200.0, 1650.0, 1950.0, 1100.0)
 
 
 def mean_matches_to_settle(pairing, players: int) -> float:
-    # The seeds are independent simulations of pure Python and numpy: spread over the machine's cores
-    # (forked, so they share this process's imports; none touches the database).
-    with ProcessPoolExecutor(max_workers=os.cpu_count() or 1, mp_context=multiprocessing.get_context("fork")) as pool:
-        return statistics.mean(pool.map(functools.partial(settle_one, pairing, players), SEEDS))
+    # The seeds are independent simulations of pure Python and numpy, played side by side.
+    return statistics.mean(across_cores(functools.partial(settle_one, pairing, players), SEEDS))
 
 
 def settle_one(pairing, players: int, seed: int) -> int:
@@ -53,10 +49,13 @@ def test_the_order_settles_in_a_fraction_of_the_matches_random_pairing_needs(pla
     assert informed <= share * random_pairs, (informed, random_pairs, informed / random_pairs)
 
 
+def newcomer_one(pairing, seed: int) -> int:
+    return newcomer_matches(pairing, STRENGTHS, NEWCOMERS[seed % len(NEWCOMERS)], seed=seed)
+
+
 def test_a_new_bot_reaches_its_strength_in_fewer_matches_than_before():
     def mean_matches(pairing):
-        return statistics.mean(newcomer_matches(pairing, STRENGTHS, NEWCOMERS[seed % len(NEWCOMERS)], seed=seed)
-                               for seed in SEEDS)
+        return statistics.mean(across_cores(functools.partial(newcomer_one, pairing), SEEDS))
 
     informed, before = mean_matches(informative), mean_matches(today)
     assert informed < 0.85 * before, (informed, before)
